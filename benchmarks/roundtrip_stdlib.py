@@ -1,0 +1,134 @@
+"""Round-trip the standard library: decompile, recompile, compare, and print the table.
+
+    python benchmarks/roundtrip_stdlib.py                  # the fixed sample of 3000 functions
+    python benchmarks/roundtrip_stdlib.py --sample 300     # a smaller fixed sample
+    python benchmarks/roundtrip_stdlib.py --all            # every function of the stdlib
+    python benchmarks/roundtrip_stdlib.py --python /path/to/python3.X --python ...
+
+Each function is checked by :mod:`uncompile.verify.roundtrip` under a time limit. Prints one
+row per interpreter (functions, crash %, DecompileError %, compiles %, identical %) and the
+most common failure reasons. With ``--python`` (repeatable) the benchmark runs itself under
+each interpreter given (the current one is not included unless named) and combines the rows.
+Progress goes to stderr. No timing is asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from typing import Any, Dict, List, Optional, Tuple
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src"))
+
+from uncompile.verify.roundtrip import (  # noqa: E402
+    OUTCOMES,
+    Summary,
+    UnitResult,
+    check_units,
+    format_table,
+    summarize,
+    top_failures,
+)
+from uncompile.verify.stdlib_sample import iter_sample  # noqa: E402
+
+
+def run_here(size: Optional[int], seed: int, time_limit: float, quiet: bool) -> List[UnitResult]:
+    results: List[UnitResult] = []
+    started = time.perf_counter()
+    last_report = 0.0
+    for path, qualname, code in iter_sample(size, seed=seed):
+        results += check_units(path, [(qualname, code)], time_limit=time_limit)
+        now = time.perf_counter()
+        if not quiet and now - last_report > 2.0:
+            last_report = now
+            identical = sum(result.outcome == "identical" for result in results)
+            sys.stderr.write(
+                "\r%d functions, %d identical, %.0fs  %s"
+                % (len(results), identical, now - started, path[:40].ljust(40))
+            )
+            sys.stderr.flush()
+    if not quiet:
+        sys.stderr.write(
+            "\r%d functions in %.0fs%s\n" % (len(results), time.perf_counter() - started, " " * 50)
+        )
+    return results
+
+
+def _label() -> str:
+    return "%d.%d" % sys.version_info[:2]
+
+
+def _as_json(results: List[UnitResult], show: int) -> Dict[str, Any]:
+    summary = summarize(results)
+    return {
+        "label": _label(),
+        "total": summary.total,
+        "counts": summary.counts,
+        "failures": top_failures(results, show),
+    }
+
+
+def run_elsewhere(python: str, arguments: List[str]) -> Optional[Dict[str, Any]]:
+    command = [python, os.path.abspath(__file__), "--json"] + arguments
+    sys.stderr.write("$ %s\n" % " ".join(command))
+    completed = subprocess.run(command, stdout=subprocess.PIPE, text=True)
+    if completed.returncode != 0:
+        sys.stderr.write("%s failed with status %d\n" % (python, completed.returncode))
+        return None
+    return json.loads(completed.stdout.strip().splitlines()[-1])
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    size = parser.add_mutually_exclusive_group()
+    size.add_argument(
+        "--sample", type=int, default=3000, metavar="N", help="fixed sample of N functions (3000)"
+    )
+    size.add_argument("--all", action="store_true", help="every function of the standard library")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the fixed sample (0)")
+    parser.add_argument("--time-limit", type=float, default=10.0, help="seconds per function (10)")
+    parser.add_argument("--show", type=int, default=15, help="failure reasons to list (15)")
+    parser.add_argument(
+        "--python", action="append", default=[], help="run under this interpreter (repeatable)"
+    )
+    parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
+    options = parser.parse_args(argv)
+    sample_size = None if options.all else options.sample
+
+    rows: List[Tuple[str, Summary, List[Any]]] = []
+    if options.python:
+        forwarded = [
+            "--seed",
+            str(options.seed),
+            "--time-limit",
+            str(options.time_limit),
+            "--show",
+            str(options.show),
+        ]
+        forwarded += ["--all"] if options.all else ["--sample", str(options.sample)]
+        for python in options.python:
+            data = run_elsewhere(python, forwarded)
+            if data is not None:
+                counts = {outcome: data["counts"].get(outcome, 0) for outcome in OUTCOMES}
+                rows.append((data["label"], Summary(data["total"], counts), data["failures"]))
+    else:
+        results = run_here(sample_size, options.seed, options.time_limit, quiet=False)
+        if options.json:
+            print(json.dumps(_as_json(results, options.show)))
+            return 0
+        rows.append((_label(), summarize(results), top_failures(results, options.show)))
+
+    print(format_table([(label, summary) for label, summary, _ in rows]))
+    for label, _, failures in rows:
+        print("\ntop failure reasons, Python %s:" % label)
+        for count, reason, example in failures:
+            print("%6d  %s\n        e.g. %s" % (count, reason, example))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

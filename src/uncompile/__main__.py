@@ -1,0 +1,8 @@
+"""``python -m uncompile``: the command line (see :mod:`uncompile.cli`)."""
+
+import sys
+
+from .cli import main
+
+if __name__ == "__main__":
+    sys.exit(main())

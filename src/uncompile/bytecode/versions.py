@@ -1,0 +1,125 @@
+"""Every per-version fact about CPython bytecode that the decompiler relies on.
+
+The rest of the decompiler sees only the version-neutral instruction form built by
+:mod:`uncompile.bytecode.instructions`; what differs between 3.8 and 3.15 is listed here,
+so supporting a new interpreter is a change to this module (and, for a truly new
+instruction, one entry in the normalizer).
+"""
+
+from __future__ import annotations
+
+import dis
+import sys
+from typing import Dict, FrozenSet, List, Tuple
+
+VERSION: Tuple[int, int] = (sys.version_info[0], sys.version_info[1])
+
+#: 3.11+ describe exception handling with ``co_exceptiontable``; older versions push
+#: blocks with ``SETUP_FINALLY``/``SETUP_WITH``/``SETUP_ASYNC_WITH``.
+HAS_EXCEPTION_TABLE = VERSION >= (3, 11)
+
+#: 3.11+: a call is ``CALL argc`` with a ``NULL``/self slot below the callable; older
+#: versions use ``CALL_FUNCTION``/``CALL_METHOD`` without it.
+CALL_HAS_NULL_SLOT = VERSION >= (3, 11)
+
+#: 3.12+ compile comprehensions inline (PEP 709) instead of into nested code objects.
+INLINED_COMPREHENSIONS = VERSION >= (3, 12)
+
+#: The instructions at a ``FOR_ITER`` loop's exit that pop the exhausted iterator (3.12+).
+FOR_EXIT_CLEANUP: Tuple[str, ...] = {
+    (3, 12): ("END_FOR",),
+    (3, 13): ("END_FOR", "POP_TOP"),
+}.get(VERSION, ("END_FOR", "POP_ITER") if VERSION >= (3, 14) else ())
+
+#: 3.11+ ``BINARY_OP`` carries the operator; this is its table (``dis._nb_ops``).
+BINARY_OPERATORS: List[str] = [sign for _, sign in getattr(dis, "_nb_ops", [])]
+
+#: The operator of each pre-3.11 binary/in-place opcode.
+LEGACY_BINARY_OPCODES: Dict[str, str] = {
+    "BINARY_POWER": "**",
+    "BINARY_MULTIPLY": "*",
+    "BINARY_MATRIX_MULTIPLY": "@",
+    "BINARY_FLOOR_DIVIDE": "//",
+    "BINARY_TRUE_DIVIDE": "/",
+    "BINARY_MODULO": "%",
+    "BINARY_ADD": "+",
+    "BINARY_SUBTRACT": "-",
+    "BINARY_LSHIFT": "<<",
+    "BINARY_RSHIFT": ">>",
+    "BINARY_AND": "&",
+    "BINARY_XOR": "^",
+    "BINARY_OR": "|",
+}
+LEGACY_BINARY_OPCODES.update(
+    {name.replace("BINARY_", "INPLACE_"): sign + "=" for name, sign in list(LEGACY_BINARY_OPCODES.items())}
+)
+
+#: Opcodes renamed across versions, mapped to the neutral name the decompiler uses.
+RENAMED: Dict[str, str] = {
+    "POP_JUMP_FORWARD_IF_FALSE": "POP_JUMP_IF_FALSE",
+    "POP_JUMP_BACKWARD_IF_FALSE": "POP_JUMP_IF_FALSE",
+    "POP_JUMP_FORWARD_IF_TRUE": "POP_JUMP_IF_TRUE",
+    "POP_JUMP_BACKWARD_IF_TRUE": "POP_JUMP_IF_TRUE",
+    "POP_JUMP_FORWARD_IF_NONE": "POP_JUMP_IF_NONE",
+    "POP_JUMP_BACKWARD_IF_NONE": "POP_JUMP_IF_NONE",
+    "POP_JUMP_FORWARD_IF_NOT_NONE": "POP_JUMP_IF_NOT_NONE",
+    "POP_JUMP_BACKWARD_IF_NOT_NONE": "POP_JUMP_IF_NOT_NONE",
+    "JUMP_FORWARD": "JUMP",
+    "JUMP_BACKWARD": "JUMP",
+    "JUMP_ABSOLUTE": "JUMP",
+    "JUMP_BACKWARD_NO_INTERRUPT": "JUMP",
+    "JUMP_NO_INTERRUPT": "JUMP",
+    "LOAD_FAST_CHECK": "LOAD_FAST",
+    "LOAD_FAST_BORROW": "LOAD_FAST",
+    "LOAD_METHOD": "LOAD_ATTR",
+    "BEFORE_ASYNC_WITH": "BEFORE_WITH",
+    "SETUP_ASYNC_WITH": "SETUP_WITH",
+    "DUP_TOP": "COPY",
+    "ROT_TWO": "SWAP",
+    "LOAD_CONST_IMMORTAL": "LOAD_CONST",
+    "LOAD_CONST_MORTAL": "LOAD_CONST",
+    "LOAD_SMALL_INT": "LOAD_CONST",
+    "END_ASYNC_FOR": "END_ASYNC_FOR",
+}
+
+#: Superinstructions, split into the plain instructions they stand for (3.13+).
+SUPERINSTRUCTIONS: Dict[str, Tuple[str, str]] = {
+    "LOAD_FAST_LOAD_FAST": ("LOAD_FAST", "LOAD_FAST"),
+    "LOAD_FAST_BORROW_LOAD_FAST_BORROW": ("LOAD_FAST", "LOAD_FAST"),
+    "STORE_FAST_LOAD_FAST": ("STORE_FAST", "LOAD_FAST"),
+    "STORE_FAST_STORE_FAST": ("STORE_FAST", "STORE_FAST"),
+}
+
+#: Instructions with no effect on the program's meaning at source level.
+NO_OPS: FrozenSet[str] = frozenset(
+    {
+        "NOP",
+        "RESUME",
+        "CACHE",
+        "EXTENDED_ARG",
+        "PRECALL",
+        "COPY_FREE_VARS",
+        "MAKE_CELL",
+        "TO_BOOL",
+        "NOT_TAKEN",
+        "SETUP_ANNOTATIONS_NOP",
+    }
+)
+
+#: ``CALL_INTRINSIC_1`` operand names (3.12+), from the interpreter itself.
+INTRINSIC_1: List[str] = list(getattr(__import__("opcode"), "_intrinsic_1_descs", []))
+INTRINSIC_2: List[str] = list(getattr(__import__("opcode"), "_intrinsic_2_descs", []))
+
+#: ``FORMAT_VALUE`` conversion flags (<= 3.12) and ``CONVERT_VALUE`` operands (3.13+).
+FORMAT_CONVERSIONS: Dict[int, int] = {0: -1, 1: ord("s"), 2: ord("r"), 3: ord("a")}
+
+#: Which comparison operator text 3.12+ COMPARE_OP encodes in its high bits (dis gives it).
+COMPARE_OPERATORS = ("<", "<=", "==", "!=", ">", ">=")
+
+#: Opcodes that end a function/path without falling through.
+TERMINATORS: FrozenSet[str] = frozenset({"RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "JUMP"})
+
+#: Conditional jumps in neutral form.
+CONDITIONAL_JUMPS: FrozenSet[str] = frozenset(
+    {"POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE"}
+)

@@ -1,0 +1,93 @@
+"""The decompiler's entry points: a code object in, an ``ast.Module`` or source text out.
+
+The work is done by the parts named in the file tree: :mod:`uncompile.bytecode` reads
+instructions, :mod:`uncompile.flow` builds the control-flow graph,
+:mod:`uncompile.expressions` executes instructions symbolically and
+:mod:`uncompile.structure` rebuilds statements. Every statement produced carries
+``uncompile_offsets``, the offsets of the instructions it came from.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+from types import CodeType
+
+from .errors import DecompileError
+from .structure.definitions import Nested, body_of, signature
+
+_COMPREHENSIONS = ("<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>")
+
+
+def _tag(node: ast.stmt, offsets: tuple = ()) -> ast.stmt:
+    if not hasattr(node, "uncompile_offsets"):
+        node.uncompile_offsets = offsets  # type: ignore[attr-defined]
+    return node
+
+
+def _tag_all(tree: ast.Module) -> ast.Module:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.stmt):
+            _tag(node)
+    return tree
+
+
+def decompile_to_ast(code: CodeType) -> ast.Module:
+    """Decompile *code* into a module (see the package docs for the shape per code kind)."""
+    if not isinstance(code, CodeType):
+        raise DecompileError("not a code object: %r" % type(code).__name__)
+    try:
+        module = ast.Module(body=_decompile(code), type_ignores=[])
+    except RecursionError:
+        raise DecompileError("nesting too deep", function=code.co_name) from None
+    except DecompileError:
+        raise
+    except (IndexError, KeyError, AttributeError, TypeError, ValueError, AssertionError) as exc:
+        raise DecompileError("internal error %s: %s" % (type(exc).__name__, exc), function=code.co_name,
+                             construct="decompiler") from exc
+    return _tag_all(module)
+
+
+def _decompile(code: CodeType) -> list:
+    name = code.co_name
+    if name == "<module>":
+        return body_of(code)
+    if name == "<lambda>":
+        from .expressions.values import FunctionValue
+
+        return [ast.Expr(value=Nested(code).expression(FunctionValue(code)))]
+    if name in _COMPREHENSIONS:
+        from .expressions.values import FunctionValue
+
+        expr = Nested(code).comprehension(FunctionValue(code), ast.Name(id="_0_", ctx=ast.Load()))
+        return [ast.Expr(value=expr)]
+    body = body_of(code)
+    if not code.co_flags & inspect.CO_NEWLOCALS:  # a class body
+        node = ast.ClassDef(name=name, bases=[], keywords=[], body=body or [ast.Pass()], decorator_list=[])
+        if hasattr(ast, "TypeAlias"):
+            node.type_params = []  # type: ignore[attr-defined]
+        return [node]
+    is_async = bool(code.co_flags & (inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR))
+    node_type = ast.AsyncFunctionDef if is_async else ast.FunctionDef
+    func = node_type(name=name, args=signature(code), body=body or [ast.Pass()], decorator_list=[],
+                     returns=None, type_comment=None)
+    if hasattr(ast, "TypeAlias"):
+        func.type_params = []  # type: ignore[attr-defined]
+    return [func]
+
+
+def _print(tree: ast.Module) -> str:
+    """Source text for *tree*: the project's printer when present, else ``ast.unparse``."""
+    try:
+        from .source.printer import to_source
+    except ImportError:
+        to_source = None
+    if to_source is not None:
+        return to_source(tree)
+    ast.fix_missing_locations(tree)
+    return ast.unparse(tree)  # type: ignore[attr-defined]
+
+
+def decompile_code(code: CodeType) -> str:
+    """Python source for *code*."""
+    return _print(decompile_to_ast(code))

@@ -1,0 +1,128 @@
+"""The one place where the dump asks the decompiler for source.
+
+:func:`decompile_for_dump` never raises: when decompilation fails it returns text that
+still compiles, says at the top that decompilation failed and why, and lists the bytecode
+(``dis``) as comments. The result also says whether the shown source was verified to
+recompile to identical bytecode, and maps instruction offsets to lines (for the debugger).
+"""
+
+from __future__ import annotations
+
+import dis
+import io
+from dataclasses import dataclass, field
+from types import CodeType
+from typing import Any, Dict, Optional
+
+
+@dataclass
+class DecompiledSource:
+    """Source for one code object, as the dump writes it."""
+
+    text: str
+    #: "verified" (recompiles to identical bytecode), "unverified" (decompiled, not identical
+    #: or not checked) or "failed" (no source; *text* is the dis listing as comments).
+    status: str
+    error: Optional[str] = None
+    difference: Optional[str] = None
+    #: Instruction offset -> 1-based line in *text*, for statements the decompiler placed.
+    offset_lines: Dict[int, int] = field(default_factory=dict)
+    #: The decompiler's module and the printer's result (for relabeling), when it succeeded.
+    tree: Any = field(default=None, repr=False)
+    emitted: Any = field(default=None, repr=False)
+
+    @property
+    def ok(self) -> bool:
+        """True when *text* is real decompiled source."""
+        return self.status != "failed"
+
+
+def dis_listing(code: CodeType) -> str:
+    """``dis`` output for *code* and its nested code objects."""
+    out = io.StringIO()
+    try:
+        dis.dis(code, file=out)
+    except Exception as error:  # noqa: BLE001 - dis itself may choke on odd bytecode
+        out.write("(dis failed: %r)\n" % (error,))
+    return out.getvalue()
+
+
+def as_comments(text: str) -> str:
+    """Every line of *text* prefixed with ``# `` (so any text can sit in a .py file)."""
+    return "".join("# " + line + "\n" for line in text.splitlines())
+
+
+def failure_text(code: CodeType, reason: str) -> str:
+    """A valid Python file body that says decompilation of *code* failed and shows its bytecode."""
+    return (
+        "# DECOMPILATION FAILED: no source is shown for %s.\n" % code.co_name
+        + as_comments("Reason: " + reason)
+        + "# Below is the bytecode listing (dis) of the code object, as comments.\n"
+        + "__uncompile_decompilation_failed__ = %r\n\n" % reason
+        + as_comments(dis_listing(code))
+    )
+
+
+def _offset_lines(tree: Any, spans: Dict[Any, Any]) -> Dict[int, int]:
+    """Instruction offset -> first output line, for the statements of the code object itself.
+
+    Statements of nested functions, lambdas and classes belong to other code objects and are
+    left out; inner statements win over the compound statements around them.
+    """
+    import ast
+
+    nested = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+    body = tree.body
+    if len(body) == 1 and isinstance(body[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
+        body = body[0].body
+    lines: Dict[int, int] = {}
+    stack = list(body)
+    while stack:
+        node = stack.pop()
+        offsets = getattr(node, "uncompile_offsets", None)
+        span = spans.get(node)
+        if offsets and span is not None:
+            for offset in offsets:
+                if offset not in lines or span[0] > lines[offset]:
+                    lines[offset] = span[0]
+        if not isinstance(node, nested):
+            stack.extend(child for child in ast.iter_child_nodes(node) if isinstance(child, ast.stmt))
+    return lines
+
+
+def _verification(code: CodeType) -> "tuple[str, Optional[str]]":
+    """("verified" or "unverified", first difference) from the project's verifier."""
+    try:
+        from ..verify import verify_code
+
+        verification = verify_code(code)
+        identical = bool(getattr(verification, "identical", False))
+        difference = getattr(verification, "difference", None) or getattr(verification, "error", None)
+    except Exception as error:  # noqa: BLE001
+        return "unverified", "verification failed: %r" % (error,)
+    return ("verified", None) if identical else ("unverified", str(difference))
+
+
+def verify_source(code: CodeType, source: DecompiledSource) -> DecompiledSource:
+    """Fill in the verification result of *source* (decompiled with ``verify=False``)."""
+    if source.ok:
+        source.status, source.difference = _verification(code)
+    return source
+
+
+def decompile_for_dump(code: CodeType, verify: bool = True) -> DecompiledSource:
+    """Decompile *code* for the dump; on any failure return a listing that still compiles."""
+    try:
+        from ..decompiler import decompile_to_ast
+        from ..source.printer import emit
+
+        tree = decompile_to_ast(code)
+        emitted = emit(tree)
+        text = emitted.text
+        compile(text, "<uncompile check>", "exec")
+    except Exception as error:  # noqa: BLE001 - any decompiler failure becomes a listed failure
+        reason = "%s: %s" % (type(error).__name__, error)
+        return DecompiledSource(failure_text(code, reason), "failed", error=reason)
+    offset_lines = _offset_lines(tree, getattr(emitted, "spans", {}) or {})
+    source = DecompiledSource(text, "unverified", offset_lines=offset_lines, tree=tree, emitted=emitted)
+    return verify_source(code, source) if verify else source

@@ -1,0 +1,56 @@
+"""Work done inside the bytecode hook: decompile, choose the file, relabel the code.
+
+For :func:`uncompile.debug` to stop in ``__transformed_code_*`` files, the code object that
+Dynamo caches must carry the dumped file's name and lines (same instructions: see
+:mod:`.relabel`). That has to happen when Dynamo hands over the code, so the hook decompiles
+it (without verifying; that waits for the exit), fixes its file name and the layout of the
+file's header (:data:`HEADER_LINES` lines, whatever they end up saying), and returns the
+relabeled code. Any failure leaves Dynamo's code as it is.
+"""
+
+from __future__ import annotations
+
+import os
+from types import CodeType
+from typing import Dict, Optional
+
+from . import _torch_private, names
+from .capture import CapturedCode
+from .decompiled import decompile_for_dump
+
+#: Lines of the header above the source in every ``__transformed_code_*`` file.
+HEADER_LINES = 7
+
+
+class EarlyDecompiler:
+    """Per dump: numbers cache entries per code object and relabels their code."""
+
+    def __init__(self, directory: str, relabel: bool = True) -> None:
+        self.directory = directory
+        self.relabel = relabel
+        self._next: Dict[int, int] = {}
+
+    def __call__(self, item: CapturedCode) -> Optional[CodeType]:
+        """Prepare *item*; returns the relabeled code for Dynamo to cache, or None."""
+        index = self._next.get(id(item.original), 0)
+        self._next[id(item.original)] = index + 1
+        item.index = index
+        item.file = names.transformed_code_file(item.original.co_name, index)
+        item.source = decompile_for_dump(item.transformed, verify=False)
+        if not (self.relabel and item.source.ok and item.source.tree is not None):
+            return None
+        try:
+            from .relabel import relabel_transformed
+
+            path = os.path.join(self.directory, item.file)
+            relabeled = relabel_transformed(
+                item.transformed, item.source.tree, item.source.emitted, path, HEADER_LINES
+            )
+        except Exception as error:  # noqa: BLE001 - Dynamo's own code stays in place
+            _torch_private.warn_once("could not point transformed code at its dumped file", repr(error))
+            return None
+        if not isinstance(relabeled, CodeType) or relabeled.co_code != item.transformed.co_code:
+            _torch_private.warn_once("relabeling changed the instructions; kept Dynamo's code")
+            return None
+        item.cached = relabeled
+        return relabeled

@@ -1,0 +1,292 @@
+"""Relabel compiled code: same instructions, file name and lines of the dumped source.
+
+A debugger decides where it is from two facts of the running frame: the code
+object's ``co_filename`` and the line its line table gives for the current
+instruction. Relabeling rewrites exactly those (``co_filename``,
+``co_firstlineno``, the line table) and nothing else, so the instructions Dynamo,
+AOTAutograd or Inductor produced keep running unchanged while pdb and IDEs show,
+stop and step in the files :func:`uncompile.prepare_debug` wrote.
+
+Two kinds of code are relabeled:
+
+* Transformed code (``__transformed_code_*`` files, resume functions included):
+  the dumped file is decompiled source, so the line of each instruction comes
+  from the decompiler (``uncompile_offsets`` on each statement: the instructions
+  it was built from) and the printer (``spans``: the output lines of each
+  statement). All instructions of a statement map to the statement's first line,
+  so a statement spread over several lines stops the debugger once. See
+  :func:`relabel_transformed`.
+* Graph code (FX ``forward``, AOT forward/backward, Inductor's ``call``): the
+  dumped file holds the source the code was compiled from, possibly with a
+  header, type annotations and comments added. Lines are matched by content
+  (:func:`match_source_lines`) and the code is relabeled line for line
+  (:func:`relabel_to_file`).
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import dis
+import io
+import os
+import re
+import tokenize
+from types import CodeType
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+
+from ..bytecode.linetable import lines_by_offset, with_lines
+
+__all__ = [
+    "relabel_transformed",
+    "relabel_offsets",
+    "relabel_to_file",
+    "match_source_lines",
+    "statement_lines",
+    "logical_lines",
+    "match_statements",
+]
+
+_CO_OPTIMIZED = 0x0001
+
+
+def relabel_transformed(
+    code: CodeType, tree: ast.Module, emitted: Any, path: str, header_lines: int
+) -> CodeType:
+    """Point transformed *code* at its dumped file *path*, keeping its instructions.
+
+    *tree* is the decompiler's module for *code* (statements carry
+    ``uncompile_offsets``), *emitted* the printer's result for it (``spans``), and
+    *header_lines* the number of lines in *path* before the printed text starts.
+    Nested code objects (functions defined inside *code*) are relabeled too when
+    their definitions can be found in *tree*.
+    """
+    spans: Mapping[ast.AST, Tuple[int, int]] = emitted.spans
+    filename = os.path.abspath(path)
+    body, def_node = _own_body(code, tree)
+    def_line = spans[def_node][0] + header_lines if def_node is not None and def_node in spans else None
+    return _relabel_with_statements(code, body, def_line, spans, header_lines, filename)
+
+
+def relabel_offsets(
+    code: CodeType,
+    offset_lines: Mapping[int, int],
+    path: str,
+    header_lines: int,
+    def_line: Optional[int] = None,
+) -> CodeType:
+    """Like :func:`relabel_transformed`, from a ready map: instruction offset -> line of the text.
+
+    *offset_lines* holds, for instructions of *code* itself (not of nested code
+    objects), the 1-based line in the printed text of the statement they belong to.
+    """
+    lines = {offset: line + header_lines for offset, line in offset_lines.items()}
+    return _relabel_with_lines(code, lines, def_line, os.path.abspath(path), header_lines)
+
+
+def statement_lines(
+    code: CodeType, body: Sequence[ast.stmt], spans: Mapping[ast.AST, Tuple[int, int]], header_lines: int
+) -> Dict[int, Optional[int]]:
+    """Instruction offset -> dumped line for the statements in *body* (nested ones included).
+
+    Inner statements win over the statements around them (an ``if`` keeps only the
+    instructions of its test, say); function and class bodies inside *body* belong
+    to other code objects and are skipped.
+    """
+    lines: Dict[int, Optional[int]] = {}
+    for statement in _own_statements(body):
+        span = spans.get(statement)
+        offsets = getattr(statement, "uncompile_offsets", None)
+        if span is None or not offsets:
+            continue
+        for offset in offsets:
+            lines[offset] = span[0] + header_lines
+    return lines
+
+
+def relabel_to_file(code: CodeType, line_map: Mapping[int, int], path: str) -> CodeType:
+    """Give *code* (and its nested code objects) file *path* and lines ``line_map[old line]``.
+
+    Instructions whose old line has no entry in *line_map* get no line (3.10+) or
+    the line before them (3.8/3.9).
+    """
+    filename = os.path.abspath(path)
+    old = lines_by_offset(code)
+    new = {offset: (None if line is None else line_map.get(line)) for offset, line in old.items()}
+    firstlineno = line_map.get(code.co_firstlineno)
+    if firstlineno is None:
+        given = [line for line in new.values() if line is not None]
+        firstlineno = min(given) if given else 1
+    relabeled = with_lines(code, new, firstlineno)
+    consts = tuple(
+        relabel_to_file(const, line_map, path) if isinstance(const, CodeType) else const
+        for const in code.co_consts
+    )
+    return relabeled.replace(co_filename=filename, co_consts=consts)
+
+
+def match_source_lines(original: Sequence[str], dumped: Sequence[str]) -> Dict[int, int]:
+    """Map 1-based lines of *original* source to the lines of *dumped* holding the same code.
+
+    Statements are compared whole (a statement printed over several lines matches
+    the same statement on one line) and every line of a matched statement maps to
+    the first line of its counterpart. Blank lines and comments are ignored; type
+    annotations that FX's readable printing adds (``x: "f32[4]" = ...``, annotated
+    parameters) and trailing commas do not prevent a match. Statements present in
+    only one of the two are left out.
+    """
+    return match_statements(logical_lines(original), logical_lines(dumped))
+
+
+Statement = Tuple[int, int, str]
+
+
+def match_statements(original: Sequence[Statement], dumped: Sequence[Statement]) -> Dict[int, int]:
+    """:func:`match_source_lines` on statements already split by :func:`logical_lines`."""
+    original_keys = [key for _, _, key in original]
+    dumped_keys = [key for _, _, key in dumped]
+    matcher = difflib.SequenceMatcher(None, original_keys, dumped_keys, autojunk=False)
+    result: Dict[int, int] = {}
+    for block in matcher.get_matching_blocks():
+        for step in range(block.size):
+            first, last, _ = original[block.a + step]
+            target = dumped[block.b + step][0]
+            for line in range(first, last + 1):
+                result[line] = target
+    return result
+
+
+def logical_lines(lines: Sequence[str]) -> List[Tuple[int, int, str]]:
+    """(first line, last line, comparison key) of each statement line of *lines*.
+
+    Falls back to one entry per physical line when *lines* do not tokenize.
+    """
+    text = "\n".join(line.rstrip("\n") for line in lines) + "\n"
+    result: List[Tuple[int, int, str]] = []
+    parts: List[str] = []
+    first = 0
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type in _SKIPPED_TOKENS:
+                continue
+            if token.type == tokenize.NEWLINE:
+                if parts:
+                    result.append((first, token.start[0], _statement_key(parts)))
+                parts = []
+                continue
+            if not parts:
+                first = token.start[0]
+            parts.append(token.string)
+    except (tokenize.TokenError, SyntaxError):
+        return [
+            (number, number, _statement_key(line.split()))
+            for number, line in enumerate(lines, 1)
+            if line.strip() and not line.strip().startswith("#")
+        ]
+    return result
+
+
+_SKIPPED_TOKENS = (tokenize.COMMENT, tokenize.NL, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER)
+_ANNOTATION = re.compile(r'(\w+) : (?:"[^"]*"|\'[^\']*\')')
+_RETURN_ANNOTATION = re.compile(r"\) -> .*:$")
+_TRAILING_COMMA = re.compile(r"\s*,\s*([)\]}])")
+
+
+def _statement_key(parts: Sequence[str]) -> str:
+    """The text a statement is compared by: tokens, string annotations and trailing commas dropped."""
+    key = " ".join(parts)
+    key = _ANNOTATION.sub(r"\1", key)
+    key = _RETURN_ANNOTATION.sub(") :", key)
+    return _TRAILING_COMMA.sub(r" \1", key)
+
+
+def _own_body(code: CodeType, tree: ast.Module) -> Tuple[List[ast.stmt], Optional[ast.stmt]]:
+    """The statements that belong to *code* itself, and the ``def`` they sit in, if any."""
+    if code.co_flags & _CO_OPTIMIZED:
+        for node in tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == code.co_name:
+                return list(node.body), node
+        functions = [node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        if len(functions) == 1:
+            return list(functions[0].body), functions[0]
+    return list(tree.body), None
+
+
+def _own_statements(body: Sequence[ast.stmt]) -> List[ast.stmt]:
+    """Statements of *body* and the blocks nested in them, outer ones first."""
+    result: List[ast.stmt] = []
+    queue: List[ast.stmt] = list(body)
+    while queue:
+        statement = queue.pop(0)
+        result.append(statement)
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        for child in ast.iter_child_nodes(statement):
+            if isinstance(child, ast.stmt):
+                queue.append(child)
+            elif isinstance(child, ast.excepthandler) or type(child).__name__ == "match_case":
+                queue.extend(node for node in ast.iter_child_nodes(child) if isinstance(node, ast.stmt))
+    return result
+
+
+def _nested_definitions(body: Sequence[ast.stmt]) -> Dict[str, ast.stmt]:
+    """Function definitions directly owned by *body*'s code object, by name."""
+    found: Dict[str, ast.stmt] = {}
+    for statement in _own_statements(body):
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            found.setdefault(statement.name, statement)
+    return found
+
+
+def _relabel_with_statements(
+    code: CodeType,
+    body: Sequence[ast.stmt],
+    def_line: Optional[int],
+    spans: Mapping[ast.AST, Tuple[int, int]],
+    header_lines: int,
+    filename: str,
+) -> CodeType:
+    """Relabel *code* whose own statements are *body*; fill gaps, recurse into nested defs."""
+    relabeled = _relabel_with_lines(
+        code, statement_lines(code, body, spans, header_lines), def_line, filename, header_lines
+    )
+    definitions = _nested_definitions(body)
+    consts: List[Any] = []
+    for const in code.co_consts:
+        if isinstance(const, CodeType) and const.co_name in definitions:
+            node = definitions[const.co_name]
+            nested_def_line = spans[node][0] + header_lines if node in spans else None
+            nested_body = list(node.body)  # type: ignore[attr-defined]
+            const = _relabel_with_statements(
+                const, nested_body, nested_def_line, spans, header_lines, filename
+            )
+        consts.append(const)
+    return relabeled.replace(co_consts=tuple(consts))
+
+
+def _relabel_with_lines(
+    code: CodeType,
+    assigned: Mapping[int, Optional[int]],
+    def_line: Optional[int],
+    filename: str,
+    header_lines: int,
+) -> CodeType:
+    """*code* with lines *assigned* and *filename*.
+
+    Gaps take the line before them (before any statement: *def_line*), except an
+    ``EXTENDED_ARG`` prefix, which belongs with the instruction it extends.
+    """
+    instructions = list(dis.get_instructions(code))
+    own: List[Optional[int]] = [assigned.get(instruction.offset) for instruction in instructions]
+    for index in range(len(instructions) - 2, -1, -1):
+        if own[index] is None and instructions[index].opname == "EXTENDED_ARG":
+            own[index] = own[index + 1]
+    lines: Dict[int, Optional[int]] = {}
+    current = def_line
+    for instruction, line in zip(instructions, own):
+        if line is not None:
+            current = line
+        lines[instruction.offset] = current
+    given = [line for line in lines.values() if line is not None]
+    firstlineno = def_line if def_line is not None else (min(given) if given else header_lines + 1)
+    return with_lines(code, lines, firstlineno).replace(co_filename=filename)

@@ -1,0 +1,306 @@
+"""Calls, displays, f-strings and function/class creation on the symbolic stack.
+
+:class:`CallBuilder` is the half of the simulator that builds compound expressions:
+calls in every layout (``NULL``/self slot, ``KW_NAMES``/``CALL_KW``, ``CALL_FUNCTION_EX``),
+tuple/list/set/dict displays with unpacking, f-strings, ``MAKE_FUNCTION`` and
+``__build_class__``. Nested code objects are handed to a *nested* decompiler.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any, List, Optional
+
+from ..bytecode import versions as V
+from ..bytecode.instructions import Instr
+from . import values as M
+
+Stack = List[Any]
+
+_COMPREHENSIONS = ("<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>")
+
+
+def _is_const(node: Any) -> bool:
+    return isinstance(node, ast.Constant) and getattr(node, "uncompile_const", False)
+
+
+class CallBuilder:
+    """See the module docstring; *nested* builds definitions from nested code objects."""
+
+    def __init__(self, code: Any, nested: Any) -> None:
+        self.code = code
+        self.nested = nested
+        self.null_above = V.VERSION >= (3, 13)
+
+    # -- entry from the simulator -----------------------------------------------------
+
+    def step(self, ins: Instr, stack: Stack, sim: Any) -> bool:
+        handler = getattr(self, "op_" + ins.op, None)
+        if handler is None:
+            return False
+        handler(ins, stack, sim)
+        return True
+
+    def definition(self, value: Any, name: str) -> ast.stmt:
+        return self.nested.definition(value, name)
+
+    def function_expr(self, value: M.FunctionValue) -> ast.expr:
+        return self.nested.expression(value)
+
+    # -- calls --------------------------------------------------------------------------
+
+    def _callable(self, stack: Stack, null_slot: bool, sim: Any, ins: Instr) -> tuple:
+        """Pop the callable (and NULL/self slot); returns (callable, extra first args)."""
+        if not null_slot:
+            return sim.pop(stack, ins), []
+        upper = sim.pop(stack, ins)
+        lower = sim.pop(stack, ins)
+        if isinstance(lower, M.Null):
+            return upper, []
+        if isinstance(upper, M.Null):
+            return lower, []
+        return lower, [upper]
+
+    def _finish_call(self, func: Any, args: List[Any], keywords: List[ast.keyword], stack: Stack,
+                     sim: Any, ins: Instr) -> None:
+        if isinstance(func, M.BuildClass):
+            body, name = args[0], args[1]
+            stack.append(M.ClassValue(body, name.value, [sim.expr(a, ins) for a in args[2:]], keywords))
+            return
+        if isinstance(func, M.FunctionValue) and func.code.co_name in _COMPREHENSIONS and len(args) == 1:
+            iterable = args[0].iterable if isinstance(args[0], M.Iterator) else args[0]
+            stack.append(self.nested.comprehension(func, iterable))
+            return
+        if isinstance(func, M.WithExit):
+            stack.append(M.WithExitCall(func))
+            return
+        if (len(args) == 1 and not keywords and isinstance(args[0], (M.FunctionValue, M.ClassValue))
+                and isinstance(func, ast.expr)):
+            args[0].decorators.insert(0, func)
+            stack.append(args[0])
+            return
+        stack.append(ast.Call(func=sim.expr(func, ins), args=[sim.expr(a, ins) for a in args],
+                              keywords=keywords))
+
+    def op_CALL(self, ins: Instr, stack: Stack, sim: Any) -> None:
+        argc, kwnames, null_slot = ins.arg
+        args = sim.pop_n_raw(stack, argc, ins)
+        func, extra = self._callable(stack, null_slot, sim, ins)
+        keywords: List[ast.keyword] = []
+        if kwnames:
+            split = len(args) - len(kwnames)
+            keywords = [ast.keyword(arg=k, value=sim.expr(v, ins)) for k, v in zip(kwnames, args[split:])]
+            args = args[:split]
+        self._finish_call(func, extra + args, keywords, stack, sim, ins)
+
+    def op_CALL_KW(self, ins: Instr, stack: Stack, sim: Any) -> None:
+        argc, null_slot = ins.arg
+        names = sim.pop(stack, ins)
+        kwnames = names.value if isinstance(names, ast.Constant) else ()
+        args = sim.pop_n_raw(stack, argc, ins)
+        func, extra = self._callable(stack, null_slot, sim, ins)
+        split = len(args) - len(kwnames)
+        keywords = [ast.keyword(arg=k, value=sim.expr(v, ins)) for k, v in zip(kwnames, args[split:])]
+        self._finish_call(func, extra + args[:split], keywords, stack, sim, ins)
+
+    def op_CALL_FUNCTION_EX(self, ins: Instr, stack: Stack, sim: Any) -> None:
+        has_kwargs, null_slot = ins.arg
+        kwargs = sim.pop(stack, ins) if has_kwargs else None
+        if V.VERSION >= (3, 14) and not has_kwargs:
+            kwargs = sim.pop(stack, ins)
+            kwargs = None if isinstance(kwargs, M.Null) else kwargs
+        positional = sim.pop_expr(stack, ins)
+        func, extra = self._callable(stack, null_slot, sim, ins)
+        if isinstance(positional, ast.Tuple):
+            args: List[ast.expr] = list(positional.elts)
+        elif isinstance(positional, ast.Constant) and isinstance(positional.value, tuple):
+            args = [ast.Constant(value=item) for item in positional.value]
+        else:
+            args = [ast.Starred(value=positional, ctx=ast.Load())]
+        keywords: List[ast.keyword] = []
+        if kwargs is not None:
+            kwargs = sim.expr(kwargs, ins)
+            if isinstance(kwargs, ast.Dict) and getattr(kwargs, "uncompile_call_kwargs", False):
+                for key, value in zip(kwargs.keys, kwargs.values):
+                    keywords.append(ast.keyword(arg=key.value if key is not None else None, value=value))
+            else:
+                keywords.append(ast.keyword(arg=None, value=kwargs))
+        self._finish_call(func, extra + args, keywords, stack, sim, ins)
+
+    def op_LOAD_SUPER_ATTR(self, ins: Instr, stack: Stack, sim: Any) -> None:
+        name, method, two_args = ins.arg
+        self_arg = sim.pop_expr(stack, ins)
+        cls_arg = sim.pop_expr(stack, ins)
+        sup = sim.pop_expr(stack, ins)
+        call = ast.Call(func=sup, args=[cls_arg, self_arg] if two_args else [], keywords=[])
+        stack.append(ast.Attribute(value=call, attr=name, ctx=ast.Load()))
+        if method:
+            stack.append(M.Null())
+
+    # -- displays -----------------------------------------------------------------------
+
+    def op_BUILD_TUPLE(self, ins: Instr, stack: Stack, sim: Any) -> None:
+        stack.append(ast.Tuple(elts=sim.pop_n(stack, ins.arg, ins), ctx=ast.Load()))
+
+    def op_BUILD_LIST(self, ins: Instr, stack: Stack, sim: Any) -> None:
+        stack.append(ast.List(elts=sim.pop_n(stack, ins.arg, ins), ctx=ast.Load()))
+
+    def op_BUILD_SET(self, ins: Instr, stack: Stack, sim: Any) -> None:
+        stack.append(ast.Set(elts=sim.pop_n(stack, ins.arg, ins)))
+
+    def op_BUILD_MAP(self, ins: Instr, stack: Stack, sim: Any) -> None:
+        items = sim.pop_n(stack, 2 * ins.arg, ins)
+        stack.append(ast.Dict(keys=items[0::2], values=items[1::2]))
+
+    def op_BUILD_CONST_KEY_MAP(self, ins: Instr, stack: Stack, sim: Any) -> None:
+        keys = sim.pop_expr(stack, ins)
+        values = sim.pop_n(stack, ins.arg, ins)
+        stack.append(ast.Dict(keys=[ast.Constant(value=k) for k in keys.value], values=values))
+
+    def _extend(self, ins: Instr, stack: Stack, sim: Any, starred: bool = True) -> None:
+        item = sim.pop_expr(stack, ins)
+        display = stack[-ins.arg]
+        if isinstance(item, ast.Constant) and isinstance(item.value, (tuple, frozenset)) \
+                and not display.elts:
+            display.elts.extend(ast.Constant(value=v) for v in item.value)
+        elif starred:
+            display.elts.append(ast.Starred(value=item, ctx=ast.Load()))
+        else:
+            display.elts.append(item)
+
+    def op_LIST_EXTEND(self, ins: Instr, stack: Stack, sim: Any) -> None:
+        self._extend(ins, stack, sim)
+
+    op_SET_UPDATE = op_LIST_EXTEND
+
+    def op_LIST_APPEND(self, ins: Instr, stack: Stack, sim: Any) -> None:
+        target = stack[-ins.arg - 1]
+        inside = stack[len(stack) - ins.arg:]
+        item = sim.pop_expr(stack, ins)
+        if any(isinstance(v, M.Iterator) for v in inside):
+            kind = "list" if ins.op == "LIST_APPEND" else "set"
+            sim.emit(ast.Expr(value=_ComprehensionItem(kind, item, None)))
+            target.uncompile_comprehension = kind
+            return
+        target.elts.append(item)
+
+    op_SET_ADD = op_LIST_APPEND
+
+    def op_MAP_ADD(self, ins: Instr, stack: Stack, sim: Any) -> None:
+        value = sim.pop_expr(stack, ins)
+        key = sim.pop_expr(stack, ins)
+        target = stack[-ins.arg]
+        if any(isinstance(v, M.Iterator) for v in stack[len(stack) - ins.arg + 1:]):
+            sim.emit(ast.Expr(value=_ComprehensionItem("dict", key, value)))
+            target.uncompile_comprehension = "dict"
+            return
+        target.keys.append(key)
+        target.values.append(value)
+
+    def op_DICT_UPDATE(self, ins: Instr, stack: Stack, sim: Any) -> None:
+        item = sim.pop_expr(stack, ins)
+        target = stack[-ins.arg]
+        target.keys.append(None)
+        target.values.append(item)
+
+    def op_DICT_MERGE(self, ins: Instr, stack: Stack, sim: Any) -> None:
+        self.op_DICT_UPDATE(ins, stack, sim)
+        stack[-ins.arg].uncompile_call_kwargs = True
+
+    def op_LIST_TO_TUPLE(self, ins: Instr, stack: Stack, sim: Any) -> None:
+        value = sim.pop_expr(stack, ins)
+        stack.append(ast.Tuple(elts=value.elts, ctx=ast.Load()) if isinstance(value, ast.List) else value)
+
+    def op_CALL_INTRINSIC_1(self, ins: Instr, stack: Stack, sim: Any) -> None:
+        if ins.arg == "INTRINSIC_LIST_TO_TUPLE":
+            self.op_LIST_TO_TUPLE(ins, stack, sim)
+        elif ins.arg == "INTRINSIC_UNARY_POSITIVE":
+            stack.append(ast.UnaryOp(op=ast.UAdd(), operand=sim.pop_expr(stack, ins)))
+        elif ins.arg == "INTRINSIC_IMPORT_STAR":
+            sim.op_IMPORT_STAR(ins, stack)
+            stack.append(M.Discard())
+        elif ins.arg == "INTRINSIC_PRINT":
+            sim.emit(ast.Expr(value=sim.pop_expr(stack, ins)))
+            stack.append(M.Discard())
+        elif ins.arg == "INTRINSIC_STOPITERATION_ERROR":
+            pass
+        else:
+            raise sim.fail(ins, "unsupported intrinsic %s" % ins.arg)
+
+    def op_GET_ITER(self, ins: Instr, stack: Stack, sim: Any) -> None:
+        stack.append(M.Iterator(sim.pop_expr(stack, ins)))
+
+    op_GET_AITER = op_GET_ITER
+
+    # -- f-strings ----------------------------------------------------------------------
+
+    def op_FORMAT_VALUE(self, ins: Instr, stack: Stack, sim: Any) -> None:
+        conversion, has_spec = ins.arg
+        spec = sim.pop_expr(stack, ins) if has_spec else None
+        value = sim.pop_expr(stack, ins)
+        stack.append(ast.FormattedValue(value=value, conversion=conversion, format_spec=_joined(spec)))
+
+    def op_CONVERT_VALUE(self, ins: Instr, stack: Stack, sim: Any) -> None:
+        value = sim.pop_expr(stack, ins)
+        value.uncompile_conversion = ins.arg
+        stack.append(value)
+
+    def op_FORMAT_SIMPLE(self, ins: Instr, stack: Stack, sim: Any) -> None:
+        value = sim.pop_expr(stack, ins)
+        conversion = getattr(value, "uncompile_conversion", -1)
+        stack.append(ast.FormattedValue(value=value, conversion=conversion, format_spec=None))
+
+    def op_FORMAT_WITH_SPEC(self, ins: Instr, stack: Stack, sim: Any) -> None:
+        spec = sim.pop_expr(stack, ins)
+        value = sim.pop_expr(stack, ins)
+        conversion = getattr(value, "uncompile_conversion", -1)
+        stack.append(ast.FormattedValue(value=value, conversion=conversion, format_spec=_joined(spec)))
+
+    def op_BUILD_STRING(self, ins: Instr, stack: Stack, sim: Any) -> None:
+        parts: List[ast.expr] = []
+        for part in sim.pop_n(stack, ins.arg, ins):
+            parts.extend(part.values if isinstance(part, ast.JoinedStr) else [part])
+        stack.append(ast.JoinedStr(values=parts))
+
+    # -- functions and classes --------------------------------------------------------
+
+    def op_MAKE_FUNCTION(self, ins: Instr, stack: Stack, sim: Any) -> None:
+        if V.VERSION <= (3, 10):
+            sim.pop(stack, ins)  # qualified name
+        code = sim.pop_expr(stack, ins).value
+        value = M.FunctionValue(code)
+        flags = ins.arg or 0
+        for bit, field in ((8, "closure"), (4, "annotations"), (2, "kwdefaults"), (1, "defaults")):
+            if flags & bit:
+                setattr(value, field, sim.pop(stack, ins))
+        stack.append(value)
+
+    def op_SET_FUNCTION_ATTRIBUTE(self, ins: Instr, stack: Stack, sim: Any) -> None:
+        func = sim.pop(stack, ins)
+        attribute = sim.pop(stack, ins)
+        field = {8: "closure", 4: "annotations", 2: "kwdefaults", 1: "defaults", 16: "annotations"}
+        setattr(func, field.get(ins.arg, "annotations"), attribute)
+        stack.append(func)
+
+
+class _ComprehensionItem(ast.expr):
+    """``LIST_APPEND``/``SET_ADD``/``MAP_ADD`` into a comprehension's result (internal)."""
+
+    _fields = ("kind", "key", "value")
+
+    def __init__(self, kind: str, key: ast.expr, value: Optional[ast.expr]) -> None:
+        super().__init__()
+        self.kind = kind
+        self.key = key
+        self.value = value
+
+
+ComprehensionItem = _ComprehensionItem
+
+
+def _joined(spec: Optional[ast.expr]) -> Optional[ast.expr]:
+    if spec is None:
+        return None
+    if isinstance(spec, ast.JoinedStr):
+        return spec
+    return ast.JoinedStr(values=[spec])

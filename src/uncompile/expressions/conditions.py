@@ -1,0 +1,125 @@
+"""Boolean expressions rebuilt from short-circuit jumps.
+
+A run of blocks that each compute one value and end in a conditional jump is a set of
+*nodes*, each with a truthy exit and a falsy exit. An exit is another node, a block outside
+the run, or ``VALUE`` (the value itself reaches the merge point, as in ``x = a or b``).
+Adjacent nodes are merged until no rule applies:
+
+* ``A.true is B and A.false == B.false``  ->  ``A and B``
+* ``A.false is B and A.true == B.true``   ->  ``A or B``
+* the same with ``not A`` when A's exits are blocks (the compiler folds ``not`` into jumps)
+* ``A.true is B, A.false is C``, B and C values  ->  ``B if A else C``
+
+What is left in front is an ``if`` condition (exits are blocks) or a value.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any, List, Optional, Tuple
+
+#: Exit kind for "the node's value reaches the merge point".
+VALUE = "value"
+
+Exit = Any  # a block id (int), ("value", merge block id), or a Node
+
+
+class Node:
+    """One condition node; ``entry`` is the block where its evaluation starts."""
+
+    def __init__(self, entry: int, expr: ast.expr, true: Exit, false: Exit) -> None:
+        self.entry = entry
+        self.expr = expr
+        self.true = true
+        self.false = false
+
+    def is_value(self) -> bool:
+        return _is_value(self.true) and _is_value(self.false)
+
+    def __repr__(self) -> str:
+        return "<Node %s t=%r f=%r>" % (self.entry, self.true, self.false)
+
+
+def _is_value(exit: Exit) -> bool:
+    return isinstance(exit, tuple) and exit[0] == VALUE
+
+
+def negate(expr: ast.expr) -> ast.expr:
+    """``not expr``, undoing an existing ``not`` instead of doubling it."""
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
+        return expr.operand
+    return ast.UnaryOp(op=ast.Not(), operand=expr)
+
+
+def _boolop(op: ast.boolop, left: ast.expr, right: ast.expr) -> ast.BoolOp:
+    values: List[ast.expr] = []
+    for side in (left, right):
+        if isinstance(side, ast.BoolOp) and type(side.op) is type(op) and not getattr(side, "uc_par", False):
+            values.extend(side.values)
+        else:
+            values.append(side)
+    node = ast.BoolOp(op=op, values=values)
+    return node
+
+
+def _same(a: Exit, b: Exit) -> bool:
+    if isinstance(a, Node) or isinstance(b, Node):
+        return a is b
+    return a == b
+
+
+def _merge_pair(a: Node, b: Node) -> Optional[Node]:
+    a_true_is_b = a.true is b or a.true == b.entry
+    a_false_is_b = a.false is b or a.false == b.entry
+    if a_true_is_b and _same(a.false, b.false):
+        return Node(a.entry, _boolop(ast.And(), a.expr, b.expr), b.true, b.false)
+    if a_false_is_b and _same(a.true, b.true):
+        return Node(a.entry, _boolop(ast.Or(), a.expr, b.expr), b.true, b.false)
+    if _is_value(a.true) or _is_value(a.false):
+        return None
+    if a_false_is_b and _same(a.true, b.false):
+        return Node(a.entry, _boolop(ast.And(), negate(a.expr), b.expr), b.true, b.false)
+    if a_true_is_b and _same(a.false, b.true):
+        return Node(a.entry, _boolop(ast.Or(), negate(a.expr), b.expr), b.true, b.false)
+    return None
+
+
+def _merge_ternary(a: Node, b: Node, c: Node) -> Optional[Node]:
+    if not (b.is_value() and c.is_value()) or _is_value(a.true) or _is_value(a.false):
+        return None
+    if not _same(b.true, c.true):
+        return None
+    if (a.true is b or a.true == b.entry) and (a.false is c or a.false == c.entry):
+        return Node(a.entry, ast.IfExp(test=a.expr, body=b.expr, orelse=c.expr), b.true, b.false)
+    if (a.false is b or a.false == b.entry) and (a.true is c or a.true == c.entry):
+        return Node(a.entry, ast.IfExp(test=negate(a.expr), body=b.expr, orelse=c.expr), b.true, b.false)
+    return None
+
+
+def reduce_nodes(nodes: List[Node]) -> Tuple[List[Node], List[int]]:
+    """Merge adjacent nodes (rules in the module docstring) until none applies.
+
+    Returns the remaining nodes and, for each, how many original nodes it absorbed.
+    """
+    nodes = list(nodes)
+    sizes = [1] * len(nodes)
+    changed = True
+    while changed and len(nodes) > 1:
+        changed = False
+        for k in range(len(nodes) - 2):
+            merged = _merge_ternary(nodes[k], nodes[k + 1], nodes[k + 2])
+            if merged is not None:
+                nodes[k:k + 3] = [merged]
+                sizes[k:k + 3] = [sum(sizes[k:k + 3])]
+                changed = True
+                break
+        if changed:
+            continue
+        for k in range(len(nodes) - 1):
+            merged = _merge_pair(nodes[k], nodes[k + 1])
+            if merged is not None:
+                nodes[k:k + 2] = [merged]
+                sizes[k:k + 2] = [sizes[k] + sizes[k + 1]]
+                changed = True
+                break
+    return nodes, sizes

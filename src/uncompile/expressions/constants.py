@@ -1,0 +1,27 @@
+"""Constants from ``co_consts`` as expressions (literals, or placeholder names)."""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from .placeholders import has_source_form, placeholder_name
+
+
+def literal(value: Any) -> ast.expr:
+    """A literal expression for *value*, which has a source form."""
+    if isinstance(value, frozenset):
+        return ast.Set(elts=[literal(item) for item in value]) if value else ast.Call(
+            func=ast.Name(id="frozenset", ctx=ast.Load()), args=[], keywords=[])
+    if isinstance(value, tuple) and any(isinstance(item, frozenset) for item in value):
+        return ast.Tuple(elts=[literal(item) for item in value], ctx=ast.Load())
+    return ast.Constant(value=value)
+
+
+def constant_expr(value: Any, index: Any) -> ast.expr:
+    """``co_consts[index]`` (which is *value*) as an expression."""
+    if has_source_form(value):
+        node = literal(value)
+        node.uncompile_const = True  # type: ignore[attr-defined]
+        return node
+    return ast.Name(id=placeholder_name(value, index if isinstance(index, int) else 0), ctx=ast.Load())

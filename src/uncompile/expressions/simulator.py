@@ -1,0 +1,455 @@
+"""Symbolic execution of straight-line instructions into expressions and statements.
+
+:class:`Simulator` executes one neutral instruction at a time (:meth:`Simulator.step`) on
+a stack of ``ast.expr`` nodes and markers (:mod:`uncompile.expressions.values`), appending
+the simple statements it completes (assignments, expression statements, ``return``,
+``raise``, ``del``, imports...) to ``Simulator.out``. Control flow is not its business:
+the structurer (:mod:`uncompile.structure`) drives it block by block.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any, Callable, Dict, List, Optional
+
+from ..bytecode.instructions import Instr
+from ..errors import DecompileError
+from . import values as M
+from .calls import CallBuilder
+from .constants import constant_expr
+from .operators import BINARY, COMPARE, UNARY, binary, compare
+
+Stack = List[Any]
+
+
+def _name(ident: str, ctx: Optional[ast.expr_context] = None) -> ast.Name:
+    if ident == ".0":
+        ident = "_0_"
+    return ast.Name(id=ident, ctx=ctx or ast.Load())
+
+
+def _store(target: ast.expr) -> ast.expr:
+    if isinstance(target, (ast.Name, ast.Attribute, ast.Subscript, ast.Starred)):
+        target.ctx = ast.Store()
+    if isinstance(target, (ast.Tuple, ast.List)):
+        target.ctx = ast.Store()
+    return target
+
+
+class Simulator:
+    """Executes instructions of one code object; see the module docstring."""
+
+    def __init__(self, code: Any, nested: Callable[[Any], Any]) -> None:
+        self.code = code
+        self.out: List[ast.stmt] = []
+        self.pending: List[int] = []
+        self.calls = CallBuilder(code, nested)
+        self.globals_declared: Dict[str, None] = {}
+        self.nonlocals_declared: Dict[str, None] = {}
+        self.chain: Optional[ast.Assign] = None
+
+    # -- statements -------------------------------------------------------------------
+
+    def emit(self, stmt: ast.stmt) -> None:
+        """Append *stmt*, tagging it with the offsets executed since the last statement."""
+        stmt.uncompile_offsets = tuple(self.pending)  # type: ignore[attr-defined]
+        self.pending = []
+        self.out.append(stmt)
+
+    def fail(self, ins: Instr, why: str) -> DecompileError:
+        return DecompileError(why, function=self.code.co_qualname if hasattr(self.code, "co_qualname")
+                              else self.code.co_name, offset=ins.offset, construct=ins.op)
+
+    def assign(self, target: ast.expr, value: Any, stack: Stack, ins: Instr) -> None:
+        """Store *value* into *target*: plain, chained, augmented, unpacking or definition."""
+        target = _store(target)
+        if isinstance(value, M.TargetSlot):
+            self._fill_slot(value, target, stack, ins)
+            return
+        if isinstance(value, M.SavedLocal):
+            return
+        if isinstance(value, M.LoopTarget):
+            value.target = target
+            return
+        if self.chain is not None and value is self.chain.value:
+            self.chain.targets.append(target)
+            if not (stack and stack[-1] is value):
+                chain, self.chain = self.chain, None
+                self.emit(chain)
+            return
+        if stack and stack[-1] is value and not M.is_marker(value):
+            self.chain = ast.Assign(targets=[target], value=value, type_comment=None)
+            return
+        if isinstance(value, ast.BinOp) and getattr(value, "uncompile_inplace", False):
+            self.emit(ast.AugAssign(target=target, op=value.op, value=value.right))
+            return
+        if isinstance(target, ast.Name) and self._import(target.id, value):
+            return
+        if isinstance(value, (M.FunctionValue, M.ClassValue)) and isinstance(target, ast.Name):
+            self.emit(self.calls.definition(value, target.id))
+            return
+        self.emit(ast.Assign(targets=[target], value=self.expr(value, ins), type_comment=None))
+
+    def _import(self, name: str, value: Any) -> bool:
+        """Emit ``import``/``from ... import`` for storing an import result; False if not one."""
+        info = getattr(value, "uncompile_import", None)
+        if info is not None:
+            module = info[0]
+            asname = None if module.split(".")[0] == name else name
+            if asname is None and module != name and "." not in module:
+                asname = name
+            self.emit(ast.Import(names=[ast.alias(name=module, asname=asname)]))
+            return True
+        attr = getattr(value, "uncompile_import_from", None)
+        if attr is None:
+            return False
+        module_node = value.value
+        info = getattr(module_node, "uncompile_import", ("", 0, None))
+        if info[2] is None:  # import a.b as c
+            self.emit(ast.Import(names=[ast.alias(name=info[0], asname=name)]))
+            return True
+        alias = ast.alias(name=attr, asname=None if attr == name else name)
+        last = self.out[-1] if self.out else None
+        if isinstance(last, ast.ImportFrom) and getattr(last, "uncompile_module", None) is module_node \
+                and not self.pending[:-1]:
+            last.names.append(alias)
+            last.uncompile_offsets += tuple(self.pending)  # type: ignore[attr-defined]
+            self.pending = []
+            return True
+        node = ast.ImportFrom(module=info[0] or None, names=[alias], level=info[1])
+        node.uncompile_module = module_node  # type: ignore[attr-defined]
+        self.emit(node)
+        return True
+
+    def _fill_slot(self, slot: M.TargetSlot, target: ast.expr, stack: Stack, ins: Instr) -> None:
+        owner = slot.owner
+        if slot.position == owner.star:
+            target = ast.Starred(value=target, ctx=ast.Store())
+        owner.targets[slot.position] = target
+        owner.filled += 1
+        if owner.filled < len(owner.targets):
+            return
+        whole = ast.Tuple(elts=list(owner.targets), ctx=ast.Store())
+        self.assign(whole, owner.value, stack, ins)
+
+    def expr(self, value: Any, ins: Instr) -> ast.expr:
+        """*value* as an expression; markers that have none are an error."""
+        if isinstance(value, ast.expr):
+            return value
+        if isinstance(value, M.FunctionValue):
+            return self.calls.function_expr(value)
+        raise self.fail(ins, "stack holds %r where an expression is needed" % (value,))
+
+    def pop(self, stack: Stack, ins: Instr) -> Any:
+        if not stack:
+            raise self.fail(ins, "value stack underflow")
+        return stack.pop()
+
+    def pop_expr(self, stack: Stack, ins: Instr) -> ast.expr:
+        return self.expr(self.pop(stack, ins), ins)
+
+    def pop_n_raw(self, stack: Stack, n: int, ins: Instr) -> List[Any]:
+        if n > len(stack):
+            raise self.fail(ins, "value stack underflow")
+        items = stack[len(stack) - n:] if n else []
+        del stack[len(stack) - n:]
+        return items
+
+    def pop_n(self, stack: Stack, n: int, ins: Instr) -> List[ast.expr]:
+        if n > len(stack):
+            raise self.fail(ins, "value stack underflow")
+        items = stack[len(stack) - n:] if n else []
+        del stack[len(stack) - n:]
+        return [self.expr(item, ins) for item in items]
+
+    # -- the instruction dispatcher --------------------------------------------------
+
+    def step(self, ins: Instr, stack: Stack) -> None:
+        """Execute *ins* on *stack*; statements it completes go to ``self.out``."""
+        self.pending.append(ins.offset)
+        handler = getattr(self, "op_" + ins.op, None)
+        if handler is not None:
+            handler(ins, stack)
+            return
+        if ins.op in BINARY:
+            right = self.pop_expr(stack, ins)
+            stack.append(binary(BINARY[ins.op], self.pop_expr(stack, ins), right))
+            return
+        if ins.op in UNARY:
+            stack.append(ast.UnaryOp(op=UNARY[ins.op](), operand=self.pop_expr(stack, ins)))
+            return
+        if not self.calls.step(ins, stack, self):
+            raise self.fail(ins, "unsupported instruction")
+
+    # loads
+
+    def op_LOAD_CONST(self, ins: Instr, stack: Stack) -> None:
+        value, index = ins.arg
+        stack.append(constant_expr(value, index))
+
+    def op_LOAD_FAST(self, ins: Instr, stack: Stack) -> None:
+        stack.append(_name(ins.arg))
+
+    op_LOAD_NAME = op_LOAD_DEREF = op_LOAD_CLASSDEREF = op_LOAD_CLOSURE = op_LOAD_FAST
+    op_LOAD_FROM_DICT_OR_DEREF = op_LOAD_FAST
+
+    def op_LOAD_FROM_DICT_OR_GLOBALS(self, ins: Instr, stack: Stack) -> None:
+        self.pop(stack, ins)
+        stack.append(_name(ins.arg))
+
+    def op_LOAD_LOCALS(self, ins: Instr, stack: Stack) -> None:
+        stack.append(M.Discard())
+
+    def op_LOAD_GLOBAL(self, ins: Instr, stack: Stack) -> None:
+        name, null = ins.arg
+        if null and not self.calls.null_above:
+            stack.append(M.Null())
+        stack.append(_name(name))
+        if null and self.calls.null_above:
+            stack.append(M.Null())
+
+    def op_LOAD_ATTR(self, ins: Instr, stack: Stack) -> None:
+        name, method = ins.arg
+        obj = self.pop_expr(stack, ins)
+        stack.append(ast.Attribute(value=obj, attr=name, ctx=ast.Load()))
+        if method:
+            stack.append(M.Null())
+
+    def op_PUSH_NULL(self, ins: Instr, stack: Stack) -> None:
+        stack.append(M.Null())
+
+    def op_LOAD_ASSERTION_ERROR(self, ins: Instr, stack: Stack) -> None:
+        stack.append(_name("AssertionError"))
+
+    def op_LOAD_BUILD_CLASS(self, ins: Instr, stack: Stack) -> None:
+        stack.append(M.BuildClass())
+
+    # stores
+
+    def op_STORE_FAST(self, ins: Instr, stack: Stack) -> None:
+        self.assign(_name(ins.arg), self.pop(stack, ins), stack, ins)
+
+    op_STORE_NAME = op_STORE_FAST
+
+    def op_STORE_GLOBAL(self, ins: Instr, stack: Stack) -> None:
+        self.globals_declared[ins.arg] = None
+        self.op_STORE_FAST(ins, stack)
+
+    def op_STORE_DEREF(self, ins: Instr, stack: Stack) -> None:
+        if ins.arg in self.code.co_freevars:
+            self.nonlocals_declared[ins.arg] = None
+        self.op_STORE_FAST(ins, stack)
+
+    def op_STORE_ATTR(self, ins: Instr, stack: Stack) -> None:
+        obj = self.pop_expr(stack, ins)
+        value = self.pop(stack, ins)
+        self.assign(ast.Attribute(value=obj, attr=ins.arg, ctx=ast.Store()), value, stack, ins)
+
+    def op_STORE_SUBSCR(self, ins: Instr, stack: Stack) -> None:
+        key = self.pop_expr(stack, ins)
+        obj = self.pop_expr(stack, ins)
+        value = self.pop(stack, ins)
+        self.assign(ast.Subscript(value=obj, slice=key, ctx=ast.Store()), value, stack, ins)
+
+    def op_STORE_SLICE(self, ins: Instr, stack: Stack) -> None:
+        stop = self.pop_expr(stack, ins)
+        start = self.pop_expr(stack, ins)
+        obj = self.pop_expr(stack, ins)
+        value = self.pop(stack, ins)
+        target = ast.Subscript(value=obj, slice=_slice(start, stop, None), ctx=ast.Store())
+        self.assign(target, value, stack, ins)
+
+    def op_UNPACK_SEQUENCE(self, ins: Instr, stack: Stack) -> None:
+        self._unpack(M.Unpack(self.pop(stack, ins), ins.arg), stack)
+
+    def op_UNPACK_EX(self, ins: Instr, stack: Stack) -> None:
+        before, after = ins.arg & 0xFF, ins.arg >> 8
+        self._unpack(M.Unpack(self.pop(stack, ins), before + 1 + after, before), stack)
+
+    def _unpack(self, unpack: M.Unpack, stack: Stack) -> None:
+        for position in reversed(range(len(unpack.targets))):
+            stack.append(M.TargetSlot(unpack, position))
+
+    # deletes
+
+    def op_DELETE_FAST(self, ins: Instr, stack: Stack) -> None:
+        self.emit(ast.Delete(targets=[_name(ins.arg, ast.Del())]))
+
+    op_DELETE_NAME = op_DELETE_FAST
+
+    def op_DELETE_GLOBAL(self, ins: Instr, stack: Stack) -> None:
+        self.globals_declared[ins.arg] = None
+        self.op_DELETE_FAST(ins, stack)
+
+    def op_DELETE_DEREF(self, ins: Instr, stack: Stack) -> None:
+        if ins.arg in self.code.co_freevars:
+            self.nonlocals_declared[ins.arg] = None
+        self.op_DELETE_FAST(ins, stack)
+
+    def op_DELETE_ATTR(self, ins: Instr, stack: Stack) -> None:
+        obj = self.pop_expr(stack, ins)
+        self.emit(ast.Delete(targets=[ast.Attribute(value=obj, attr=ins.arg, ctx=ast.Del())]))
+
+    def op_DELETE_SUBSCR(self, ins: Instr, stack: Stack) -> None:
+        key = self.pop_expr(stack, ins)
+        obj = self.pop_expr(stack, ins)
+        self.emit(ast.Delete(targets=[ast.Subscript(value=obj, slice=key, ctx=ast.Del())]))
+
+    # stack shuffles
+
+    def op_POP_TOP(self, ins: Instr, stack: Stack) -> None:
+        value = self.pop(stack, ins)
+        if hasattr(value, "uncompile_import"):
+            return
+        if isinstance(value, ast.NamedExpr) or not M.is_marker(value):
+            if value is getattr(self.chain, "value", None):
+                return
+            self.emit(ast.Expr(value=value))
+
+    def op_COPY(self, ins: Instr, stack: Stack) -> None:
+        if ins.arg > len(stack):
+            raise self.fail(ins, "value stack underflow")
+        stack.append(stack[-ins.arg])
+
+    def op_SWAP(self, ins: Instr, stack: Stack) -> None:
+        if ins.arg > len(stack):
+            raise self.fail(ins, "value stack underflow")
+        stack[-1], stack[-ins.arg] = stack[-ins.arg], stack[-1]
+
+    def op_ROT_THREE(self, ins: Instr, stack: Stack) -> None:
+        stack.insert(len(stack) - 2, self.pop(stack, ins))
+
+    def op_ROT_FOUR(self, ins: Instr, stack: Stack) -> None:
+        stack.insert(len(stack) - 3, self.pop(stack, ins))
+
+    def op_ROT_N(self, ins: Instr, stack: Stack) -> None:
+        stack.insert(len(stack) - ins.arg + 1, self.pop(stack, ins))
+
+    def op_DUP_TOP_TWO(self, ins: Instr, stack: Stack) -> None:
+        stack.extend(stack[-2:])
+
+    # expressions
+
+    def op_COMPARE_OP(self, ins: Instr, stack: Stack) -> None:
+        right = self.pop_expr(stack, ins)
+        stack.append(compare(COMPARE[ins.arg], self.pop_expr(stack, ins), right))
+
+    def op_IS_OP(self, ins: Instr, stack: Stack) -> None:
+        right = self.pop_expr(stack, ins)
+        op = ast.IsNot() if ins.arg else ast.Is()
+        stack.append(compare(op, self.pop_expr(stack, ins), right))
+
+    def op_CONTAINS_OP(self, ins: Instr, stack: Stack) -> None:
+        right = self.pop_expr(stack, ins)
+        op = ast.NotIn() if ins.arg else ast.In()
+        stack.append(compare(op, self.pop_expr(stack, ins), right))
+
+    def op_BINARY_OP(self, ins: Instr, stack: Stack) -> None:
+        right = self.pop_expr(stack, ins)
+        left = self.pop_expr(stack, ins)
+        node = binary(ins.arg.rstrip("="), left, right)
+        if ins.arg.endswith("=") and ins.arg not in ("==",):
+            node.uncompile_inplace = True  # type: ignore[attr-defined]
+        stack.append(node)
+
+    def op_BINARY_SUBSCR(self, ins: Instr, stack: Stack) -> None:
+        key = self.pop_expr(stack, ins)
+        stack.append(ast.Subscript(value=self.pop_expr(stack, ins), slice=key, ctx=ast.Load()))
+
+    def op_BINARY_SLICE(self, ins: Instr, stack: Stack) -> None:
+        stop = self.pop_expr(stack, ins)
+        start = self.pop_expr(stack, ins)
+        obj = self.pop_expr(stack, ins)
+        stack.append(ast.Subscript(value=obj, slice=_slice(start, stop, None), ctx=ast.Load()))
+
+    def op_BUILD_SLICE(self, ins: Instr, stack: Stack) -> None:
+        parts = self.pop_n(stack, ins.arg, ins)
+        stack.append(_slice(parts[0], parts[1], parts[2] if len(parts) > 2 else None))
+
+    def op_UNARY_NOT(self, ins: Instr, stack: Stack) -> None:
+        stack.append(ast.UnaryOp(op=ast.Not(), operand=self.pop_expr(stack, ins)))
+
+    # statements
+
+    def op_RETURN_VALUE(self, ins: Instr, stack: Stack) -> None:
+        value = self.pop_expr(stack, ins)
+        self.emit(ast.Return(value=value))
+
+    def op_RAISE_VARARGS(self, ins: Instr, stack: Stack) -> None:
+        parts = self.pop_n(stack, ins.arg, ins)
+        exc = parts[0] if parts else None
+        cause = parts[1] if len(parts) > 1 else None
+        self.emit(ast.Raise(exc=exc, cause=cause))
+
+    def op_YIELD_VALUE(self, ins: Instr, stack: Stack) -> None:
+        stack.append(ast.Yield(value=self.pop_expr(stack, ins)))
+
+    def op_YIELD_FROM(self, ins: Instr, stack: Stack) -> None:
+        stack.append(ast.YieldFrom(value=self.pop_expr(stack, ins)))
+
+    def op_GET_YIELD_FROM_ITER(self, ins: Instr, stack: Stack) -> None:
+        pass
+
+    def op_AWAIT(self, ins: Instr, stack: Stack) -> None:
+        stack.append(ast.Await(value=self.pop_expr(stack, ins)))
+
+    def op_RETURN_GENERATOR(self, ins: Instr, stack: Stack) -> None:
+        stack.append(M.Discard())
+
+    def op_GEN_START(self, ins: Instr, stack: Stack) -> None:
+        self.pop(stack, ins)
+
+    def op_PRINT_EXPR(self, ins: Instr, stack: Stack) -> None:
+        self.emit(ast.Expr(value=self.pop_expr(stack, ins)))
+
+    def op_SETUP_ANNOTATIONS(self, ins: Instr, stack: Stack) -> None:
+        pass
+
+    def op_IMPORT_NAME(self, ins: Instr, stack: Stack) -> None:
+        fromlist = self.pop_expr(stack, ins)
+        level = self.pop_expr(stack, ins)
+        node = ast.Call(func=_name("__import__"), args=[ast.Constant(value=ins.arg), fromlist, level],
+                        keywords=[])
+        node.uncompile_import = (ins.arg, getattr(level, "value", 0),  # type: ignore[attr-defined]
+                                 getattr(fromlist, "value", None))
+        stack.append(node)
+
+    def op_IMPORT_FROM(self, ins: Instr, stack: Stack) -> None:
+        module = stack[-1] if stack else None
+        node = ast.Attribute(value=module, attr=ins.arg, ctx=ast.Load())
+        node.uncompile_import_from = ins.arg  # type: ignore[attr-defined]
+        stack.append(node)
+
+    def op_IMPORT_STAR(self, ins: Instr, stack: Stack) -> None:
+        module = self.pop(stack, ins)
+        info = getattr(module, "uncompile_import", None)
+        if info is None:
+            raise self.fail(ins, "import * of something that is not an import")
+        self.emit(ast.ImportFrom(module=info[0] or None, names=[ast.alias(name="*", asname=None)],
+                                 level=info[1]))
+
+
+    # exception handling bookkeeping
+
+    def op_PUSH_EXC_INFO(self, ins: Instr, stack: Stack) -> None:
+        value = self.pop(stack, ins)
+        stack.append(M.Discard())
+        stack.append(value)
+
+    def op_POP_EXCEPT(self, ins: Instr, stack: Stack) -> None:
+        self.pop(stack, ins)
+
+    def op_RERAISE(self, ins: Instr, stack: Stack) -> None:
+        pass
+
+    def op_LOAD_FAST_AND_CLEAR(self, ins: Instr, stack: Stack) -> None:
+        stack.append(M.SavedLocal())
+
+
+def _slice(start: Optional[ast.expr], stop: Optional[ast.expr], step: Optional[ast.expr]) -> ast.Slice:
+    def part(node: Optional[ast.expr]) -> Optional[ast.expr]:
+        if isinstance(node, ast.Constant) and node.value is None:
+            return None
+        return node
+
+    return ast.Slice(lower=part(start), upper=part(stop), step=part(step))

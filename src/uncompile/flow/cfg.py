@@ -1,0 +1,100 @@
+"""Basic blocks and the control-flow graph of one code object.
+
+Blocks split at jump targets, after jumps and block-ending instructions, and at the
+boundaries of exception-handler ranges (so a ``try`` body starts a block). Edges are the
+normal control flow only; exception edges are kept separately as handler entries.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Set
+
+from ..bytecode import versions as V
+from ..bytecode.exception_table import Handler
+from ..bytecode.instructions import Instr
+
+ENDS_PATH = frozenset({"RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "RAISE_WITH_TRACEBACK"})
+
+
+class Block:
+    """Instructions ``instrs[start:end]``; ``succs`` are block ids of normal successors."""
+
+    __slots__ = ("id", "start", "end", "offset", "succs", "preds", "jump", "fall")
+
+    def __init__(self, ident: int, start: int, end: int, offset: int) -> None:
+        self.id = ident
+        self.start = start
+        self.end = end
+        self.offset = offset
+        self.succs: List[int] = []
+        self.preds: List[int] = []
+        self.jump: Optional[int] = None  # block id a jump at the end goes to
+        self.fall: Optional[int] = None  # block id reached by falling through
+
+    def __repr__(self) -> str:
+        return "<Block %d @%d [%d:%d] jump=%s fall=%s>" % (
+            self.id, self.offset, self.start, self.end, self.jump, self.fall)
+
+
+class ControlFlowGraph:
+    """Blocks in layout order plus lookup from offsets to blocks."""
+
+    def __init__(self, instrs: List[Instr], handlers: List[Handler]) -> None:
+        self.instrs = instrs
+        self.handlers = handlers
+        self.index_of: Dict[int, int] = {}
+        for ins in instrs:
+            self.index_of.setdefault(ins.offset, ins.index)
+        self.blocks: List[Block] = []
+        self.block_at_index: Dict[int, int] = {}
+        self._build()
+
+    def index_for(self, offset: int) -> int:
+        """Index of the first instruction at or after *offset*."""
+        if offset in self.index_of:
+            return self.index_of[offset]
+        for ins in self.instrs:
+            if ins.offset >= offset:
+                return ins.index
+        return len(self.instrs)
+
+    def block_of_offset(self, offset: int) -> Optional[Block]:
+        index = self.index_for(offset)
+        ident = self.block_at_index.get(index)
+        return self.blocks[ident] if ident is not None else None
+
+    def _build(self) -> None:
+        instrs = self.instrs
+        leaders: Set[int] = {0}
+        for ins in instrs:
+            if ins.target is not None:
+                leaders.add(self.index_for(ins.target))
+                leaders.add(ins.index + 1)
+            elif ins.op in ENDS_PATH:
+                leaders.add(ins.index + 1)
+        for entry in self.handlers:
+            for offset in (entry.start, entry.end, entry.target):
+                leaders.add(self.index_for(offset))
+        starts = sorted(i for i in leaders if i < len(instrs))
+        for ident, start in enumerate(starts):
+            end = starts[ident + 1] if ident + 1 < len(starts) else len(instrs)
+            self.blocks.append(Block(ident, start, end, instrs[start].offset))
+            self.block_at_index[start] = ident
+        for block in self.blocks:
+            last = instrs[block.end - 1]
+            if last.target is not None and not last.op.startswith("SETUP_"):
+                block.jump = self.block_at_index.get(self.index_for(last.target))
+            if last.op not in ENDS_PATH and last.op != "JUMP" and block.end < len(instrs):
+                block.fall = block.id + 1
+            for succ in (block.fall, block.jump):
+                if succ is not None and succ not in block.succs:
+                    block.succs.append(succ)
+                    self.blocks[succ].preds.append(block.id)
+
+
+def last_instr(cfg: ControlFlowGraph, block: Block) -> Instr:
+    """The block's final instruction."""
+    return cfg.instrs[block.end - 1]
+
+
+__all__ = ["Block", "ControlFlowGraph", "last_instr", "V"]

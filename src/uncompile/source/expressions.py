@@ -1,0 +1,356 @@
+"""Printing expressions with the fewest parentheses that keep their meaning.
+
+:meth:`ExpressionPrinter.expression` renders a node and wraps it in parentheses when its
+own precedence is below what the surrounding syntax requires. The printer also writes
+the pieces that statements share with expressions: argument lists, comprehension
+clauses, subscripts, keywords and type parameters.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+from .fstrings import NESTING_IS_FREE, formatted_string
+from .literals import constant_literal
+from .precedence import (
+    BINARY_OPERATORS,
+    BINARY_PRECEDENCE,
+    BOOLEAN_OPERATORS,
+    BOOLEAN_PRECEDENCE,
+    COMPARISON_OPERATORS,
+    UNARY_OPERATORS,
+    UNARY_PRECEDENCE,
+    Precedence,
+)
+
+Rendered = Tuple[str, Precedence]
+
+_SET_CONTEXT_COMPARISONS = (ast.In, ast.NotIn)
+
+
+def optional(node: ast.AST, name: str, default: Any = None) -> Any:
+    """Field *name* of *node*, or *default* when it was never set.
+
+    Before Python 3.13 a node built without an optional field (``returns``, ``orelse``,
+    ``keywords`` ...) has no such attribute at all; the printer treats it as absent.
+    """
+    return getattr(node, name, default)
+
+
+class ExpressionPrinter:
+    """Renders ``ast.expr`` nodes (and argument lists, comprehensions, type parameters)."""
+
+    def __init__(self) -> None:
+        #: Quotes of the f-strings being written around the current expression.
+        self.forbidden_quotes: List[str] = []
+        self._renderers: Dict[type, Callable[[ast.AST], Rendered]] = {}
+
+    # -- entry points --------------------------------------------------------------
+
+    def expression(self, node: ast.expr, minimum: Precedence = Precedence.TEST) -> str:
+        """*node* as source, parenthesized if its precedence is below *minimum*."""
+        text, precedence = self._render(node)
+        return "(%s)" % text if precedence < minimum else text
+
+    def iterable(self, node: ast.expr, minimum: Precedence) -> str:
+        """Like :meth:`expression` for something iterated over or tested with ``in``.
+
+        There a frozenset constant comes from a set display, so it is written as one.
+        """
+        if isinstance(node, ast.Constant) and isinstance(node.value, frozenset) and node.value:
+            return constant_literal(node.value, self.forbidden_quotes, as_set=True)[0]
+        return self.expression(node, minimum)
+
+    def target_list(self, node: ast.expr) -> str:
+        """An assignment or ``for`` target: a tuple needs no parentheses there."""
+        return self.expression(node, Precedence.TUPLE)
+
+    def _render(self, node: ast.AST) -> Rendered:
+        renderer = self._renderers.get(type(node))
+        if renderer is None:
+            method = getattr(self, "_" + type(node).__name__, None)
+            if method is None:
+                raise ValueError("cannot print expression node %s" % type(node).__name__)
+            renderer = self._renderers[type(node)] = method
+        return renderer(node)
+
+    # -- atoms ---------------------------------------------------------------------
+
+    def _Name(self, node: ast.Name) -> Rendered:
+        return node.id, Precedence.ATOM
+
+    def _Constant(self, node: ast.Constant) -> Rendered:
+        # Inside an f-string field before 3.12 no backslash may appear.
+        without_backslash = bool(self.forbidden_quotes) and not NESTING_IS_FREE
+        return constant_literal(node.value, self.forbidden_quotes, kind=getattr(node, "kind", None),
+                                without_backslash=without_backslash)
+
+    def _JoinedStr(self, node: ast.JoinedStr) -> Rendered:
+        return formatted_string(self, node.values, "f"), Precedence.ATOM
+
+    def _FormattedValue(self, node: ast.FormattedValue) -> Rendered:
+        return formatted_string(self, [node], "f"), Precedence.ATOM
+
+    def _TemplateStr(self, node: ast.expr) -> Rendered:
+        return formatted_string(self, node.values, "t"), Precedence.ATOM  # type: ignore[attr-defined]
+
+    def _Interpolation(self, node: ast.expr) -> Rendered:
+        return formatted_string(self, [node], "t"), Precedence.ATOM
+
+    def _Attribute(self, node: ast.Attribute) -> Rendered:
+        value = self.expression(node.value, Precedence.ATOM)
+        if isinstance(node.value, ast.Constant) and type(node.value.value) is int and value[0] != "(":
+            value = "(%s)" % value  # ``1.real`` would read as a float literal
+        return "%s.%s" % (value, node.attr), Precedence.ATOM
+
+    def _Subscript(self, node: ast.Subscript) -> Rendered:
+        value = self.expression(node.value, Precedence.ATOM)
+        return "%s[%s]" % (value, self.subscript(node.slice)), Precedence.ATOM
+
+    def subscript(self, node: ast.AST) -> str:
+        """The text between the brackets of a subscript (slices, tuples, 3.8 Index/ExtSlice)."""
+        if isinstance(node, ast.Slice):
+            return self._slice_text(node)
+        kind = type(node).__name__
+        if kind == "Index":  # Python 3.8
+            return self.subscript(node.value)  # type: ignore[attr-defined]
+        if kind == "ExtSlice":  # Python 3.8
+            return self._subscript_items(node.dims)  # type: ignore[attr-defined]
+        if isinstance(node, ast.Tuple) and node.elts:
+            if any(isinstance(item, ast.Slice) for item in node.elts):
+                return self._subscript_items(node.elts)
+            if any(isinstance(item, ast.Starred) for item in node.elts):
+                return self.expression(node, Precedence.ATOM)  # a[*b] only from 3.11
+        assert isinstance(node, ast.expr)
+        return self.expression(node, Precedence.TUPLE)
+
+    def _subscript_items(self, items: Sequence[ast.AST]) -> str:
+        text = ", ".join(self.subscript(item) for item in items)
+        return text + "," if len(items) == 1 else text
+
+    def _slice_text(self, node: ast.Slice) -> str:
+        bounds = [optional(node, name) for name in ("lower", "upper", "step")]
+        texts = ["" if bound is None else self.expression(bound) for bound in bounds]
+        return ":".join(texts if bounds[2] is not None else texts[:2])
+
+    def _Slice(self, node: ast.Slice) -> Rendered:
+        return self._slice_text(node), Precedence.ATOM
+
+    def _Call(self, node: ast.Call) -> Rendered:
+        function = self.expression(node.func, Precedence.ATOM)
+        arguments = self.call_arguments(optional(node, "args", []), optional(node, "keywords", []))
+        return "%s(%s)" % (function, arguments), Precedence.ATOM
+
+    def call_arguments(self, args: List[ast.expr], keywords: List[ast.keyword]) -> str:
+        """The inside of a call's (or a class definition's) parentheses."""
+        if len(args) == 1 and not keywords and isinstance(args[0], ast.GeneratorExp):
+            return self._comprehension_body(args[0])
+        pieces = [self._positional(arg) for arg in args]
+        pieces.extend(self.keyword(keyword) for keyword in keywords)
+        return ", ".join(pieces)
+
+    def _positional(self, arg: ast.expr) -> str:
+        if isinstance(arg, ast.Starred):
+            return "*" + self.expression(arg.value)
+        return self.named_expression(arg)
+
+    def named_expression(self, node: ast.expr) -> str:
+        """Where the grammar says ``named_expression`` (tests, call arguments, decorators).
+
+        An assignment expression needs no parentheses there; anything looser than a
+        conditional expression (a tuple, ``yield``) still does.
+        """
+        if isinstance(node, ast.NamedExpr):
+            return self._render(node)[0]
+        return self.expression(node)
+
+    def keyword(self, node: ast.keyword) -> str:
+        """``name=value`` or ``**mapping``."""
+        if optional(node, "arg") is None:
+            return "**" + self.expression(node.value)
+        return "%s=%s" % (node.arg, self.expression(node.value))
+
+    # -- displays and comprehensions ----------------------------------------------
+
+    def _Tuple(self, node: ast.Tuple) -> Rendered:
+        items = [self.expression(item) for item in node.elts]
+        if not items:
+            return "()", Precedence.ATOM
+        if len(items) == 1:
+            return "(%s,)" % items[0], Precedence.ATOM
+        return ", ".join(items), Precedence.TUPLE
+
+    def _List(self, node: ast.List) -> Rendered:
+        return "[%s]" % ", ".join(self.expression(item) for item in node.elts), Precedence.ATOM
+
+    def _Set(self, node: ast.Set) -> Rendered:
+        if not node.elts:
+            return "{*()}", Precedence.ATOM
+        return "{%s}" % ", ".join(self.expression(item) for item in node.elts), Precedence.ATOM
+
+    def _Dict(self, node: ast.Dict) -> Rendered:
+        items = []
+        for key, value in zip(node.keys, node.values):
+            if key is None:
+                items.append("**" + self.expression(value, Precedence.BOR))
+            else:
+                items.append("%s: %s" % (self.expression(key), self.expression(value)))
+        return "{%s}" % ", ".join(items), Precedence.ATOM
+
+    def _Starred(self, node: ast.Starred) -> Rendered:
+        return "*" + self.expression(node.value, Precedence.BOR), Precedence.ATOM
+
+    def _ListComp(self, node: ast.ListComp) -> Rendered:
+        return "[%s]" % self._comprehension_body(node), Precedence.ATOM
+
+    def _SetComp(self, node: ast.SetComp) -> Rendered:
+        return "{%s}" % self._comprehension_body(node), Precedence.ATOM
+
+    def _GeneratorExp(self, node: ast.GeneratorExp) -> Rendered:
+        return "(%s)" % self._comprehension_body(node), Precedence.ATOM
+
+    def _DictComp(self, node: ast.DictComp) -> Rendered:
+        return "{%s}" % self._comprehension_body(node), Precedence.ATOM
+
+    def _comprehension_body(self, node: ast.expr) -> str:
+        if isinstance(node, ast.DictComp):
+            if node.value is None:  # 3.15: {**d for d in ds}
+                head = "**" + self.expression(node.key, Precedence.BOR)
+            else:
+                head = "%s: %s" % (self.expression(node.key), self.expression(node.value))
+        else:
+            head = self.expression(node.elt)  # type: ignore[attr-defined]
+        clauses = "".join(self._comprehension_clause(clause) for clause in node.generators)  # type: ignore
+        return head + clauses
+
+    def _comprehension_clause(self, node: ast.comprehension) -> str:
+        text = " async for " if optional(node, "is_async") else " for "
+        text += self.target_list(node.target) + " in " + self.iterable(node.iter, Precedence.OR)
+        for condition in optional(node, "ifs", []):
+            text += " if " + self.expression(condition, Precedence.OR)
+        return text
+
+    # -- operators -----------------------------------------------------------------
+
+    def _BinOp(self, node: ast.BinOp) -> Rendered:
+        operator = type(node.op)
+        precedence = BINARY_PRECEDENCE[operator]
+        if operator is ast.Pow:  # right-associative; a unary operand binds looser on the left only
+            base = self.expression(node.left, Precedence.AWAIT)
+            return "%s ** %s" % (base, self.expression(node.right, Precedence.FACTOR)), precedence
+        # Walk down a left-leaning chain (a + b - c + ...) without recursing once per operator.
+        tail: List[Tuple[str, ast.expr]] = []
+        current: ast.expr = node
+        while (isinstance(current, ast.BinOp) and type(current.op) is not ast.Pow
+               and BINARY_PRECEDENCE[type(current.op)] == precedence):
+            tail.append((BINARY_OPERATORS[type(current.op)], current.right))
+            current = current.left
+        pieces = [self.expression(current, precedence)]
+        for symbol, right in reversed(tail):
+            pieces.append(symbol)
+            pieces.append(self.expression(right, precedence.above()))
+        return " ".join(pieces), precedence
+
+    def _UnaryOp(self, node: ast.UnaryOp) -> Rendered:
+        operator = type(node.op)
+        precedence = UNARY_PRECEDENCE[operator]
+        return UNARY_OPERATORS[operator] + self.expression(node.operand, precedence), precedence
+
+    def _BoolOp(self, node: ast.BoolOp) -> Rendered:
+        precedence = BOOLEAN_PRECEDENCE[type(node.op)]
+        separator = " %s " % BOOLEAN_OPERATORS[type(node.op)]
+        return separator.join(self.expression(value, precedence.above()) for value in node.values), precedence
+
+    def _Compare(self, node: ast.Compare) -> Rendered:
+        pieces = [self.expression(node.left, Precedence.BOR)]
+        for operator, comparator in zip(node.ops, node.comparators):
+            pieces.append(COMPARISON_OPERATORS[type(operator)])
+            if isinstance(operator, _SET_CONTEXT_COMPARISONS):
+                pieces.append(self.iterable(comparator, Precedence.BOR))
+            else:
+                pieces.append(self.expression(comparator, Precedence.BOR))
+        return " ".join(pieces), Precedence.CMP
+
+    def _IfExp(self, node: ast.IfExp) -> Rendered:
+        body = self.expression(node.body, Precedence.OR)
+        test = self.expression(node.test, Precedence.OR)
+        orelse = self.expression(node.orelse, Precedence.TEST)
+        return "%s if %s else %s" % (body, test, orelse), Precedence.TEST
+
+    def _Lambda(self, node: ast.Lambda) -> Rendered:
+        arguments = self.arguments(node.args, annotations=False)
+        head = "lambda " + arguments if arguments else "lambda"
+        return "%s: %s" % (head, self.expression(node.body)), Precedence.TEST
+
+    def _NamedExpr(self, node: ast.NamedExpr) -> Rendered:
+        target = self.expression(node.target, Precedence.ATOM)
+        return "%s := %s" % (target, self.expression(node.value)), Precedence.NAMED_EXPR
+
+    def _Await(self, node: ast.Await) -> Rendered:
+        return "await " + self.expression(node.value, Precedence.ATOM), Precedence.AWAIT
+
+    def _Yield(self, node: ast.Yield) -> Rendered:
+        value = optional(node, "value")
+        if value is None:
+            return "yield", Precedence.YIELD
+        return "yield " + self.expression(value, Precedence.TUPLE), Precedence.YIELD
+
+    def _YieldFrom(self, node: ast.YieldFrom) -> Rendered:
+        return "yield from " + self.expression(node.value), Precedence.YIELD
+
+    # -- parameters ----------------------------------------------------------------
+
+    def arguments(self, node: ast.arguments, annotations: bool = True) -> str:
+        """A parameter list: positional-only ``/``, defaults, ``*args``, keyword-only, ``**kw``."""
+        pieces: List[str] = []
+        positional_only = list(optional(node, "posonlyargs", []))
+        positional = positional_only + list(optional(node, "args", []))
+        defaults = optional(node, "defaults", [])
+        first_default = len(positional) - len(defaults)
+        for index, arg in enumerate(positional):
+            default = defaults[index - first_default] if index >= first_default else None
+            pieces.append(self._parameter(arg, default, annotations))
+            if index == len(positional_only) - 1:
+                pieces.append("/")
+        vararg, kwarg = optional(node, "vararg"), optional(node, "kwarg")
+        keyword_only = optional(node, "kwonlyargs", [])
+        if vararg is not None:
+            pieces.append("*" + self._parameter(vararg, None, annotations))
+        elif keyword_only:
+            pieces.append("*")
+        keyword_defaults = optional(node, "kw_defaults", [])
+        keyword_defaults = list(keyword_defaults) + [None] * (len(keyword_only) - len(keyword_defaults))
+        for arg, keyword_default in zip(keyword_only, keyword_defaults):
+            pieces.append(self._parameter(arg, keyword_default, annotations))
+        if kwarg is not None:
+            pieces.append("**" + self._parameter(kwarg, None, annotations))
+        return ", ".join(pieces)
+
+    def _parameter(self, arg: ast.arg, default: Optional[ast.expr], annotations: bool) -> str:
+        text = arg.arg
+        annotation = optional(arg, "annotation")
+        annotated = annotations and annotation is not None
+        if annotated:
+            text += ": " + self.expression(annotation)
+        if default is not None:
+            text += (" = " if annotated else "=") + self.expression(default)
+        return text
+
+    def type_parameters(self, params: Optional[List[ast.AST]]) -> str:
+        """``[T: bound = default, *Ts, **P]`` (Python 3.12+), or nothing."""
+        if not params:
+            return ""
+        return "[%s]" % ", ".join(self._type_parameter(param) for param in params)
+
+    def _type_parameter(self, node: ast.AST) -> str:
+        kind = type(node).__name__
+        prefix = {"TypeVar": "", "TypeVarTuple": "*", "ParamSpec": "**"}[kind]
+        text = prefix + node.name  # type: ignore[attr-defined]
+        bound = getattr(node, "bound", None)
+        if bound is not None:
+            text += ": " + self.expression(bound)
+        default = getattr(node, "default_value", None)
+        if default is not None:
+            text += " = " + self.expression(default)
+        return text

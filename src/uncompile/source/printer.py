@@ -1,0 +1,358 @@
+"""Python source from an ``ast`` tree, with the output lines of every statement.
+
+:func:`emit` prints a module (or any statement or expression) and reports, for every
+statement node it printed, nested ones included, the first and last 1-based line it
+occupies; the debugger maps bytecode offsets to those lines. :func:`to_source` returns
+the text alone. Works on the ASTs of Python 3.8 through 3.15 and needs no ``ast.unparse``.
+
+A statement's span starts at its first decorator, if any, and ends at the last line of
+its last nested block. Exception handlers and ``case`` blocks get spans too.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Callable, Dict, List, NamedTuple, Tuple, Union
+
+from .expressions import ExpressionPrinter, optional
+from .literals import CLEANS_DOCSTRINGS, docstring_compiles_to, docstring_literal
+from .patterns import pattern_source
+from .precedence import BINARY_OPERATORS, Precedence
+
+INDENT = "    "
+
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+class Emitted(NamedTuple):
+    """Printed source and the output lines of each statement."""
+
+    text: str
+    #: (first, last) 1-based output line of every statement node (and handler/case).
+    spans: Dict[ast.AST, Tuple[int, int]]
+
+
+def emit(tree: Union[ast.AST, List[ast.stmt]]) -> Emitted:
+    """Print *tree* (a module, a statement, a list of statements or an expression)."""
+    writer = _StatementWriter()
+    if isinstance(tree, list):
+        if tree:
+            writer.body(tree)
+    elif isinstance(tree, (ast.Module, ast.Interactive)):
+        if tree.body:
+            writer.body(tree.body, docstring=isinstance(tree, ast.Module))
+    elif isinstance(tree, ast.Expression):
+        writer.line(writer.expressions.expression(tree.body, Precedence.TUPLE))
+    elif isinstance(tree, ast.expr):
+        writer.line(writer.expressions.expression(tree, Precedence.TUPLE))
+    elif isinstance(tree, (ast.stmt, ast.excepthandler)) or type(tree).__name__ == "match_case":
+        writer.statement(tree)
+    else:
+        raise ValueError("cannot print %s" % type(tree).__name__)
+    text = "\n".join(writer.lines)
+    return Emitted(text + "\n" if text else "", writer.spans)
+
+
+def to_source(tree: Union[ast.AST, List[ast.stmt]]) -> str:
+    """Python source for *tree*; see :func:`emit`."""
+    return emit(tree).text
+
+
+class _StatementWriter:
+    """Writes statements line by line, tracking indentation and each statement's span."""
+
+    def __init__(self) -> None:
+        self.expressions = ExpressionPrinter()
+        self.lines: List[str] = []
+        self.spans: Dict[ast.AST, Tuple[int, int]] = {}
+        self.line_count = 0  # physical lines so far (a docstring entry may hold several)
+        self.depth = 0
+        self._writers: Dict[type, Callable[[ast.AST], None]] = {}
+
+    # -- layout --------------------------------------------------------------------
+
+    def line(self, text: str) -> None:
+        """Append one logical line at the current indentation."""
+        self.lines.append(INDENT * self.depth + text if text else "")
+        self.line_count += text.count("\n") + 1
+
+    def statement(self, node: ast.AST) -> None:
+        """Write *node* and record its span."""
+        first = self.line_count + 1
+        writer = self._writers.get(type(node))
+        if writer is None:
+            method = getattr(self, "_" + type(node).__name__, None)
+            if method is None:
+                raise ValueError("cannot print statement node %s" % type(node).__name__)
+            writer = self._writers[type(node)] = method
+        writer(node)
+        self.spans[node] = (first, self.line_count)
+
+    def body(self, statements: List[ast.stmt], docstring: bool = False) -> None:
+        """Write a sequence of statements at the current depth (``pass`` if there are none)."""
+        if not statements:
+            self.line("pass")
+            return
+        for index, node in enumerate(statements):
+            if index and (isinstance(node, _DEFINITIONS) or isinstance(statements[index - 1], _DEFINITIONS)):
+                for _ in range(2 if self.depth == 0 else 1):
+                    self.line("")
+            if index == 0 and docstring and _is_docstring(node):
+                self._docstring(node)  # type: ignore[arg-type]
+            else:
+                self.statement(node)
+
+    def block(self, header: str, statements: List[ast.stmt], docstring: bool = False) -> None:
+        """``header:`` followed by the indented *statements*."""
+        self.line(header + ":")
+        self.depth += 1
+        self.body(statements, docstring)
+        self.depth -= 1
+
+    def _docstring(self, node: ast.Expr) -> None:
+        first = self.line_count + 1
+        constant = node.value
+        assert isinstance(constant, ast.Constant) and isinstance(constant.value, str)
+        prefix = "u" if getattr(constant, "kind", None) == "u" else ""
+        self.line(_docstring_text(constant.value, prefix, INDENT * self.depth))
+        self.spans[node] = (first, self.line_count)
+
+    def expression(self, node: ast.expr, minimum: Precedence = Precedence.TEST) -> str:
+        return self.expressions.expression(node, minimum)
+
+    # -- simple statements ---------------------------------------------------------
+
+    def _Expr(self, node: ast.Expr) -> None:
+        self.line(self.expression(node.value, Precedence.YIELD))
+
+    def _Assign(self, node: ast.Assign) -> None:
+        targets = "".join(self.expressions.target_list(target) + " = " for target in node.targets)
+        self.line(targets + self.expression(node.value, Precedence.YIELD))
+
+    def _AugAssign(self, node: ast.AugAssign) -> None:
+        operator = BINARY_OPERATORS[type(node.op)]
+        target = self.expression(node.target)
+        self.line("%s %s= %s" % (target, operator, self.expression(node.value, Precedence.YIELD)))
+
+    def _AnnAssign(self, node: ast.AnnAssign) -> None:
+        target = self.expression(node.target, Precedence.ATOM)
+        if not node.simple and isinstance(node.target, ast.Name):
+            target = "(%s)" % target
+        text = "%s: %s" % (target, self.expression(node.annotation))
+        if optional(node, "value") is not None:
+            text += " = " + self.expression(node.value, Precedence.YIELD)  # type: ignore[arg-type]
+        self.line(text)
+
+    def _Return(self, node: ast.Return) -> None:
+        value = optional(node, "value")
+        self.line("return" if value is None else "return " + self.expression(value, Precedence.TUPLE))
+
+    def _Delete(self, node: ast.Delete) -> None:
+        self.line("del " + ", ".join(self.expression(target) for target in node.targets))
+
+    def _Pass(self, node: ast.Pass) -> None:
+        self.line("pass")
+
+    def _Break(self, node: ast.Break) -> None:
+        self.line("break")
+
+    def _Continue(self, node: ast.Continue) -> None:
+        self.line("continue")
+
+    def _Global(self, node: ast.Global) -> None:
+        self.line("global " + ", ".join(node.names))
+
+    def _Nonlocal(self, node: ast.Nonlocal) -> None:
+        self.line("nonlocal " + ", ".join(node.names))
+
+    def _Assert(self, node: ast.Assert) -> None:
+        text = "assert " + self.expression(node.test)
+        if optional(node, "msg") is not None:
+            text += ", " + self.expression(node.msg)  # type: ignore[arg-type]
+        self.line(text)
+
+    def _Raise(self, node: ast.Raise) -> None:
+        text = "raise"
+        exception, cause = optional(node, "exc"), optional(node, "cause")
+        if exception is not None:
+            text += " " + self.expression(exception)
+        if cause is not None:
+            text += " from " + self.expression(cause)
+        self.line(text)
+
+    def _Import(self, node: ast.Import) -> None:
+        self.line(_lazy(node) + "import " + ", ".join(_alias(name) for name in node.names))
+
+    def _ImportFrom(self, node: ast.ImportFrom) -> None:
+        module = "." * (optional(node, "level") or 0) + (optional(node, "module") or "")
+        names = ", ".join(_alias(name) for name in node.names)
+        self.line("%sfrom %s import %s" % (_lazy(node), module, names))
+
+    def _TypeAlias(self, node: ast.stmt) -> None:
+        name = self.expression(node.name)  # type: ignore[attr-defined]
+        params = self.expressions.type_parameters(getattr(node, "type_params", None))
+        self.line("type %s%s = %s" % (name, params, self.expression(node.value)))  # type: ignore
+
+    # -- compound statements -------------------------------------------------------
+
+    def _If(self, node: ast.If) -> None:
+        # An ``else`` holding nothing but an ``if`` is an ``elif``; long chains are walked in a loop.
+        chain: List[Tuple[ast.If, int]] = []
+        keyword = "if"
+        while True:
+            self.block("%s %s" % (keyword, self.expressions.named_expression(node.test)), node.body)
+            orelse = optional(node, "orelse", [])
+            if not (len(orelse) == 1 and isinstance(orelse[0], ast.If)):
+                break
+            node, keyword = orelse[0], "elif"
+            chain.append((node, self.line_count + 1))
+        if orelse:
+            self.block("else", orelse)
+        for nested, first in chain:
+            self.spans[nested] = (first, self.line_count)
+
+    def _While(self, node: ast.While) -> None:
+        self.block("while " + self.expressions.named_expression(node.test), node.body)
+        self._else(node)
+
+    def _For(self, node: ast.For, keyword: str = "for") -> None:
+        target = self.expressions.target_list(node.target)
+        iterated = node.iter
+        minimum = Precedence.TUPLE
+        if isinstance(iterated, ast.Tuple) and any(isinstance(item, ast.Starred) for item in iterated.elts):
+            minimum = Precedence.ATOM  # ``for x in *a, b`` needs 3.9
+        header = "%s %s in %s" % (keyword, target, self.expressions.iterable(iterated, minimum))
+        self.block(header, node.body)
+        self._else(node)
+
+    def _AsyncFor(self, node: ast.AsyncFor) -> None:
+        self._For(node, "async for")  # type: ignore[arg-type]
+
+    def _With(self, node: ast.With, keyword: str = "with") -> None:
+        items = [self._with_item(item) for item in node.items]
+        only = node.items[0] if len(node.items) == 1 else None
+        if only is not None and only.optional_vars is None and _is_tuple(only.context_expr):
+            items = ["(%s)" % items[0]]  # ``with (a, b):`` would mean two context managers
+        self.block("%s %s" % (keyword, ", ".join(items)), node.body)
+
+    def _AsyncWith(self, node: ast.AsyncWith) -> None:
+        self._With(node, "async with")  # type: ignore[arg-type]
+
+    def _with_item(self, item: ast.withitem) -> str:
+        text = self.expression(item.context_expr)
+        if optional(item, "optional_vars") is not None:
+            text += " as " + self.expression(item.optional_vars)  # type: ignore[arg-type]
+        return text
+
+    def _Try(self, node: ast.Try, star: str = "") -> None:
+        self.block("try", node.body)
+        for handler in optional(node, "handlers", []):
+            first = self.line_count + 1
+            self._ExceptHandler(handler, star)
+            self.spans[handler] = (first, self.line_count)
+        self._else(node)
+        if optional(node, "finalbody"):
+            self.block("finally", node.finalbody)
+
+    def _else(self, node: ast.stmt) -> None:
+        if optional(node, "orelse"):
+            self.block("else", node.orelse)  # type: ignore[attr-defined]
+
+    def _TryStar(self, node: ast.Try) -> None:
+        self._Try(node, "*")
+
+    def _ExceptHandler(self, node: ast.ExceptHandler, star: str = "") -> None:
+        header = "except" + star
+        if optional(node, "type") is not None:
+            header += " " + self.expression(node.type)  # type: ignore[arg-type]
+            if optional(node, "name") is not None:
+                header += " as " + node.name  # type: ignore[operator]
+        self.block(header, node.body)
+
+    def _FunctionDef(self, node: ast.FunctionDef, keyword: str = "def") -> None:
+        self._decorators(optional(node, "decorator_list", []))
+        params = self.expressions.type_parameters(optional(node, "type_params"))
+        header = "%s %s%s(%s)" % (keyword, node.name, params, self.expressions.arguments(node.args))
+        if optional(node, "returns") is not None:
+            header += " -> " + self.expression(node.returns)  # type: ignore[arg-type]
+        self.block(header, node.body, docstring=True)
+
+    def _AsyncFunctionDef(self, node: ast.AsyncFunctionDef) -> None:
+        self._FunctionDef(node, "async def")  # type: ignore[arg-type]
+
+    def _ClassDef(self, node: ast.ClassDef) -> None:
+        self._decorators(optional(node, "decorator_list", []))
+        params = self.expressions.type_parameters(optional(node, "type_params"))
+        header = "class " + node.name + params
+        bases, keywords = optional(node, "bases", []), optional(node, "keywords", [])
+        if bases or keywords:
+            header += "(%s)" % self.expressions.call_arguments(bases, keywords)
+        self.block(header, node.body, docstring=True)
+
+    def _decorators(self, decorators: List[ast.expr]) -> None:
+        for decorator in decorators:
+            self.line("@" + self.expressions.named_expression(decorator))
+
+    def _Match(self, node: ast.stmt) -> None:
+        self.line("match %s:" % self.expression(node.subject, Precedence.TUPLE))  # type: ignore
+        self.depth += 1
+        for case in node.cases:  # type: ignore[attr-defined]
+            self.statement(case)
+        self.depth -= 1
+
+    def _match_case(self, node: ast.AST) -> None:
+        header = "case " + pattern_source(self.expressions, node.pattern)  # type: ignore[attr-defined]
+        guard = optional(node, "guard")
+        if guard is not None:
+            header += " if " + self.expressions.named_expression(guard)
+        self.block(header, node.body)  # type: ignore[attr-defined]
+
+
+def _is_docstring(node: ast.stmt) -> bool:
+    return (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+            and isinstance(node.value.value, str))
+
+
+def _is_tuple(node: ast.expr) -> bool:
+    if isinstance(node, ast.Tuple):
+        return True
+    return isinstance(node, ast.Constant) and isinstance(node.value, tuple) and len(node.value) > 1
+
+
+def _alias(node: ast.alias) -> str:
+    asname = optional(node, "asname")
+    return node.name if asname is None else "%s as %s" % (node.name, asname)
+
+
+def _lazy(node: ast.stmt) -> str:
+    return "lazy " if getattr(node, "is_lazy", 0) else ""
+
+
+def _docstring_text(text: str, prefix: str, indent: str) -> str:
+    """The literal for a docstring written at *indent*.
+
+    Python 3.13+ strips the common indentation of docstrings when compiling, so a
+    docstring read back from bytecode has none; it is re-indented to sit with the code
+    when the compiler would keep the same value.
+    """
+    literal = docstring_literal(text, prefix)
+    if not (CLEANS_DOCSTRINGS and indent and "\n" in text):
+        return literal
+    lines = text.split("\n")
+    if any(line[:1] not in (" ", "") for line in lines[1:]) or all(not line.strip() for line in lines[1:]):
+        expected = docstring_compiles_to(literal)
+        for candidate in _reindented(lines, indent):
+            candidate_literal = docstring_literal(candidate, prefix)
+            if docstring_compiles_to(candidate_literal) == expected:
+                return candidate_literal
+    return literal
+
+
+def _reindented(lines: List[str], indent: str) -> List[str]:
+    """Candidates: non-blank lines indented, plus the closing line (quotes aligned) or not."""
+    middle = "".join("\n" + (indent + line if line.strip() else line) for line in lines[1:-1])
+    last = lines[-1]
+    return [
+        lines[0] + middle + "\n" + indent + last,
+        lines[0] + middle + "\n" + (indent + last if last.strip() else last),
+    ]

@@ -1,0 +1,103 @@
+"""Final touches on a decompiled body: what the compiler adds implicitly is taken out again.
+
+* the implicit ``return None`` at the end of a function or module, and a trailing
+  ``continue`` at the end of a loop body;
+* class-body bookkeeping (``__module__``, ``__qualname__``, ``__classcell__``...);
+* the docstring (``co_consts[0]`` of a function, ``__doc__ = ...`` of a class/module);
+* ``global``/``nonlocal`` declarations the bytecode implies.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+from types import CodeType
+from typing import Any, List
+
+_CLASS_BOOKKEEPING = ("__module__", "__qualname__", "__firstlineno__", "__static_attributes__",
+                      "__classdictcell__", "__classcell__", "__type_params__")
+
+
+def _is_return_none(stmt: ast.stmt) -> bool:
+    return isinstance(stmt, ast.Return) and (
+        stmt.value is None or (isinstance(stmt.value, ast.Constant) and stmt.value.value is None
+                               and getattr(stmt.value, "uncompile_const", True)))
+
+
+def _drop_trailing(stmts: List[ast.stmt], kind: Any) -> List[ast.stmt]:
+    """Remove a trailing statement of type/predicate *kind*, also from a trailing ``if``'s branches."""
+    if not stmts:
+        return stmts
+    last = stmts[-1]
+    if kind(last):
+        return stmts[:-1]
+    if isinstance(last, ast.If):
+        last.body = _drop_trailing(last.body, kind) or [ast.Pass()]
+        if last.orelse:
+            last.orelse = _drop_trailing(last.orelse, kind)
+    return stmts
+
+
+def _tidy_loops(stmts: List[ast.stmt]) -> None:
+    for node in stmts:
+        for child in ast.walk(node):
+            if isinstance(child, (ast.For, ast.While, ast.AsyncFor)):
+                child.body = _drop_trailing(child.body, lambda s: isinstance(s, ast.Continue)) or [ast.Pass()]
+
+
+def _is_class_bookkeeping(stmt: ast.stmt) -> bool:
+    if isinstance(stmt, ast.Assign) and all(isinstance(t, ast.Name) for t in stmt.targets):
+        return all(t.id in _CLASS_BOOKKEEPING for t in stmt.targets)  # type: ignore[attr-defined]
+    if isinstance(stmt, ast.Return) and isinstance(stmt.value, ast.Name):
+        return stmt.value.id in ("__class__", "__classdict__")
+    return False
+
+
+def _docstring(stmts: List[ast.stmt]) -> List[ast.stmt]:
+    """``__doc__ = 'text'`` as the first statement becomes the docstring expression."""
+    if stmts and isinstance(stmts[0], ast.Assign):
+        first = stmts[0]
+        target = first.targets[0]
+        if len(first.targets) == 1 and isinstance(target, ast.Name) and target.id == "__doc__" \
+                and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+            doc = ast.Expr(value=first.value)
+            doc.uncompile_offsets = getattr(first, "uncompile_offsets", ())  # type: ignore[attr-defined]
+            return [doc] + stmts[1:]
+    return stmts
+
+
+def tidy_body(stmts: List[ast.stmt], code: CodeType, sim: Any) -> List[ast.stmt]:
+    """See the module docstring; *sim* knows which names were stored as global/nonlocal."""
+    is_function = bool(code.co_flags & inspect.CO_NEWLOCALS)
+    if code.co_name != "<lambda>":
+        stmts = _drop_trailing(stmts, _is_return_none)
+    _tidy_loops(stmts)
+    if not is_function:
+        stmts = [s for s in stmts if not _is_class_bookkeeping(s)]
+        if code.co_name != "<module>":
+            stmts = _drop_trailing(stmts, _is_return_none)
+        stmts = _docstring(stmts)
+    elif code.co_name != "<lambda>" and code.co_consts and isinstance(code.co_consts[0], str) \
+            and _has_docstring(code):
+        stmts = [ast.Expr(value=ast.Constant(value=code.co_consts[0]))] + stmts
+    declared: List[ast.stmt] = []
+    if sim.globals_declared:
+        declared.append(ast.Global(names=list(sim.globals_declared)))
+    if sim.nonlocals_declared:
+        declared.append(ast.Nonlocal(names=list(sim.nonlocals_declared)))
+    if declared and stmts and isinstance(stmts[0], ast.Expr) and isinstance(stmts[0].value, ast.Constant) \
+            and isinstance(stmts[0].value.value, str):
+        return stmts[:1] + declared + stmts[1:]
+    return declared + stmts
+
+
+def _has_docstring(code: CodeType) -> bool:
+    """Whether ``co_consts[0]`` is the function's docstring (not just its first string)."""
+    flag = getattr(inspect, "CO_HAS_DOCSTRING", None)
+    if flag is not None:
+        return bool(code.co_flags & flag)
+    first = code.co_consts[0]
+    for ins in __import__("dis").get_instructions(code):
+        if ins.opname in ("LOAD_CONST", "RETURN_CONST") and ins.arg == 0:
+            return False
+    return isinstance(first, str)

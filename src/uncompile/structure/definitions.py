@@ -1,0 +1,150 @@
+"""Definitions from nested code objects: ``def``, ``class``, ``lambda``, comprehensions.
+
+:class:`Nested` is what the simulator calls when a ``MAKE_FUNCTION`` result is stored,
+called or used as a value. It decompiles the nested code object (recursively, through
+:func:`body_of`) and builds the definition with its arguments, defaults, annotations and
+decorators. :func:`signature` rebuilds ``ast.arguments`` from a code object.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+from types import CodeType
+from typing import Any, Dict, List, Optional
+
+from ..errors import DecompileError
+from ..expressions import values as M
+from .cleanup import tidy_body
+from .comprehensions import loop_to_comprehension
+
+
+def _const_items(node: Any) -> Optional[List[ast.expr]]:
+    if isinstance(node, ast.Tuple):
+        return list(node.elts)
+    if isinstance(node, ast.Constant) and isinstance(node.value, tuple):
+        return [ast.Constant(value=v) for v in node.value]
+    return None
+
+
+def _annotations(node: Any) -> Dict[str, ast.expr]:
+    if node is None:
+        return {}
+    if isinstance(node, ast.Dict):
+        return {k.value: v for k, v in zip(node.keys, node.values) if isinstance(k, ast.Constant)}
+    items = _const_items(node)
+    if items is None:
+        return {}
+    return {k.value: v for k, v in zip(items[0::2], items[1::2]) if isinstance(k, ast.Constant)}
+
+
+def signature(code: CodeType, value: Optional[M.FunctionValue] = None) -> ast.arguments:
+    """The parameters of *code*, with defaults and annotations from *value*."""
+    names = code.co_varnames
+    posonly = getattr(code, "co_posonlyargcount", 0)
+    npos = code.co_argcount
+    nkw = code.co_kwonlyargcount
+    notes = _annotations(value.annotations) if value is not None else {}
+
+    def arg(name: str) -> ast.arg:
+        shown = "_0_" if name == ".0" else name
+        return ast.arg(arg=shown, annotation=notes.get(name), type_comment=None)
+
+    positional = [arg(n) for n in names[:npos]]
+    kwonly = [arg(n) for n in names[npos:npos + nkw]]
+    k = npos + nkw
+    vararg = kwarg = None
+    if code.co_flags & inspect.CO_VARARGS:
+        vararg = arg(names[k])
+        k += 1
+    if code.co_flags & inspect.CO_VARKEYWORDS:
+        kwarg = arg(names[k])
+    defaults = _const_items(value.defaults) if value is not None and value.defaults is not None else []
+    kw_defaults: List[Optional[ast.expr]] = [None] * nkw
+    if value is not None and isinstance(value.kwdefaults, ast.Dict):
+        given = {k.value: v for k, v in zip(value.kwdefaults.keys, value.kwdefaults.values)
+                 if isinstance(k, ast.Constant)}
+        kw_defaults = [given.get(n) for n in names[npos:npos + nkw]]
+    return ast.arguments(posonlyargs=positional[:posonly], args=positional[posonly:], vararg=vararg,
+                         kwonlyargs=kwonly, kw_defaults=kw_defaults, kwarg=kwarg, defaults=defaults or [])
+
+
+def body_of(code: CodeType) -> List[ast.stmt]:
+    """The statements of *code* (a function, class or module body), tidied."""
+    from .walker import Walker
+
+    walker = Walker(code, Nested(code))
+    stmts = walker.run()
+    return tidy_body(stmts, code, walker.sim)
+
+
+class Nested:
+    """Builds definitions for code objects nested in *parent* (see the module docstring)."""
+
+    def __init__(self, parent: CodeType) -> None:
+        self.parent = parent
+
+    def definition(self, value: Any, name: str) -> ast.stmt:
+        if isinstance(value, M.ClassValue):
+            return self.class_def(value, name)
+        code = value.code
+        if code.co_name != name or code.co_name == "<lambda>":
+            return ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=self.expression(value),
+                              type_comment=None)
+        return self.function_def(value)
+
+    def function_def(self, value: M.FunctionValue) -> ast.stmt:
+        code = value.code
+        body = body_of(code)
+        notes = _annotations(value.annotations)
+        is_async = bool(code.co_flags & (inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR))
+        node_type = ast.AsyncFunctionDef if is_async else ast.FunctionDef
+        node = node_type(name=code.co_name, args=signature(code, value), body=body or [ast.Pass()],
+                         decorator_list=list(value.decorators), returns=notes.get("return"), type_comment=None)
+        if hasattr(ast, "TypeAlias"):
+            node.type_params = []  # type: ignore[attr-defined]
+        return node
+
+    def class_def(self, value: M.ClassValue, name: str) -> ast.stmt:
+        body = body_of(value.body.code)
+        node = ast.ClassDef(name=value.name, bases=value.bases, keywords=value.keywords,
+                            body=body or [ast.Pass()], decorator_list=list(value.decorators))
+        if hasattr(ast, "TypeAlias"):
+            node.type_params = []  # type: ignore[attr-defined]
+        if name != value.name:
+            raise DecompileError("class %s stored as %s" % (value.name, name), construct="class")
+        return node
+
+    def expression(self, value: M.FunctionValue) -> ast.expr:
+        code = value.code
+        if code.co_name != "<lambda>":
+            raise DecompileError("function %s used as a value" % code.co_name, construct="def")
+        body = body_of(code)
+        expr: ast.expr
+        if len(body) == 1 and isinstance(body[0], ast.Return) and body[0].value is not None:
+            expr = body[0].value
+        elif len(body) == 1 and isinstance(body[0], ast.Expr) and code.co_flags & inspect.CO_GENERATOR:
+            expr = body[0].value
+        else:
+            raise DecompileError("lambda body is not an expression", function=code.co_name, construct="lambda")
+        node: ast.expr = ast.Lambda(args=signature(code, value), body=expr)
+        for decorator in reversed(value.decorators):
+            node = ast.Call(func=decorator, args=[node], keywords=[])
+        return node
+
+    def comprehension(self, value: M.FunctionValue, iterable: ast.expr) -> ast.expr:
+        code = value.code
+        body = body_of(code)
+        expr: Optional[ast.expr] = None
+        if code.co_name == "<genexpr>":
+            loops = [s for s in body if isinstance(s, (ast.For, ast.AsyncFor))]
+            if loops:
+                expr = loop_to_comprehension(loops[0], "generator")
+        elif body and isinstance(body[-1], ast.Return):
+            expr = body[-1].value
+        if expr is None or not hasattr(expr, "generators"):
+            raise DecompileError("comprehension body", function=code.co_name, construct="comprehension")
+        first = expr.generators[0]  # type: ignore[attr-defined]
+        if isinstance(first.iter, ast.Name) and first.iter.id == "_0_":
+            first.iter = iterable
+        return expr

@@ -1,0 +1,285 @@
+"""``try``/``except``/``finally`` and ``with`` from exception-handler regions (3.11+ layout).
+
+A ``try`` body is the span of instructions whose handler is one target; the handler code
+starts with ``PUSH_EXC_INFO`` and is either a chain of ``except`` clauses
+(``CHECK_EXC_MATCH``) or a ``finally`` body ending in ``RERAISE 0``. The normal path of a
+``finally`` runs a copy of its body, and so does every ``return``/``break`` inside the
+``try``: :meth:`HandlerStructurer.skip_copies` recognizes those copies and skips them, as it
+skips the ``__exit__(None, None, None)`` calls of ``with`` blocks.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any, List, Optional, Tuple
+
+from ..bytecode import versions as V
+from ..expressions import values as M
+from .context import Context
+
+_EXIT_CALL = ("LOAD_CONST", "LOAD_CONST", "LOAD_CONST", "CALL")
+
+
+class HandlerStructurer:
+    """Mixin of :class:`~uncompile.structure.walker.Walker` for exception constructs."""
+
+    instrs: List[Any]
+    blocks: List[Any]
+    handlers: List[Any]
+    sim: Any
+    exit: Optional[int]
+
+    # -- facts about handlers -----------------------------------------------------------
+
+    def span(self, target: int) -> Tuple[int, int]:
+        """Offsets ``[lo, hi)`` covered by handler entries that go to *target*."""
+        entries = [e for e in self.handlers if e.target == target]
+        return min(e.start for e in entries), max(e.end for e in entries)
+
+    def index_at(self, offset: int) -> int:
+        return self.cfg.index_for(offset)  # type: ignore[attr-defined]
+
+    def is_try_handler(self, entry: Any) -> bool:
+        i = self.index_at(entry.target)
+        if i >= len(self.instrs) or self.instrs[i].op != "PUSH_EXC_INFO":
+            return False
+        return not (i + 1 < len(self.instrs) and self.instrs[i + 1].op == "WITH_EXCEPT_START")
+
+    def _finally_template(self, handler_index: int) -> Tuple[int, int]:
+        """``[start, end)`` of a finally handler's body (after PUSH_EXC_INFO, before RERAISE 0)."""
+        i = handler_index + 1
+        depth = 0
+        while i < len(self.instrs):
+            ins = self.instrs[i]
+            if ins.op == "PUSH_EXC_INFO":
+                depth += 1
+            if ins.op == "RERAISE" and ins.arg == 0 and self._is_cleanup(i + 1):
+                if depth == 0:
+                    return handler_index + 1, i
+                depth -= 1
+            i += 1
+        raise self.fail(handler_index, "finally handler without RERAISE")  # type: ignore[attr-defined]
+
+    def _is_cleanup(self, i: int) -> bool:
+        ops = [ins.op for ins in self.instrs[i:i + 3]]
+        return ops == ["COPY", "POP_EXCEPT", "RERAISE"] or i >= len(self.instrs)
+
+    def _is_except(self, handler_index: int) -> bool:
+        i = handler_index + 1
+        while i < len(self.instrs):
+            op = self.instrs[i].op
+            if op == "CHECK_EXC_MATCH" or (op == "POP_TOP" and i == handler_index + 1):
+                return True
+            if op in ("RERAISE", "POP_EXCEPT", "RETURN_VALUE", "STORE_FAST", "STORE_NAME") \
+                    or self.instrs[i].target is not None:
+                return op == "RERAISE" and self.instrs[i].arg == 0 and i == handler_index + 1
+            i += 1
+        return False
+
+    # -- copies on the normal path -----------------------------------------------------
+
+    def skip_copies(self, i: int, ctx: Context, stack: List[Any]) -> int:
+        """How many instructions at *i* are a with-exit call or a finally copy (0: none)."""
+        ins = self.instrs[i]
+        if ins.op == "LOAD_CONST" and ins.arg[0] is None and any(isinstance(v, M.WithExit) for v in stack):
+            ops = tuple(x.op for x in self.instrs[i:i + 4])
+            if ops == _EXIT_CALL and self.instrs[i + 3].arg[0] == 2:
+                n = 4
+                if i + n < len(self.instrs) and self.instrs[i + n].op == "AWAIT":
+                    n += 1
+                if i + n < len(self.instrs) and self.instrs[i + n].op == "POP_TOP":
+                    n += 1
+                for k in range(len(stack) - 1, -1, -1):
+                    if isinstance(stack[k], M.WithExit):
+                        del stack[k]
+                        break
+                return n
+        for template in ctx.finally_bodies[:1]:
+            if template and ins.op == template[0].op and self._matches(i, template):
+                return len(template)
+        return 0
+
+    def _matches(self, i: int, template: List[Any]) -> bool:
+        if i + len(template) > len(self.instrs):
+            return False
+        for a, b in zip(self.instrs[i:i + len(template)], template):
+            if a.op != b.op or (a.target is None and a.arg != b.arg):
+                return False
+        return True
+
+    # -- with ---------------------------------------------------------------------------
+
+    def with_statement(self, i: int, ctx: Context, stack: List[Any]) -> Optional[int]:
+        ins = self.instrs[i]
+        self.sim.pending.append(ins.offset)
+        manager = self.sim.pop_expr(stack, ins)
+        is_async = i + 1 < len(self.instrs) and self.instrs[i + 1].op == "AWAIT"
+        exit_marker = M.WithExit(manager, is_async)
+        stack.append(exit_marker)
+        j = i + 1 + (1 if is_async else 0)
+        target: Optional[ast.expr] = None
+        after = self.instrs[j]
+        if after.op == "POP_TOP":
+            j += 1
+        else:
+            slot = M.LoopTarget()
+            saved = self.sim.out
+            self.sim.out = []
+            k = j
+            work = [slot]
+            while slot.target is None and k < len(self.instrs):
+                self.sim.step(self.instrs[k], work)
+                k += 1
+            extra = self.sim.out
+            self.sim.out = saved
+            if extra:
+                raise self.fail(j, "with target")  # type: ignore[attr-defined]
+            target, j = slot.target, k
+        entry = self.handler_of(self.instrs[j].offset)  # type: ignore[attr-defined]
+        if entry is None:
+            raise self.fail(j, "with body without handler")  # type: ignore[attr-defined]
+        lo, hi = self.span(entry.target)
+        body = self.walk(j, ctx.inside(lo, hi, entry.target), list(stack), entering=True)  # type: ignore
+        stack.pop()
+        after_index = self.exit
+        item = ast.withitem(context_expr=manager, optional_vars=target)
+        node_type = ast.AsyncWith if is_async else ast.With
+        self.sim.emit(node_type(items=[item], body=body or [ast.Pass()], type_comment=None))
+        if after_index is None:
+            return None
+        ops = tuple(x.op for x in self.instrs[after_index:after_index + 4])
+        if ops != _EXIT_CALL:
+            return None
+        n = 4 + (1 if is_async else 0)
+        if self.instrs[after_index + n].op == "POP_TOP":
+            n += 1
+        return after_index + n
+
+    # -- try ------------------------------------------------------------------------------
+
+    def try_statement(self, pos: int, entry: Any, ctx: Context, stack: List[Any]) -> Optional[int]:
+        handler_index = self.index_at(entry.target)
+        outer = self.handler_of(self.instrs[handler_index].offset)  # type: ignore[attr-defined]
+        if outer is not None:
+            cleanup = self.handler_of(outer.target)  # type: ignore[attr-defined]
+            if cleanup is not None and cleanup.target not in ctx.active and self.is_try_handler(cleanup) \
+                    and not self._is_except(self.index_at(cleanup.target)) and cleanup.target != entry.target:
+                lo, hi = self.span(cleanup.target)
+                if lo <= self.instrs[pos].offset < hi:
+                    return self.try_finally(pos, cleanup, ctx, stack)
+        if self._is_except(handler_index):
+            return self.try_except(pos, entry, ctx, stack)
+        return self.try_finally(pos, entry, ctx, stack)
+
+    def try_finally(self, pos: int, entry: Any, ctx: Context, stack: List[Any]) -> Optional[int]:
+        handler_index = self.index_at(entry.target)
+        start, end = self._finally_template(handler_index)
+        template = self.instrs[start:end]
+        lo, hi = self.span(entry.target)
+        inner = ctx.inside(lo, hi, entry.target)._replace(finally_bodies=(template,) + ctx.finally_bodies)
+        body = self.walk(pos, inner, list(stack), entering=True)  # type: ignore[attr-defined]
+        after = self.exit
+        final_ctx = ctx._replace(active=ctx.active | {entry.target})
+        self.sim.pending.append(self.instrs[handler_index].offset)
+        final = self._walk_until(start, end, final_ctx, stack + [M.Discard(), M.ExceptionValue()])
+        if len(body) == 1 and isinstance(body[0], ast.Try) and not body[0].finalbody:
+            node = body[0]
+            node.finalbody = final or [ast.Pass()]
+        else:
+            node = ast.Try(body=body or [ast.Pass()], handlers=[], orelse=[], finalbody=final or [ast.Pass()])
+        self.sim.emit(node)
+        if after is None:
+            return None
+        if template and self._matches(after, template):
+            return after + len(template)
+        return after
+
+    def _walk_until(self, start: int, end: int, ctx: Context, stack: List[Any]) -> List[ast.stmt]:
+        """Statements of instructions ``[start, end)`` (a handler body)."""
+        body = self.walk(start, ctx._replace(until=end, lo=-1, hi=1 << 60), stack,
+                         entering=True)  # type: ignore[attr-defined]
+        return body
+
+    def try_except(self, pos: int, entry: Any, ctx: Context, stack: List[Any]) -> Optional[int]:
+        lo, hi = self.span(entry.target)
+        body = self.walk(pos, ctx.inside(lo, hi, entry.target), list(stack), entering=True)  # type: ignore
+        after = self.exit
+        handler_index = self.index_at(entry.target)
+        clauses, follow = self._clauses(handler_index + 1, ctx, stack)
+        if follow is None:
+            follow = after
+        orelse: List[ast.stmt] = []
+        if after is not None and follow is not None and after != follow:
+            follow_block = self.block_of[follow]  # type: ignore[attr-defined]
+            orelse = self.walk(after, ctx.stop_at(follow_block), list(stack))  # type: ignore[attr-defined]
+        self.sim.emit(ast.Try(body=body or [ast.Pass()], handlers=clauses, orelse=orelse, finalbody=[]))
+        return follow
+
+    def _clauses(self, i: int, ctx: Context, stack: List[Any]) -> Tuple[List[ast.excepthandler], Optional[int]]:
+        clauses: List[ast.excepthandler] = []
+        follow: Optional[int] = None
+        base = stack + [M.Discard()]
+        while i < len(self.instrs):
+            ins = self.instrs[i]
+            if ins.op == "RERAISE":
+                break
+            work = base + [M.ExceptionValue()]
+            type_expr: Optional[ast.expr] = None
+            name: Optional[str] = None
+            next_clause: Optional[int] = None
+            if ins.op == "POP_TOP":
+                i += 1
+            else:
+                while self.instrs[i].op != "CHECK_EXC_MATCH":
+                    self.sim.step(self.instrs[i], work)
+                    i += 1
+                type_expr = self.sim.pop_expr(work, self.instrs[i])
+                jump = self.instrs[i + 1]
+                next_clause = self.index_at(jump.target)
+                i += 2
+                store = self.instrs[i]
+                if store.op.startswith("STORE_"):
+                    name = store.arg
+                i += 1
+            work.pop()
+            self.sim.pending = []
+            clause_body, exit_index = self._clause_body(i, ctx, work, name)
+            if exit_index is not None and follow is None:
+                follow = exit_index
+            clauses.append(ast.ExceptHandler(type=type_expr, name=name, body=clause_body or [ast.Pass()]))
+            if next_clause is None:
+                break
+            i = next_clause
+        return clauses, follow
+
+    def _clause_body(self, i: int, ctx: Context, stack: List[Any], name: Optional[str]) \
+            -> Tuple[List[ast.stmt], Optional[int]]:
+        """Walk an except clause's body until its ``POP_EXCEPT`` on the normal path."""
+        end = i
+        depth = 0
+        while end < len(self.instrs):
+            op = self.instrs[end].op
+            if op == "PUSH_EXC_INFO":
+                depth += 1
+            if op == "POP_EXCEPT":
+                if depth == 0 and self._clause_end(end + 1, name) is not None:
+                    break
+                depth = max(0, depth - 1) if self.instrs[end - 1].op == "COPY" else depth
+            end += 1
+        body = self.walk(i, ctx._replace(until=end + 1, lo=-1, hi=1 << 60), stack,
+                         entering=True)  # type: ignore[attr-defined]
+        if end >= len(self.instrs):
+            return body, None
+        return body, self._clause_end(end + 1, name)
+
+    def _clause_end(self, k: int, name: Optional[str]) -> Optional[int]:
+        """Where the normal path goes after a clause's ``POP_EXCEPT`` at ``k - 1``."""
+        if name is not None:
+            ops = [x.op for x in self.instrs[k:k + 3]]
+            if len(ops) == 3 and ops[0] == "LOAD_CONST" and ops[2].startswith("DELETE_"):
+                k += 3
+        if k < len(self.instrs) and self.instrs[k].op == "JUMP":
+            return self.index_at(self.instrs[k].target)
+        if k < len(self.instrs) and self.instrs[k].op in ("RETURN_VALUE", "RAISE_VARARGS"):
+            return None
+        return k if V.VERSION >= (3, 11) else None

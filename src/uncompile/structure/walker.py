@@ -1,0 +1,400 @@
+"""Statement structuring: walk the control-flow graph and build nested statements.
+
+:class:`Walker` drives the :class:`~uncompile.expressions.simulator.Simulator` block by
+block. At a conditional jump it rebuilds the boolean expression
+(:mod:`uncompile.expressions.conditions`) and either keeps it as a value (``a or b``,
+``x if c else y``) or makes an ``if`` whose branches end at the immediate post-dominator.
+Back edges make ``for``/``while`` loops; jumps to a loop's header or exit inside it are
+``continue``/``break``. Exception regions (``try``/``with``) are in :mod:`.handlers`.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any, Dict, FrozenSet, List, Optional, Tuple
+
+from ..bytecode import versions as V
+from ..bytecode.exception_table import exception_handlers, handler_at
+from ..bytecode.instructions import read_instructions
+from ..errors import DecompileError
+from ..expressions import values as M
+from ..expressions.conditions import VALUE, Node, negate, reduce_nodes
+from ..expressions.simulator import Simulator
+from ..flow.cfg import ENDS_PATH, ControlFlowGraph
+from ..flow.dominators import immediate_postdominators
+from .comprehensions import contains_item, loop_to_comprehension
+from .context import Context, Loop
+from .handlers import HandlerStructurer
+
+_PURE_FORBIDDEN = frozenset({
+    "STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF", "STORE_ATTR", "STORE_SUBSCR",
+    "STORE_SLICE", "DELETE_FAST", "DELETE_NAME", "DELETE_GLOBAL", "DELETE_DEREF", "DELETE_ATTR",
+    "DELETE_SUBSCR", "POP_TOP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "FOR_ITER",
+    "BEFORE_WITH", "SETUP_WITH", "PUSH_EXC_INFO", "POP_EXCEPT", "LIST_APPEND", "SET_ADD",
+    "MAP_ADD", "IMPORT_STAR", "UNPACK_SEQUENCE", "UNPACK_EX", "YIELD_VALUE", "SETUP_FINALLY",
+    "POP_BLOCK", "CALL_INTRINSIC_1", "GET_ITER", "CHECK_EXC_MATCH",
+})
+
+
+class Walker(HandlerStructurer):
+    """Structures one code object; :meth:`run` returns its statements."""
+
+    def __init__(self, code: Any, nested: Any) -> None:
+        self.code = code
+        self.instrs = read_instructions(code)
+        self.handlers = exception_handlers(code, self.instrs)
+        self.cfg = ControlFlowGraph(self.instrs, self.handlers)
+        self.blocks = self.cfg.blocks
+        self.sim = Simulator(code, nested)
+        self.block_of: List[int] = [0] * len(self.instrs)
+        for block in self.blocks:
+            for i in range(block.start, block.end):
+                self.block_of[i] = block.id
+        self.exit: Optional[int] = None
+        self._pdoms: Dict[Optional[FrozenSet[int]], Dict[int, Optional[int]]] = {}
+        self.steps = 0
+
+    # -- helpers ------------------------------------------------------------------------
+
+    def fail(self, index: int, why: str) -> DecompileError:
+        ins = self.instrs[min(index, len(self.instrs) - 1)] if self.instrs else None
+        return DecompileError(why, function=getattr(self.code, "co_qualname", self.code.co_name),
+                              offset=ins.offset if ins else None, construct=ins.op if ins else None)
+
+    def start_of(self, block: Optional[int]) -> Optional[int]:
+        return None if block is None else self.blocks[block].start
+
+    def handler_of(self, offset: int) -> Any:
+        return handler_at(self.handlers, offset)
+
+    def follow(self, block: int, ctx: Context) -> Optional[int]:
+        region = ctx.region
+        if region not in self._pdoms:
+            nodes = region if region is not None else range(len(self.blocks))
+            succs = {b: list(self.blocks[b].succs) for b in nodes}
+            if ctx.loop is not None:
+                succs[ctx.loop.header] = []
+            self._pdoms[region] = immediate_postdominators(succs, nodes)
+        return self._pdoms[region].get(block)
+
+    # -- the walk -------------------------------------------------------------------------
+
+    def run(self) -> List[ast.stmt]:
+        stack: List[Any] = []
+        return self.walk(0, Context(), stack)
+
+    def walk(self, pos: Optional[int], ctx: Context, stack: List[Any], entering: bool = False) -> List[ast.stmt]:
+        """Statements from instruction index *pos* until a stop; ``self.exit`` is where it stopped."""
+        out: List[ast.stmt] = []
+        saved, self.sim.out = self.sim.out, out
+        try:
+            self.exit = None
+            first = True
+            while pos is not None and pos < len(self.instrs):
+                self.steps += 1
+                if pos >= ctx.until:
+                    self.exit = pos
+                    break
+                if self.steps > 200000:
+                    raise self.fail(pos, "structuring does not terminate")
+                block = self.blocks[self.block_of[pos]]
+                if pos == block.start and not (first and entering):
+                    if block.id in ctx.stops or not ctx.lo <= block.offset < ctx.hi:
+                        self.exit = pos
+                        break
+                    loop = ctx.loop
+                    if loop is not None and block.id == loop.continue_to:
+                        self.sim.emit(ast.Continue())
+                        break
+                    if loop is not None and block.id == loop.break_to:
+                        self.sim.emit(ast.Break())
+                        break
+                    if self.is_loop_header(block.id) and (loop is None or loop.header != block.id):
+                        pos = self.loop(block.id, ctx, stack)
+                        first = False
+                        continue
+                    entry = self.handler_of(block.offset)
+                    if entry is not None and entry.target not in ctx.active and self.is_try_handler(entry):
+                        pos = self.try_statement(pos, entry, ctx, stack)
+                        first = False
+                        continue
+                first = False
+                pos = self.run_block(pos, ctx, stack)
+            return out
+        finally:
+            self.sim.out = saved
+
+    def run_block(self, pos: int, ctx: Context, stack: List[Any]) -> Optional[int]:
+        """Execute the rest of the block at *pos*; returns where the walk goes next."""
+        block = self.blocks[self.block_of[pos]]
+        last = block.end - 1
+        i = pos
+        while i < last:
+            if i >= ctx.until:
+                return i
+            skip = self.skip_copies(i, ctx, stack)
+            if skip:
+                i += skip
+                continue
+            ins = self.instrs[i]
+            if ins.op in ("BEFORE_WITH", "SETUP_WITH"):
+                return self.with_statement(i, ctx, stack)
+            self.sim.step(ins, stack)
+            i += 1
+        if last >= ctx.until:
+            return last
+        skip = self.skip_copies(last, ctx, stack) if last >= pos else 0
+        if skip:
+            return last + skip
+        ins = self.instrs[last]
+        if ins.op in V.CONDITIONAL_JUMPS:
+            return self.conditional(block.id, ctx, stack)
+        if ins.op == "JUMP":
+            self.sim.pending.append(ins.offset)
+            return self.start_of(block.jump)
+        if ins.op in ("BEFORE_WITH", "SETUP_WITH"):
+            return self.with_statement(last, ctx, stack)
+        if ins.op == "FOR_ITER":
+            raise self.fail(last, "for loop header outside a loop")
+        self.sim.step(ins, stack)
+        if ins.op in ENDS_PATH:
+            return None
+        return self.start_of(block.fall)
+
+    # -- conditions ---------------------------------------------------------------------
+
+    def _pure(self, block_id: int, start: int, stack: List[Any]) -> Optional[Tuple[Any, str, int]]:
+        """Evaluate a block without statements: (value, how it ends, end index) or None."""
+        block = self.blocks[block_id]
+        work = list(stack)
+        saved_out, saved_pending = self.sim.out, self.sim.pending
+        self.sim.out, self.sim.pending = [], []
+        try:
+            for i in range(start, block.end - 1):
+                ins = self.instrs[i]
+                if ins.op in _PURE_FORBIDDEN or ins.op.startswith("STORE") or ins.target is not None:
+                    return None
+                self.sim.step(ins, work)
+            last = self.instrs[block.end - 1]
+            if last.op in V.CONDITIONAL_JUMPS:
+                kind = "cond"
+            elif last.op == "JUMP":
+                kind = "jump"
+            elif last.op in _PURE_FORBIDDEN or last.op.startswith("STORE") or last.target is not None:
+                return None
+            else:
+                self.sim.step(last, work)
+                kind = "fall"
+            if self.sim.out:
+                return None
+        except DecompileError:
+            return None
+        finally:
+            self.sim.out, self.sim.pending = saved_out, saved_pending
+        extra = len(work) - len(stack)
+        if work[:len(stack)] != stack and any(a is not b for a, b in zip(work, stack)):
+            return None
+        if kind == "cond" and extra == 2 and work[-1] is work[-2]:
+            return work[-1], "value-cond", block.end - 1
+        if extra != 1 or M.is_marker(work[-1]):
+            return None
+        return work[-1], kind, block.end - 1
+
+    def _node(self, block_id: int, expr: Any, jump_index: int, value: bool) -> Tuple[Node, Optional[int]]:
+        """The condition node of a block whose conditional jump is at *jump_index*."""
+        ins = self.instrs[jump_index]
+        block = self.blocks[block_id]
+        target = block.jump
+        fall = block.fall
+        if ins.op in ("POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE"):
+            op = ast.Is() if ins.op == "POP_JUMP_IF_NONE" else ast.IsNot()
+            expr = ast.Compare(left=expr, ops=[op], comparators=[ast.Constant(value=None)])
+            jump_if_true = True
+        else:
+            jump_if_true = ins.op == "POP_JUMP_IF_TRUE"
+        jump_exit: Any = (VALUE, target) if value else target
+        if jump_if_true:
+            return Node(block_id, expr, jump_exit, fall), fall
+        return Node(block_id, expr, fall, jump_exit), fall
+
+    def conditional(self, block_id: int, ctx: Context, stack: List[Any]) -> Optional[int]:
+        block = self.blocks[block_id]
+        jump = block.end - 1
+        self.sim.pending.append(self.instrs[jump].offset)
+        expr = self.sim.pop(stack, self.instrs[jump])
+        value = bool(stack) and stack[-1] is expr
+        if value:
+            stack.pop()
+        node, fall = self._node(block_id, self.sim.expr(expr, self.instrs[jump]), jump, value)
+        nodes = [node]
+        falls = [fall]
+        merges = {node.true[1]} if isinstance(node.true, tuple) else set()
+        if isinstance(node.false, tuple):
+            merges.add(node.false[1])
+        while fall is not None and fall not in merges:
+            start = self.blocks[fall].start
+            if nodes and (isinstance(nodes[-1].true, tuple) or isinstance(nodes[-1].false, tuple)) \
+                    and self.instrs[start].op == "POP_TOP" and falls[-1] == fall and _value_node(nodes[-1]):
+                start += 1
+            if self.is_loop_header(fall) or (ctx.loop is not None and fall in (ctx.loop.break_to,)):
+                break
+            pure = self._pure(fall, start, stack)
+            if pure is None:
+                break
+            item, kind, end = pure
+            expr_item = item
+            if kind in ("cond", "value-cond"):
+                new, nxt = self._node(fall, expr_item, end, kind == "value-cond")
+            elif kind == "jump":
+                target = self.blocks[fall].jump
+                new, nxt = Node(fall, expr_item, (VALUE, target), (VALUE, target)), self.blocks[fall].fall
+                merges.add(target)
+            else:
+                nxt = self.blocks[fall].fall
+                if nxt not in merges:
+                    break
+                new = Node(fall, expr_item, (VALUE, nxt), (VALUE, nxt))
+            for side in (new.true, new.false):
+                if isinstance(side, tuple):
+                    merges.add(side[1])
+            nodes.append(new)
+            falls.append(nxt)
+            fall = nxt
+        reduced, sizes = reduce_nodes(nodes)
+        head = reduced[0]
+        used = sizes[0]
+        if head.is_value():
+            if head.true != head.false:
+                raise self.fail(jump, "boolean value with two merge points")
+            stack.append(head.expr)
+            return self.start_of(head.true[1])
+        if isinstance(head.true, tuple) or isinstance(head.false, tuple):
+            raise self.fail(jump, "mixed boolean value and condition")
+        fall_block = falls[used - 1]
+        return self.if_statement(block_id, head, fall_block, ctx, stack)
+
+    def if_statement(self, block_id: int, head: Node, fall: Optional[int], ctx: Context,
+                     stack: List[Any]) -> Optional[int]:
+        if head.false == fall:
+            test, then_b, else_b = negate(head.expr), head.false, head.true
+        else:
+            test, then_b, else_b = head.expr, head.true, head.false
+        follow = self.follow(block_id, ctx)
+        if follow is None and else_b is not None and else_b > 0:
+            before = self.blocks[else_b - 1]
+            last = self.instrs[before.end - 1]
+            if last.op == "JUMP" and before.jump is not None and before.offset >= self.blocks[block_id].offset \
+                    and self.blocks[before.jump].offset > self.blocks[else_b].offset \
+                    and (ctx.loop is None or before.jump in ctx.loop.body and before.jump != ctx.loop.header):
+                follow = before.jump
+        loop = ctx.loop
+        if follow is None and loop is not None and else_b in (loop.break_to, loop.continue_to) \
+                and then_b not in (loop.break_to, loop.continue_to):
+            test, then_b, else_b = negate(test), else_b, then_b
+        if follow is None:
+            body = self.walk(self.start_of(then_b), ctx, list(stack))
+            self.sim.emit(ast.If(test=test, body=body or [ast.Pass()], orelse=[]))
+            return self.start_of(else_b)
+        inner = ctx.stop_at(follow)
+        body = self.walk(self.start_of(then_b), inner, list(stack)) if then_b != follow else []
+        orelse = self.walk(self.start_of(else_b), inner, list(stack)) if else_b != follow else []
+        if not body:
+            test, body, orelse = negate(test), orelse, []
+        self.sim.emit(ast.If(test=test, body=body or [ast.Pass()], orelse=orelse))
+        return self.start_of(follow)
+
+    # -- loops --------------------------------------------------------------------------
+
+    def is_loop_header(self, block_id: int) -> bool:
+        block = self.blocks[block_id]
+        return any(self.blocks[p].offset >= block.offset for p in block.preds)
+
+    def natural_loop(self, header: int) -> FrozenSet[int]:
+        head = self.blocks[header]
+        body = {header}
+        work = [p for p in head.preds if self.blocks[p].offset >= head.offset]
+        while work:
+            b = work.pop()
+            if b in body:
+                continue
+            body.add(b)
+            work.extend(self.blocks[b].preds)
+        return frozenset(body)
+
+    def loop(self, header: int, ctx: Context, stack: List[Any]) -> Optional[int]:
+        head = self.blocks[header]
+        body = set(self.natural_loop(header))
+        first = self.instrs[head.start]
+        if first.op == "FOR_ITER" and head.end - head.start == 1:
+            return self.for_loop(header, body, ctx, stack)
+        return self.while_loop(header, body, ctx, stack)
+
+    def _exits(self, body: set, exclude: Optional[int]) -> List[int]:
+        outs = {s for b in body for s in self.blocks[b].succs if s not in body and s != exclude}
+        return sorted(outs, key=lambda b: self.blocks[b].offset)
+
+    def for_loop(self, header: int, body: set, ctx: Context, stack: List[Any]) -> Optional[int]:
+        head = self.blocks[header]
+        exit_b = head.jump
+        exit_off = self.blocks[exit_b].offset if exit_b is not None else 1 << 60
+        body |= {b.id for b in self.blocks if head.offset <= b.offset < exit_off and ctx.lo <= b.offset < ctx.hi
+                 and not self.instrs[b.start].op == "PUSH_EXC_INFO"}
+        iterator = self.sim.pop(stack, self.instrs[head.start])
+        if not isinstance(iterator, M.Iterator):
+            iterator = M.Iterator(self.sim.expr(iterator, self.instrs[head.start]))
+        later = [b for b in self._exits(body, exit_b) if self.blocks[b].offset > exit_off]
+        break_to, else_b = (later[0], exit_b) if later else (exit_b, None)
+        info = Loop(header, header, break_to, frozenset(body))
+        target = M.LoopTarget()
+        self.sim.pending.append(self.instrs[head.start].offset)
+        inner = ctx._replace(loop=info, region=frozenset(body), stops=frozenset())
+        stmts = self.walk(self.start_of(head.fall), inner, stack + [iterator, target])
+        orelse = self.walk(self.start_of(else_b), ctx.stop_at(break_to), list(stack)) if else_b is not None else []
+        if target.target is None:
+            raise self.fail(head.start, "for loop without a target")
+        loop_node = ast.For(target=target.target, iter=iterator.iterable, body=stmts or [ast.Pass()],
+                            orelse=orelse, type_comment=None)
+        if contains_item(stmts):
+            comprehension = loop_to_comprehension(loop_node, None)
+            result = next((k for k in range(len(stack) - 1, -1, -1)
+                           if hasattr(stack[k], "uncompile_comprehension")), None)
+            if comprehension is None or result is None:
+                raise self.fail(head.start, "comprehension")
+            stack[result] = comprehension
+            self.sim.pending = []
+            return self.start_of(break_to)
+        self.sim.emit(loop_node)
+        return self.start_of(break_to)
+
+    def while_loop(self, header: int, body: set, ctx: Context, stack: List[Any]) -> Optional[int]:
+        head = self.blocks[header]
+        outs = self._exits(body, None)
+        exit_b = outs[0] if outs else None
+        info = Loop(header, header, exit_b, frozenset(body))
+        inner = ctx._replace(loop=info, region=frozenset(body), stops=frozenset())
+        last = self.instrs[head.end - 1]
+        test: ast.expr = ast.Constant(value=True)
+        start: Optional[int] = head.start
+        if last.op in V.CONDITIONAL_JUMPS and exit_b in head.succs:
+            # while <condition>: the header evaluates the condition and leaves on false
+            work = list(stack)
+            saved_out = self.sim.out
+            self.sim.out = []
+            for i in range(head.start, head.end - 1):
+                self.sim.step(self.instrs[i], work)
+            pre = self.sim.out
+            self.sim.out = saved_out
+            if not pre:
+                expr = self.sim.pop_expr(work, last)
+                node, _ = self._node(header, expr, head.end - 1, False)
+                if node.false == exit_b:
+                    test, start = node.expr, self.start_of(node.true)
+                elif node.true == exit_b:
+                    test, start = negate(node.expr), self.start_of(node.false)
+        stmts = self.walk(start, inner, list(stack), entering=start == head.start)
+        self.sim.emit(ast.While(test=test, body=stmts or [ast.Pass()], orelse=[]))
+        return self.start_of(exit_b)
+
+
+def _value_node(node: Node) -> bool:
+    return isinstance(node.true, tuple) or isinstance(node.false, tuple)

@@ -1,0 +1,133 @@
+"""Behaviour: try/except/else/finally with ``as``, nesting, raise ... from, assert, except*.
+
+PYTEST_DONT_REWRITE: pytest must not rewrite the asserts of these cases (their bytecode is the input).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from uncompile.verify.behaviour import Cases
+
+cases = Cases()
+
+
+@cases((0,), (1,), ("x",))
+def try_except_else_finally(value):
+    log = []
+    try:
+        result = 10 / value
+    except ZeroDivisionError as error:
+        log.append(type(error).__name__)
+        result = None
+    except (TypeError, ValueError):
+        log.append("type")
+        result = -1
+    else:
+        log.append("else")
+    finally:
+        log.append("finally")
+    return result, log
+
+
+@cases((0,), (2,))
+def nested_try(value):
+    try:
+        try:
+            if value:
+                raise KeyError(value)
+            return "no error"
+        finally:
+            value += 1
+    except KeyError as error:
+        return "caught %r %d" % (error.args, value)
+
+
+@cases((1,), (-1,))
+def raise_from(value):
+    try:
+        try:
+            if value < 0:
+                raise ValueError("negative")
+            return value
+        except ValueError as error:
+            raise RuntimeError("wrapped") from error
+    except RuntimeError as error:
+        return repr(error.__cause__)
+
+
+@cases((1,), (-1,))
+def assert_statement(value):
+    assert value > 0, "must be positive"
+    assert value
+    return value
+
+
+@cases(([1, 0, 2],),)
+def break_and_continue_in_try(values):
+    out = []
+    for value in values:
+        try:
+            if value == 0:
+                continue
+            if value == 2:
+                break
+            out.append(1 / value)
+        finally:
+            out.append("f")
+    return out
+
+
+@cases((0,), (3,))
+def return_in_finally_path(value):
+    try:
+        if value:
+            return "early"
+    finally:
+        value = -1
+    return value
+
+
+@cases((True,), (False,))
+def bare_except_and_reraise(fail):
+    try:
+        try:
+            if fail:
+                raise OSError(2, "missing")
+        except:  # noqa: E722
+            raise
+    except OSError as error:
+        return error.errno
+    return 0
+
+
+cases.from_source(
+    (3, 11),
+    "def except_star(n):\n"
+    "    seen = []\n"
+    "    try:\n"
+    "        raise ExceptionGroup('g', [ValueError(n), TypeError(n)])\n"
+    "    except* ValueError as group:\n"
+    "        seen.append(len(group.exceptions))\n"
+    "    except* TypeError:\n"
+    "        seen.append('type')\n"
+    "    return seen\n",
+    "except_star",
+    (1,),
+)
+cases.from_source(
+    (3, 14),
+    "def except_without_parentheses(n):\n"
+    "    try:\n"
+    "        return 1 / n\n"
+    "    except ZeroDivisionError, TypeError:\n"
+    "        return None\n",
+    "except_without_parentheses",
+    (0,),
+    (2,),
+)
+
+
+@pytest.mark.parametrize("name,function,calls", cases.items, ids=cases.ids())
+def test_exceptions(name, function, calls, behaves_the_same):
+    behaves_the_same(function, calls)

@@ -1,0 +1,21 @@
+"""Shared pytest set-up: makes ``src/`` importable and leaves torch tests out where torch is missing.
+
+The torch tests (``tests/dynamo``, ``tests/report``) run only under Python 3.11 with torch
+installed; elsewhere (3.8 … 3.15 without torch) they are not collected, so a plain
+``pytest`` works under every interpreter.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from typing import List
+
+SRC = Path(__file__).resolve().parent.parent / "src"
+if str(SRC) not in sys.path:
+    sys.path.insert(0, str(SRC))
+
+collect_ignore: List[str] = []
+if importlib.util.find_spec("torch") is None:
+    collect_ignore += ["dynamo", "report"]
