@@ -3,18 +3,19 @@
 Run: ``PYTHONPATH=src .venv/bin/python benchmarks/dump_overhead.py [--repeats N]``
 
 Each workload compiles small functions with ``torch.compile`` (backends eager, aot_eager and
-inductor; graph breaks, recompiles, dynamic shapes, a training step). Both sides run in this
-one process, alternating (plain, dumped, plain, dumped...), each on fresh Dynamo state
-(``torch._dynamo.reset()``); one untimed warm-up run per workload first fills PyTorch's
-on-disk compile caches, so both sides see the same (warm) caches. Reported per workload: the
-median time of the ``with`` body (what compilation costs the program: hooks, trace handler,
-decompiling in the hook) and of the whole ``with`` statement (plus verifying and writing the
-files on exit). The script prints the ratios and their geometric means.
+inductor; graph breaks, recompiles, dynamic shapes, training steps, a transformer layer).
+Both sides run in this one process, alternating (dumped, plain, plain, dumped, ...), each on
+fresh Dynamo state (``torch._dynamo.reset()``) after a ``gc.collect()``. One untimed warm-up
+run per workload first fills PyTorch's on-disk compile caches, so both sides see the same
+(warm) caches. Reported per workload: the median time of the ``with`` body (what compiling
+costs the program: hooks, trace handler, decompiling in the hook) and of the whole ``with``
+statement (plus verifying and writing the files on exit); then the geometric means.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import math
 import shutil
 import statistics
@@ -102,6 +103,7 @@ WORKLOADS: Dict[str, Callable[[], Any]] = {
 
 def _plain(workload: Callable[[], Any]) -> Tuple[float, float]:
     torch._dynamo.reset()
+    gc.collect()
     start = time.perf_counter()
     workload()
     elapsed = time.perf_counter() - start
@@ -110,6 +112,7 @@ def _plain(workload: Callable[[], Any]) -> Tuple[float, float]:
 
 def _dumped(workload: Callable[[], Any], directory: str) -> Tuple[float, float]:
     torch._dynamo.reset()
+    gc.collect()
     start = time.perf_counter()
     with uncompile.prepare_debug(directory):
         workload()
@@ -136,11 +139,15 @@ def main() -> None:
             plain: List[float] = []
             body: List[float] = []
             total: List[float] = []
-            for _ in range(args.repeats):
-                plain.append(_plain(workload)[0])
+            for repeat in range(args.repeats):
+                # Alternate which side goes first, so drift and order effects cancel out.
+                if repeat % 2:
+                    plain.append(_plain(workload)[0])
                 dumped_body, dumped_total = _dumped(workload, directory)
                 body.append(dumped_body)
                 total.append(dumped_total)
+                if not repeat % 2:
+                    plain.append(_plain(workload)[0])
         finally:
             shutil.rmtree(directory, ignore_errors=True)
         p, b, t = statistics.median(plain), statistics.median(body), statistics.median(total)

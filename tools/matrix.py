@@ -11,6 +11,8 @@ Standard library only, runs on Python 3.8+.
   where every version is required. ``UNCOMPILE_PYTHONS="3.8 3.12"`` limits the versions.
 * ``UNCOMPILE_JOBS=N`` tests N interpreters at a time (default 1, under CI 2: one per core
   of the CI machine); with more than one, each run's output goes to ``out/test-results/X.Y.log``.
+* A test running past ``UNCOMPILE_TEST_TIMEOUT`` seconds (300) fails with its stack (pytest-timeout,
+  SIGALRM) and the run goes on; a run past ``UNCOMPILE_RUN_TIMEOUT`` seconds (1800) is killed.
 * pytest's exit status 5 (no tests collected) counts as "no tests", not as a failure.
 * At the end: one row per interpreter and ``N passed, N failed`` over all of them; the exit
   status is 0 only if lint passed and nothing failed.
@@ -42,6 +44,10 @@ from envs import (
 TORCH_TEST_DIRS = ["tests/dynamo", "tests/report"]
 RESULTS = ROOT / "out" / "test-results"
 PYTEST_NO_TESTS = 5
+#: seconds one test may run before pytest-timeout fails it
+TEST_TIMEOUT = int(os.environ.get("UNCOMPILE_TEST_TIMEOUT") or 300)
+#: seconds one interpreter's whole run may take
+RUN_TIMEOUT = int(os.environ.get("UNCOMPILE_RUN_TIMEOUT") or 1800)
 
 
 class Row(NamedTuple):
@@ -113,28 +119,35 @@ def run_pytest(job: Job, to_log: bool) -> Row:
         if stale.exists():
             stale.unlink()
     command = [str(job.env / "bin" / "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider"]
-    command += ["--junitxml", str(report)] + ["--ignore=%s" % path for path in job.ignore] + ["tests"]
+    command += ["--timeout=%d" % TEST_TIMEOUT, "--timeout-method=signal", "--junitxml", str(report)]
+    command += ["--ignore=%s" % path for path in job.ignore] + ["tests"]
     environment = dict(os.environ, PYTHONPATH=str(ROOT / "src"), PYTHONDONTWRITEBYTECODE="1")
     say("tests on Python %s: %s" % (job.label, " ".join(command[2:])))
     started = time.time()
-    if to_log:
-        with open(str(log), "w") as output:
-            returncode = subprocess.run(
-                command,
-                cwd=str(ROOT),
-                env=environment,
-                stdin=subprocess.DEVNULL,
-                stdout=output,
-                stderr=output,
-            ).returncode
-    else:
-        returncode = subprocess.run(
-            command, cwd=str(ROOT), env=environment, stdin=subprocess.DEVNULL
+    output = open(str(log), "w") if to_log else None
+    try:
+        returncode: Optional[int] = subprocess.run(
+            command,
+            cwd=str(ROOT),
+            env=environment,
+            stdin=subprocess.DEVNULL,
+            stdout=output,
+            stderr=output,
+            timeout=RUN_TIMEOUT,
         ).returncode
-    row = pytest_row(job.label, returncode, report, time.time() - started)
+    except subprocess.TimeoutExpired:
+        returncode = None
+    finally:
+        if output is not None:
+            output.close()
+    if returncode is None:
+        note = "killed after %d s (UNCOMPILE_RUN_TIMEOUT)" % RUN_TIMEOUT
+        row = Row(job.label, "TIMEOUT", failed=1, seconds=time.time() - started, note=note)
+    else:
+        row = pytest_row(job.label, returncode, report, time.time() - started)
     if to_log:
         say("Python %s finished: %s, %d passed, %d failed" % (job.label, row.status, row.passed, row.failed))
-        if row.status == "FAILED":
+        if row.status not in ("ok", "no tests"):
             lines = log.read_text(errors="replace").splitlines()
             print("\n".join(["--- last lines of %s ---" % log.relative_to(ROOT)] + lines[-60:]), flush=True)
     return row
@@ -244,7 +257,7 @@ def test_matrix() -> int:
     say("results in %s; took %.0f s" % (RESULTS.relative_to(ROOT), time.time() - started))
     if missing and not ci:
         banner(["SKIPPED (not installed): Python %s" % " ".join(missing)])
-    bad = [row for row in rows.values() if row.status == "FAILED" or (row.status == "MISSING" and ci)]
+    bad = [row for row in rows.values() if row.failed or row.status in ("FAILED", "TIMEOUT")]
     return 1 if bad else 0
 
 

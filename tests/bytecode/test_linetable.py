@@ -122,3 +122,39 @@ def test_trace_line_events_use_the_new_lines() -> None:
         sys.settrace(None)
     assert result == 15
     assert events == [("<relabeled>", 1010), ("<relabeled>", 1020), ("<relabeled>", 1030)]
+
+
+@pytest.mark.skipif(not hasattr(sys, "monitoring"), reason="sys.monitoring exists from 3.12")
+def test_monitoring_line_events_use_the_new_lines() -> None:
+    def target(a: int, b: int) -> int:
+        c = a + b
+        d = c * 2
+        return c + d
+
+    code = target.__code__
+    original = lines_by_offset(code)
+    wanted = {
+        offset: (None if line is None or line == code.co_firstlineno else 2000 + (line - code.co_firstlineno))
+        for offset, line in original.items()
+    }
+    relabeled = with_lines(code, wanted, 2000).replace(co_filename="<monitored>")
+    target.__code__ = relabeled
+    monitoring: Any = vars(sys)["monitoring"]
+    tool = next(i for i in range(6) if monitoring.get_tool(i) is None)
+    events: List[Tuple[str, int]] = []
+
+    def on_line(line_code: CodeType, line: int) -> Any:
+        if line_code is relabeled:
+            events.append((line_code.co_filename, line))
+        return None
+
+    monitoring.use_tool_id(tool, "uncompile-test")
+    try:
+        monitoring.register_callback(tool, monitoring.events.LINE, on_line)
+        monitoring.set_local_events(tool, relabeled, monitoring.events.LINE)
+        assert target(1, 2) == 9
+    finally:
+        monitoring.set_local_events(tool, relabeled, 0)
+        monitoring.register_callback(tool, monitoring.events.LINE, None)
+        monitoring.free_tool_id(tool)
+    assert events == [("<monitored>", 2001), ("<monitored>", 2002), ("<monitored>", 2003)]

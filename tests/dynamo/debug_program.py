@@ -13,12 +13,12 @@ Run as ``python debug_program.py BACKEND DUMP_DIR``. It
    events in dumped files;
 5. prints ``RESULT-JSON: {...}``: breakpoints set, results of every run, trace events.
 
-A stand-in dump of the transformed code goes to DUMP_DIR/standin: uncompile's
-decompiled source where the decompiler succeeds, else a pseudo-source with one
-multi-line statement per group of instructions, relabeled with
-:func:`uncompile.dynamo.relabel.relabel_transformed` from a bytecode hook that runs
-before ``prepare_debug``'s. Where ``prepare_debug`` relabels transformed code itself
-(the real decompiled files), its result wins and the breakpoints go into its files.
+A stand-in dump of the transformed code goes to DUMP_DIR/standin, written and
+relabeled from a bytecode hook that runs before ``prepare_debug``'s, with
+:func:`uncompile.dynamo.debuggable.debuggable_source`: decompiled source where the
+decompiler succeeds, else a breakable instruction listing. Where ``prepare_debug``
+relabels transformed code itself (the real decompiled files), its result wins and the
+breakpoints go into its files.
 Without ``uncompile.dynamo.dump``, graph texts come from PyTorch's structured trace.
 """
 
@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import ast
 import contextlib
-import dis
 import gc
 import glob
 import importlib.util
@@ -42,7 +41,7 @@ from typing import Any, Dict, Iterator, List, Optional, Tuple
 import torch
 
 import uncompile
-from uncompile.dynamo.relabel import relabel_transformed
+from uncompile.dynamo.debuggable import debuggable_source
 
 
 def f(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
@@ -63,53 +62,6 @@ def main(compiled: Any, x: torch.Tensor, y: torch.Tensor) -> Tuple[List[float], 
 
 
 # ---------------------------------------------------------------- stand-in dump
-_STATEMENT_ENDS = ("STORE_", "POP_TOP", "RETURN_", "POP_JUMP", "JUMP")
-
-
-def _standin_source(code: types.CodeType) -> Tuple[ast.Module, Any]:
-    """Pseudo-source for *code*: ``_ = (...)`` over several lines per instruction group."""
-    groups: List[List[dis.Instruction]] = [[]]
-    for instruction in dis.get_instructions(code):
-        if instruction.opname in ("RESUME", "CACHE", "NOP"):
-            continue
-        groups[-1].append(instruction)
-        if instruction.opname.startswith(_STATEMENT_ENDS):
-            groups.append([])
-    groups = [group for group in groups if group]
-    lines = ["def %s(*args):" % code.co_name]
-    body: List[ast.stmt] = []
-    spans: Dict[ast.AST, Tuple[int, int]] = {}
-    for group in groups:
-        first = len(lines) + 1
-        lines.append("    _ = (")
-        lines.extend("        %r," % ("%s %s" % (ins.opname, ins.argrepr)).strip() for ins in group)
-        lines.append("    )")
-        node = ast.Expr(ast.Constant(None))
-        node.uncompile_offsets = tuple(ins.offset for ins in group)  # type: ignore[attr-defined]
-        spans[node] = (first, len(lines))
-        body.append(node)
-    function = ast.parse("def %s(*args): pass" % code.co_name).body[0]
-    assert isinstance(function, ast.FunctionDef)
-    function.body = body
-    spans[function] = (1, len(lines))
-    emitted = types.SimpleNamespace(text="\n".join(lines) + "\n", spans=spans)
-    return ast.Module(body=[function], type_ignores=[]), emitted
-
-
-def _decompiled_or_standin_source(code: types.CodeType) -> Tuple[ast.Module, Any]:
-    """The real decompiler's tree and printed text where it succeeds, else the pseudo-source."""
-    try:
-        from uncompile.decompiler import decompile_to_ast
-        from uncompile.source.printer import emit
-
-        tree = decompile_to_ast(code)
-        emitted = emit(tree)
-        compile(emitted.text, "<check>", "exec")
-        return tree, emitted
-    except Exception:  # noqa: BLE001 - the decompiler is still growing; fall back
-        return _standin_source(code)
-
-
 class _GraphTexts(logging.Handler):
     """Keeps graph texts from the structured trace, in order, with their stage."""
 
@@ -147,14 +99,11 @@ def standin_transformed(dump_dir: str, originals: Dict[str, types.CodeType]) -> 
         index = counter[new.co_name] = counter.get(new.co_name, -1) + 1
         name = "__transformed_code_%d_for_%s.py" % (index, new.co_name)
         path = os.path.join(dump_dir, "standin", name)
-        tree, emitted = _decompiled_or_standin_source(new)
-        header = (
-            "# stand-in dump of %s\n"
-            "# (decompiled where uncompile can, else one pseudo-statement per instruction group)\n" % name
-        )
+        source = debuggable_source(new)
+        header = "# stand-in dump of %s (%s)\n" % (name, "decompiled" if source.decompiled else source.error)
         with open(path, "w") as handle:
-            handle.write(header + emitted.text)
-        return relabel_transformed(new, tree, emitted, path, header.count("\n"))
+            handle.write(header + source.text)
+        return source.relabeled(path, header_lines=1)
 
     handle = torch._dynamo.convert_frame.register_bytecode_hook(hook)
     try:
@@ -220,17 +169,28 @@ def breakpoints(dump_dir: str, originals: Dict[str, types.CodeType]) -> Dict[str
     return found
 
 
+# Values printed at a breakpoint: the program's own locals, by name.
+VALUES = {"transformed": "x.tolist()", "resume": "[round(v, 4) for v in a.tolist()]"}
+
+
 def pdb_commands(points: Dict[str, Tuple[str, int]]) -> str:
     commands = []
     for marker, (path, line) in points.items():
         commands += ["break %s:%d" % (path, line), "commands", "p 'HIT %s'" % marker]
-        commands += ["p sorted(k for k in locals() if not k.startswith('__'))", "continue"]
+        commands += ["p sorted(k for k in locals() if not k.startswith('__'))"]
+        if marker in VALUES:
+            commands += ["p ('VALUE', %r, %s)" % (marker, VALUES[marker])]
+        commands += ["continue"]
     return "\n".join(commands + ["continue", ""])
 
 
-def step_commands(points: Dict[str, Tuple[str, int]], steps: int) -> str:
-    path, line = points["transformed"]
-    return "\n".join(["break %s:%d" % (path, line), "continue"] + ["next"] * steps + ["continue", ""])
+def step_commands(point: Tuple[str, int], command: str, steps: int) -> str:
+    path, line = point
+    return "\n".join(["break %s:%d" % (path, line), "continue"] + [command] * steps + ["continue", ""])
+
+
+# The graph code that runs: Inductor's output, else the AOT forward, else Dynamo's graph.
+GRAPH_POINTS = ("output_code", "aot_forward", "captured_graph")
 
 
 def check_stance_and_restore(dump_root: str) -> Dict[str, Any]:
@@ -268,11 +228,13 @@ def run(backend: str, dump_dir: str, real_dump: bool) -> Dict[str, Any]:
     x = torch.randn(8, requires_grad=True)
     y = torch.full((8,), 3.0)
     compiled = torch.compile(f, backend=backend)
+    results: Dict[str, Any] = {"plain": main(compiled, x, y)}  # no uncompile involved
+    torch._dynamo.reset()  # compile again, this time dumped
     with contextlib.ExitStack() as stack:
         originals: Dict[str, types.CodeType] = {}
         stack.enter_context(standin_transformed(dump_dir, originals))
         stack.enter_context(uncompile.prepare_debug(dump_dir) if real_dump else standin_graphs(dump_dir))
-        results: Dict[str, Any] = {"compiled": main(compiled, x, y)}
+        results["compiled"] = main(compiled, x, y)
     points = breakpoints(dump_dir, originals)
     debugger = pdb.Pdb(stdin=io.StringIO(pdb_commands(points)), stdout=sys.stdout, nosigint=True)
     print("=== PDB BREAKPOINTS", flush=True)
@@ -280,10 +242,20 @@ def run(backend: str, dump_dir: str, real_dump: bool) -> Dict[str, Any]:
         results["breakpoints"] = debugger.runcall(main, compiled, x, y)
     print("=== SESSION", session, session.relabeled, session.unmatched, flush=True)
     debugger.clear_all_breaks()
-    stepper = pdb.Pdb(stdin=io.StringIO(step_commands(points, 8)), stdout=sys.stdout, nosigint=True)
+    commands = step_commands(points["transformed"], "next", 8)
+    stepper = pdb.Pdb(stdin=io.StringIO(commands), stdout=sys.stdout, nosigint=True)
     print("=== PDB STEPS", flush=True)
     with uncompile.debug(dump_src_dir=dump_dir):
         results["steps"] = stepper.runcall(main, compiled, x, y)
+    stepper.clear_all_breaks()
+    graph_kind = next(kind for kind in GRAPH_POINTS if kind in points)
+    # In FX graphs ``step`` would enter torch.ops' Python ``__call__`` (as pdb should);
+    # Inductor's ``call`` calls compiled kernels, so ``step`` stays in the file.
+    commands = step_commands(points[graph_kind], "step" if graph_kind == "output_code" else "next", 3)
+    stepper = pdb.Pdb(stdin=io.StringIO(commands), stdout=sys.stdout, nosigint=True)
+    print("=== PDB GRAPH STEPS", graph_kind, flush=True)
+    with uncompile.debug(dump_src_dir=dump_dir):
+        results["graph_steps"] = stepper.runcall(main, compiled, x, y)
     stepper.clear_all_breaks()
     print("=== END PDB", flush=True)
     events: List[Tuple[str, int]] = []
@@ -303,6 +275,10 @@ def run(backend: str, dump_dir: str, real_dump: bool) -> Dict[str, Any]:
     results["after"] = main(compiled, x, y)
     return {
         "stance": check_stance_and_restore(dump_root),
+        "expected_values": {
+            "transformed": x.tolist(),
+            "resume": [round(v, 4) for v in (x.sin() + y).tolist()],
+        },
         "results": results,
         "points": points,
         "events": events,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import dis
+import sys
 import textwrap
 import types
 from pathlib import Path
@@ -12,13 +13,9 @@ from typing import Any, Dict, List, Optional, Set, Tuple
 import torch
 
 from uncompile.bytecode.linetable import lines_by_offset
-from uncompile.dynamo.relabel import (
-    logical_lines,
-    match_source_lines,
-    relabel_offsets,
-    relabel_to_file,
-    relabel_transformed,
-)
+from uncompile.dynamo.line_matching import logical_lines, match_source_lines
+from uncompile.dynamo.listing import instruction_listing
+from uncompile.dynamo.relabel import relabel_offsets, relabel_to_file, relabel_transformed
 
 SOURCE = """
 def outer(values, scale):
@@ -187,3 +184,73 @@ def test_extended_arg_prefix_takes_the_line_of_its_instruction(tmp_path: Path) -
         if instruction.opname == "EXTENDED_ARG":
             following = next(i for i in instructions[index:] if i.opname != "EXTENDED_ARG")
             assert lines[instruction.offset] == lines[following.offset]
+
+
+def test_code_that_failed_to_decompile_steps_through_its_instruction_listing(tmp_path: Path) -> None:
+    def closure_maker(scale: float) -> Any:
+        def body(x: float, *rest: float, flag: bool = True, **options: Any) -> float:
+            total = x * scale
+            for value in rest:
+                total += value
+            return total if flag else -total
+
+        return body
+
+    body = closure_maker(2.0)
+    code = body.__code__
+    listing = instruction_listing(code, reason="DecompileError: example")
+    compile(listing.text, "<listing>", "exec")
+    assert listing.text.splitlines()[0] == "def body(x, *rest, flag, **options):"
+    path = tmp_path / "__transformed_code_0_for_body.py"
+    header = "# header\n"
+    path.write_text(header + listing.text)
+    relabeled = relabel_offsets(code, listing.offset_lines, str(path), header_lines=1, def_line=1)
+    assert relabeled.co_code == code.co_code and relabeled.co_freevars == code.co_freevars
+
+    expected = body(1.0, 2.0, 3.0, flag=False)
+    body.__code__ = relabeled
+    events: List[int] = []
+
+    def tracer(frame: Any, event: str, arg: Any) -> Any:
+        if frame.f_code is relabeled and event == "line":
+            events.append(frame.f_lineno)
+        return tracer
+
+    sys.settrace(tracer)
+    try:
+        result = body(1.0, 2.0, 3.0, flag=False)
+    finally:
+        sys.settrace(None)
+    assert result == expected
+    instruction_lines = {line + 1 for line in listing.offset_lines.values()}
+    assert events and set(events) <= instruction_lines
+    assert len(set(events)) > len(listing.offset_lines) // 2  # stepping goes instruction by instruction
+
+
+def test_debuggable_source_falls_back_to_a_breakable_listing(tmp_path: Path, monkeypatch: Any) -> None:
+    import uncompile.decompiler
+    from uncompile.dynamo.debuggable import debuggable_source
+
+    def scale(x: int) -> int:
+        y = x * 3
+        return y + 1
+
+    def failing(code: types.CodeType) -> ast.Module:
+        raise ValueError("cannot structure this")
+
+    for fail in (False, True):
+        if fail:
+            monkeypatch.setattr(uncompile.decompiler, "decompile_to_ast", failing)
+        source = debuggable_source(scale.__code__)
+        assert source.decompiled is not fail
+        path = tmp_path / ("scale_%d.py" % fail)
+        path.write_text("# one header line\n" + source.text)
+        relabeled = source.relabeled(str(path), header_lines=1)
+        assert relabeled.co_code == scale.__code__.co_code and relabeled.co_filename == str(path)
+        statement_starts = {
+            n.lineno for n in ast.walk(ast.parse(path.read_text())) if isinstance(n, ast.stmt)
+        }
+        reported = {line for line in lines_by_offset(relabeled).values() if line is not None}
+        assert reported <= statement_starts
+        if fail:
+            assert "cannot structure this" in source.error and "LOAD_FAST" in source.text

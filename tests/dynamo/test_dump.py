@@ -54,12 +54,11 @@ def check_common(run: DumpRun) -> None:
         assert function["full_code_file"] and (run.directory / function["full_code_file"]).exists()
         for entry in function["entries"]:
             text = (run.directory / entry["transformed_file"]).read_text()
-            assert (
-                "Original function: %s" % entry["code_name"] in text
-                or "Original function: %s" % function["qualname"] in text
-            )
+            header = text.splitlines()[:7]
+            assert header[1].startswith("# Original function: ") and entry["code_name"] in header[1]
+            assert "line %d" % function["firstlineno"] in header[1] or "resume" in header[2]
             if entry["decompile_status"] == "failed":
-                assert "DECOMPILATION FAILED" in text.splitlines()[0:12].__str__()
+                assert "DECOMPILATION FAILED" in header[3]
                 assert entry["decompile_error"]
 
 
@@ -143,9 +142,9 @@ def test_guard_function_accepts_passing_and_rejects_failing_inputs(fullgraph_run
     assert guard({"x": x.double(), "y": y}, globals()) is False
     assert guard({"x": torch.ones(3, 2), "y": y}, globals()) is False
     assert guard({"x": x.requires_grad_(), "y": y}, globals()) is False
-    unchecked = guard.unchecked_guards
-    assert all(isinstance(text, str) for text in unchecked)
-    assert "CANNOT CHECK" in (fullgraph_run.directory / record["full_code_file"]).read_text() or not unchecked
+    assert guard.unchecked_guards == ()  # on torch 2.13 every guard of this entry has a Python form
+    with torch.no_grad():  # the GLOBAL_STATE guard (grad mode) fails
+        assert guard({"x": x.detach(), "y": y}, globals()) is False
 
 
 # ---------------------------------------------------------------- recompilation
@@ -353,11 +352,12 @@ def test_function_compiled_before_entering(tmp_path: Path) -> None:
 
 def test_hooks_removed_even_when_the_body_raises(tmp_path: Path) -> None:
     import torch._dynamo.convert_frame as convert_frame
+    import torch.export
     import torch.export._trace as export_trace
 
     import uncompile
 
-    export_before = export_trace._export
+    export_before = export_trace._export, torch.export.export
     trace_logger = logging.getLogger("torch.__trace")
     hooks_before = dict(convert_frame._bytecode_hooks)
     handlers_before = list(trace_logger.handlers)
@@ -369,7 +369,7 @@ def test_hooks_removed_even_when_the_body_raises(tmp_path: Path) -> None:
             raise ValueError("the user's error")
     assert dict(convert_frame._bytecode_hooks) == hooks_before
     assert trace_logger.handlers == handlers_before
-    assert export_trace._export is export_before
+    assert (export_trace._export, torch.export.export) == export_before
     assert (tmp_path / "__transformed_code_0_for_early.py").exists()
 
 
@@ -402,11 +402,11 @@ def test_cached_code_points_at_the_dumped_files(breaks_run: DumpRun) -> None:
     for item in mine:
         cached = [entry.code for entry in _torch_private.cache_entries(item.original)]
         assert any(code is item.code for code in cached) or not cached
-        if item.status != "failed":
-            assert item.code.co_filename == item.path
-            assert all(line > 7 for line in item.offset_lines.values())
-        else:
-            assert item.code.co_filename == item.original.co_filename
+        # Decompiled source and the instruction listing of a failed decompilation are both breakable.
+        assert item.code.co_filename == item.path
+        assert item.offset_lines and all(line > 7 for line in item.offset_lines.values())
+        lines = Path(item.path).read_text().splitlines()
+        assert all(lines[line - 1].strip() for line in item.offset_lines.values())
 
 
 def test_log_bytecode_and_wild_graphs(tmp_path: Path) -> None:
@@ -419,3 +419,32 @@ def test_log_bytecode_and_wild_graphs(tmp_path: Path) -> None:
     check_common(run)
     listing = (run.directory / "__bytecode_0_for_scale.txt").read_text()
     assert "Original bytecode" in listing and "Transformed bytecode" in listing
+
+
+# ---------------------------------------------------------------- a whole training step
+
+
+def test_compiled_training_step_with_backward_and_optimizer(tmp_path: Path) -> None:
+    def workload() -> Any:
+        torch.manual_seed(0)
+        model = nn.Sequential(nn.Linear(8, 8), nn.ReLU(), nn.Linear(8, 1))
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+        def train_step(x, y):
+            loss = nn.functional.mse_loss(model(x), y)
+            loss.backward()  # marker: backward
+            optimizer.step()
+            optimizer.zero_grad()
+            return loss
+
+        step = torch.compile(train_step, backend="aot_eager")
+        x, y = torch.randn(4, 8), torch.randn(4, 1)
+        return [step(x, y), step(x, y)] + [p.detach().clone() for p in model.parameters()]
+
+    run = dump_run(tmp_path, workload)
+    check_common(run)
+    record = run.function("train_step")
+    first = record["entries"][0]
+    assert {"aot_forward", "aot_backward"} <= {g["stage"] for g in first["graphs"] if g["file"]}
+    assert any(e["code_name"].startswith("torch_dynamo_resume_in_train_step") for e in record["entries"])
+    assert any("backward" in event["reason"] for event in record["graph_breaks"])

@@ -21,11 +21,22 @@ def test_python_guards_become_expressions() -> None:
 
 def test_guards_without_python_form_are_comments() -> None:
     check = to_check(
-        "LAMBDA_GUARD", "L", "torch._functorch.aot_autograd.utils.top_saved_tensors_hooks ids == None"
+        "LAMBDA_GUARD", "L", "torch._functorch.aot_autograd.utils.top_saved_tensors_hooks ids == 3"
     )
     assert not check.checkable and check.why_unchecked == "not a Python expression"
     unknown = to_check("TORCH_FUNCTION_MODE_STACK", "L", "___check_torch_function_mode_stack()")
-    assert not unknown.checkable and "___check_torch_function_mode_stack" in unknown.why_unchecked
+    assert not unknown.checkable and "mode types" in unknown.why_unchecked
+    other = to_check("X", "L", "___dict_version(L['d']) == 3")
+    assert not other.checkable and "___dict_version" in other.why_unchecked
+
+
+def test_guards_dynamo_prints_in_another_form_get_python() -> None:
+    hooks = to_check(
+        "LAMBDA_GUARD", "L", "torch._functorch.aot_autograd.utils.top_saved_tensors_hooks ids == None"
+    )
+    assert hooks.expression == "___saved_tensors_hooks_are_none()"
+    modes = to_check("TORCH_FUNCTION_MODE_STACK", "L", "___check_torch_function_mode_stack()", [])
+    assert modes.expression == "___check_torch_function_mode_stack(())"
 
 
 def test_global_state_guard_is_checked() -> None:
@@ -50,3 +61,13 @@ def test_rendered_function_compiles_and_evaluates() -> None:
 @pytest.mark.parametrize("text", ["", "   ", "a ==", "L['x'] # only a comment"])
 def test_odd_texts_never_raise(text: str) -> None:
     to_check("X", "L", text)
+
+
+def test_type_hint_suffix_is_not_part_of_the_expression() -> None:
+    check = to_check(
+        "TYPE_MATCH",
+        "L['args']",
+        "___check_type_id(L['args'], 1234), type=<class 'tuple'> (HINT: type tuple)",
+    )
+    assert check.expression == "___check_type_id(L['args'], 1234)"
+    assert "type=<class 'tuple'>" in check.comment

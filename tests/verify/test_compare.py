@@ -154,3 +154,13 @@ def test_equal_try_statements_compare_equal() -> None:
     expected = function_code("def f():\n    try:\n        a()\n    except E:\n        pass\n    b()\n")
     got = function_code("def f():\n    try:\n        a()\n    except E:\n        pass\n    b()\n")
     assert compare_code(expected, got) is None
+
+
+def test_pairs_of_local_accesses_formed_only_on_one_line_compare_equal() -> None:
+    one_line = function_code("def f(a, b):\n    x, y = a, b\n    return g(a, b, x, y)\n")
+    split = function_code(
+        "def f(a, b):\n    x, y = (a,\n        b)\n    return g(a,\n        b,\n        x,\n        y)\n"
+    )
+    assert compare_code(one_line, split) is None
+    other = function_code("def f(a, b):\n    x, y = a, b\n    return g(b, a, x, y)\n")
+    assert compare_code(one_line, other) is not None

@@ -13,7 +13,7 @@ import inspect
 import sys
 import textwrap
 import warnings
-from types import CodeType
+from types import CodeType, FunctionType
 from typing import Any, Callable, List, Optional
 
 import pytest
@@ -300,3 +300,40 @@ def test_qualified_name_is_read_off_the_code_on_old_versions() -> None:
     source = textwrap.dedent(inspect.getsource(Holder.method))
     assert qualname_of(code) == Holder.method.__qualname__
     assert compare_code(code, recompile(code, source=source)) is None
+
+
+def test_private_names_are_not_mangled_when_the_original_did_not() -> None:
+    # Dynamo builds resume functions of methods with arguments like __nested_resume_fns.
+    source = "def resume(__nested_frame_values, x):\n"
+    source += "    return super().__repr__() if x else __nested_frame_values\n"
+    namespace: dict = {}
+    exec(compile("class Model:\n    " + source.replace("\n    ", "\n        "), "<t>", "exec"), namespace)
+    mangled = namespace["Model"].resume.__code__
+    assert mangled.co_varnames[0] == "_Model__nested_frame_values"
+    unmangled = mangled.replace(co_varnames=("__nested_frame_values",) + mangled.co_varnames[1:])
+    if sys.version_info >= (3, 11):
+        unmangled = unmangled.replace(co_qualname="Model.resume")
+    new = recompile(unmangled, source=source, qualname="Model.resume")
+    assert compare_code(unmangled, new) is None
+    assert (
+        compare_code(
+            mangled,
+            recompile(mangled, source=source.replace("__nested", "_Model__nested"), qualname="Model.resume"),
+        )
+        is None
+    )
+
+
+class Holder:
+    def method(self, x):
+        return [123456789, x]
+
+
+def test_placeholder_in_a_method_survives_name_mangling() -> None:
+    marker = object()
+    original = with_constant(Holder.method, BIG, marker)
+    name = placeholder_name(marker, original.co_consts.index(marker))
+    source = "def method(self, x):\n    return [%s, x]\n" % name
+    new = recompile(original, source=source, qualname="Holder.method")
+    assert compare_code(original, new) is None
+    assert FunctionType(new, {})(None, 1)[0] is marker

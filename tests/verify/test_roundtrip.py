@@ -9,6 +9,7 @@ from types import CodeType
 from typing import Callable
 
 from uncompile.errors import DecompileError
+from uncompile.verify.compare import nested_code
 from uncompile.verify.roundtrip import (
     OUTCOMES,
     check_file,
@@ -158,3 +159,12 @@ def test_stdlib_sample_is_fixed_and_skips_tests() -> None:
     second = [(path, name) for path, name, _ in sample_units(40)]
     assert first == second and len(first) == 40
     assert first != [(path, name) for path, name, _ in sample_units(40, seed=1)]
+
+
+def test_units_below_a_function() -> None:
+    source = "class C:\n    def m(self):\n        def inner():\n"
+    source += "            return lambda: 1\n        return inner\n"
+    body = nested_code(compile(source, "<t>", "exec"))[0]
+    method = [code for code in nested_code(body) if code.co_name == "m"][0]
+    names = [name for name, _ in iter_units(method, qualname="C.m")]
+    assert names == ["C.m", "C.m.<locals>.inner", "C.m.<locals>.inner.<locals>.<lambda>"]

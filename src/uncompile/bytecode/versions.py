@@ -31,6 +31,10 @@ FOR_EXIT_CLEANUP: Tuple[str, ...] = {
     (3, 13): ("END_FOR", "POP_TOP"),
 }.get(VERSION, ("END_FOR", "POP_ITER") if VERSION >= (3, 14) else ())
 
+#: 3.10 and 3.11 compile ``while c: body`` as ``if c: do body while c`` (condition copied
+#: to the bottom); other versions jump back to a single test at the top.
+DUPLICATES_WHILE_CONDITION = (3, 10) <= VERSION <= (3, 11)
+
 #: 3.11+ ``BINARY_OP`` carries the operator; this is its table (``dis._nb_ops``).
 BINARY_OPERATORS: List[str] = [sign for _, sign in getattr(dis, "_nb_ops", [])]
 

@@ -119,9 +119,10 @@ def guard_tree(guard_manager: Any) -> List[Dict[str, Any]]:
                 if id(guard) in seen_relational:
                     continue
                 seen_relational.add(id(guard))
-            leaves.append(
-                {"kind": type(guard).__name__, "source": source, "parts": list(guard.verbose_code_parts())}
-            )
+            leaf = {"kind": type(guard).__name__, "source": source, "parts": list(guard.verbose_code_parts())}
+            if leaf["kind"] == "TORCH_FUNCTION_MODE_STACK":
+                leaf["mode_types"] = torch_function_mode_types(guard_manager)
+            leaves.append(leaf)
         children = list(manager.get_child_managers())
         if hasattr(manager, "get_key_value_managers"):
             for key_manager, value_manager in manager.get_key_value_managers().values():
@@ -199,17 +200,23 @@ def distributed_rank() -> Optional[int]:
 
 
 def wrap_export(record: Callable[[Any], None]) -> Optional[Callable[[], None]]:
-    """Make every ``torch.export.export`` call pass its ExportedProgram to *record*.
+    """Make ``torch.export.export`` calls pass their ExportedProgram to *record*.
 
-    Non-strict export (the default) does not run Dynamo and the structured trace carries its
-    program only under ``TORCH_DTRACE``, so the dump wraps ``torch.export._trace._export``,
-    which ``torch.export.export`` looks up on each call. The wrapper returns the original
-    result untouched. Returns a function that restores the original, or None.
+    Non-strict export (the default) does not run Dynamo, and the structured trace carries
+    its program only under ``TORCH_DTRACE``. ``torch.export.export`` looks
+    ``torch.export._trace._export`` up on each call, so when that module is loaded the dump
+    wraps it (every call is seen); otherwise (importing it costs ~0.5 s) the dump wraps the
+    ``torch.export.export`` attribute (calls through a reference taken earlier are missed).
+    The wrapper returns the original result untouched. Returns a function that restores the
+    original, or None.
     """
     try:
-        import torch.export._trace as export_trace
-
-        original = export_trace._export
+        loaded = sys.modules.get("torch.export._trace")
+        owner = loaded if loaded is not None else sys.modules.get("torch.export")
+        name = "_export" if loaded is not None else "export"
+        if owner is None:
+            return None
+        original = getattr(owner, name)
     except Exception as error:  # noqa: BLE001
         warn_once("cannot observe torch.export", repr(error))
         return None
@@ -222,10 +229,43 @@ def wrap_export(record: Callable[[Any], None]) -> Optional[Callable[[], None]]:
             warn_once("could not record an exported program", repr(error))
         return program
 
-    export_trace._export = observed_export
+    setattr(owner, name, observed_export)
 
     def restore() -> None:
-        if export_trace._export is observed_export:
-            export_trace._export = original
+        if getattr(owner, name, None) is observed_export:
+            setattr(owner, name, original)
 
     return restore
+
+
+def torch_function_mode_types(guard_manager: Any) -> Optional[List[str]]:
+    """Qualified names of the torch-function mode types a cache entry's mode-stack guard expects."""
+    check = (getattr(guard_manager, "closure_vars", None) or {}).get("___check_torch_function_mode_stack")
+    for cell in getattr(check, "__closure__", None) or ():
+        value = cell.cell_contents
+        if isinstance(value, list) and all(isinstance(item, type) for item in value):
+            return ["%s.%s" % (item.__module__, item.__qualname__) for item in value]
+    return None
+
+
+def current_torch_function_modes() -> Optional[List[str]]:
+    """Qualified type names of the torch-function modes active now (innermost last)."""
+    try:
+        from torch.overrides import _get_current_function_mode_stack
+
+        stack = _get_current_function_mode_stack()
+    except Exception as error:  # noqa: BLE001
+        warn_once("cannot read the torch function mode stack", repr(error))
+        return None
+    return ["%s.%s" % (type(mode).__module__, type(mode).__qualname__) for mode in stack]
+
+
+def saved_tensors_hooks_active() -> Optional[bool]:
+    """Whether default saved-tensors hooks are installed (what AUTOGRAD_SAVED_TENSORS_HOOKS checks)."""
+    try:
+        import torch
+
+        return torch._C._autograd._top_saved_tensors_default_hooks(True) is not None
+    except Exception as error:  # noqa: BLE001
+        warn_once("cannot read the saved-tensors hooks", repr(error))
+        return None

@@ -11,7 +11,11 @@ Design (what runs, and why):
 * Transformed code (``__transformed_code_*`` files, resume functions included) is
   relabeled once, when Dynamo produces it: ``prepare_debug``'s bytecode hook
   returns :func:`uncompile.dynamo.relabel.relabel_transformed`'s result, which is
-  what Dynamo caches. Nothing to do here for it.
+  what Dynamo caches (its cache entries cannot be changed afterwards). Each
+  statement stops once, at its first line. Code the decompiler cannot handle can
+  still be stepped instruction by instruction in a listing
+  (:mod:`uncompile.dynamo.debuggable`, :mod:`uncompile.dynamo.listing`). Nothing
+  to do here for it.
 * Graph code (the FX graph's ``forward`` under the eager backend, AOT forward and
   backward under aot_eager, Inductor's output module with ``call``) is created by
   torch from generated source that the dump files contain. On entry, ``debug()``
@@ -42,7 +46,8 @@ import types
 import warnings
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
-from .relabel import logical_lines, match_statements, relabel_to_file
+from .line_matching import logical_lines, match_statements
+from .relabel import relabel_to_file
 
 __all__ = ["debug", "DebugSession"]
 

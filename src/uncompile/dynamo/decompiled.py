@@ -1,9 +1,12 @@
 """The one place where the dump asks the decompiler for source.
 
-:func:`decompile_for_dump` never raises: when decompilation fails it returns text that
-still compiles, says at the top that decompilation failed and why, and lists the bytecode
-(``dis``) as comments. The result also says whether the shown source was verified to
-recompile to identical bytecode, and maps instruction offsets to lines (for the debugger).
+:func:`decompile_for_dump` never raises. It goes through
+:func:`.debuggable.debuggable_source`: when decompilation fails, the text is a breakable
+instruction listing (a ``def`` with one line per instruction, see :mod:`.listing`) that
+says why, followed by the full ``dis`` output as comments; the file's header (written by
+the writer) says that decompilation failed. The result also says whether the shown source
+was verified to recompile to identical bytecode, maps instruction offsets to lines, and
+keeps the :class:`.debuggable.DebuggableSource` that can relabel the code for the debugger.
 """
 
 from __future__ import annotations
@@ -30,6 +33,8 @@ class DecompiledSource:
     #: The decompiler's module and the printer's result (for relabeling), when it succeeded.
     tree: Any = field(default=None, repr=False)
     emitted: Any = field(default=None, repr=False)
+    #: The :class:`.debuggable.DebuggableSource` behind *text* (relabels the code), if any.
+    debuggable: Any = field(default=None, repr=False)
 
     @property
     def ok(self) -> bool:
@@ -113,16 +118,30 @@ def verify_source(code: CodeType, source: DecompiledSource) -> DecompiledSource:
 def decompile_for_dump(code: CodeType, verify: bool = True) -> DecompiledSource:
     """Decompile *code* for the dump; on any failure return a listing that still compiles."""
     try:
-        from ..decompiler import decompile_to_ast
-        from ..source.printer import emit
+        from .debuggable import debuggable_source
+        from .listing import instruction_listing
 
-        tree = decompile_to_ast(code)
-        emitted = emit(tree)
-        text = emitted.text
-        compile(text, "<uncompile check>", "exec")
-    except Exception as error:  # noqa: BLE001 - any decompiler failure becomes a listed failure
+        source = debuggable_source(code)
+        if not source.decompiled:
+            listing = instruction_listing(code, source.error)
+            text = (
+                source.text
+                + "\n\n# The bytecode (dis) of this code object and the code nested in it:\n"
+                + as_comments(dis_listing(code))
+            )
+            return DecompiledSource(
+                text, "failed", error=source.error, offset_lines=dict(listing.offset_lines), debuggable=source
+            )
+    except Exception as error:  # noqa: BLE001 - even the listing failed: comments only
         reason = "%s: %s" % (type(error).__name__, error)
         return DecompiledSource(failure_text(code, reason), "failed", error=reason)
-    offset_lines = _offset_lines(tree, getattr(emitted, "spans", {}) or {})
-    source = DecompiledSource(text, "unverified", offset_lines=offset_lines, tree=tree, emitted=emitted)
-    return verify_source(code, source) if verify else source
+    offset_lines = _offset_lines(source.tree, getattr(source.emitted, "spans", {}) or {})
+    result = DecompiledSource(
+        source.text,
+        "unverified",
+        offset_lines=offset_lines,
+        tree=source.tree,
+        emitted=source.emitted,
+        debuggable=source,
+    )
+    return verify_source(code, result) if verify else result

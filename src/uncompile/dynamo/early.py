@@ -3,9 +3,10 @@
 For :func:`uncompile.debug` to stop in ``__transformed_code_*`` files, the code object that
 Dynamo caches must carry the dumped file's name and lines (same instructions: see
 :mod:`.relabel`). That has to happen when Dynamo hands over the code, so the hook decompiles
-it (without verifying; that waits for the exit), fixes its file name and the layout of the
-file's header (:data:`HEADER_LINES` lines, whatever they end up saying), and returns the
-relabeled code. Any failure leaves Dynamo's code as it is.
+it (without verifying; that waits for the exit; when decompiling fails, the file shows a
+breakable instruction listing instead, see :mod:`.listing`), fixes its file name and the
+layout of the file's header (:data:`HEADER_LINES` lines, whatever they end up saying), and
+returns the relabeled code. Any failure leaves Dynamo's code as it is.
 """
 
 from __future__ import annotations
@@ -37,15 +38,11 @@ class EarlyDecompiler:
         item.index = index
         item.file = names.transformed_code_file(item.original.co_name, index)
         item.source = decompile_for_dump(item.transformed, verify=False)
-        if not (self.relabel and item.source.ok and item.source.tree is not None):
+        if not self.relabel or item.source.debuggable is None:
             return None
         try:
-            from .relabel import relabel_transformed
-
             path = os.path.join(self.directory, item.file)
-            relabeled = relabel_transformed(
-                item.transformed, item.source.tree, item.source.emitted, path, HEADER_LINES
-            )
+            relabeled = item.source.debuggable.relabeled(path, HEADER_LINES)
         except Exception as error:  # noqa: BLE001 - Dynamo's own code stays in place
             _torch_private.warn_once("could not point transformed code at its dumped file", repr(error))
             return None

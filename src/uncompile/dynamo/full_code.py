@@ -143,14 +143,12 @@ def render(title_lines: List[str], sections: List[CodeSection]) -> str:
                 out.append("# " + entry.note)
             out.append(entry.guard_source)
             new_name = transformed_function_name(entry.code_name, entry.index)
-            if entry.transformed_ok:
-                out.append(_rename_def(entry.transformed_text, entry.code_name, new_name))
-            else:
-                out.append(
-                    "# %s: decompilation failed; see %s"
-                    % (new_name, names.transformed_code_file(entry.code_name, entry.index))
-                )
-                out.append(entry.transformed_text)
+            renamed = _rename_def(entry.transformed_text, names.sanitize(entry.code_name), new_name)
+            if not entry.transformed_ok:
+                transformed_file = names.transformed_code_file(entry.code_name, entry.index)
+                out.append("# %s: decompilation failed (see %s)" % (new_name, transformed_file))
+            out.append(renamed)
+            if renamed == entry.transformed_text:
                 out.append("%s = None  # no source" % new_name)
             out.append("")
     out.append("# ===== Dispatch: what happens when each code object is called =====")

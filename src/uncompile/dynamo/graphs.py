@@ -96,7 +96,10 @@ def missing_stage_notes(events: CompileEvents, stages: List[str]) -> List[GraphR
         records.append(GraphRecord("aot", None, "AOTAutograd did not run (the backend does not use it)"))
     if not ran_inductor:
         records.append(GraphRecord("inductor", None, "Inductor did not run (the backend does not use it)"))
-    elif "pre_grad_before" not in present:
+    if ran_inductor and "aot_backward" in present and "output_code_backward" not in stages:
+        why = "Inductor compiles the backward lazily: backward did not run inside the dump"
+        records.append(GraphRecord("output_code_backward", None, why))
+    if ran_inductor and "pre_grad_before" not in present:
         why = (
             "pre-grad passes did not run: AOTAutograd cache hit"
             if "aotautograd_cache_hit" in events.cache_events

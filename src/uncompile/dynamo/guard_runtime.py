@@ -40,6 +40,8 @@ _DEFINED = (
     "___check_obj_id",
     "___check_type_id",
     "___check_global_state",
+    "___check_torch_function_mode_stack",
+    "___saved_tensors_hooks_are_none",
     "___odict_getitem",
     "___dict_contains",
     "___namedtuple_fields",
@@ -109,6 +111,18 @@ def ___check_global_state(state_json: str) -> bool:
     """GLOBAL_STATE: grad mode, default dtype, autocast... are as they were at compile time."""
     check = _torch_private.global_state_check(state_json)
     return True if check is None else bool(check())
+
+
+def ___check_torch_function_mode_stack(expected: Sequence[str]) -> bool:
+    """TORCH_FUNCTION_MODE_STACK: the active torch-function modes have the expected types."""
+    current = _torch_private.current_torch_function_modes()
+    return True if current is None else list(current) == list(expected)
+
+
+def ___saved_tensors_hooks_are_none() -> bool:
+    """AUTOGRAD_SAVED_TENSORS_HOOKS (``... top_saved_tensors_hooks ids == None``): no hooks are set."""
+    active = _torch_private.saved_tensors_hooks_active()
+    return True if active is None else not active
 
 
 def ___odict_getitem(mapping: Any, key: Any) -> Any:

@@ -19,6 +19,8 @@ from .guard_runtime import PROVIDED_NAMES
 
 _ALLOWED_NAMES = frozenset({"L", "G"}) | PROVIDED_NAMES | frozenset(dir(builtins))
 _GLOBAL_STATE = "___check_global_state()"
+_NO_SAVED_TENSORS_HOOKS = "torch._functorch.aot_autograd.utils.top_saved_tensors_hooks ids == None"
+_MODE_STACK = "___check_torch_function_mode_stack()"
 
 
 @dataclass
@@ -61,16 +63,26 @@ class _DispatchKeysAsStrings(ast.NodeTransformer):
         return node
 
 
+def _parses(text: str) -> bool:
+    try:
+        ast.parse(text, mode="eval")
+    except SyntaxError:
+        return False
+    return True
+
+
 def _split_comment(part: str) -> Tuple[str, str]:
-    """The expression and the trailing ``# ...`` comment of a verbose code part."""
-    position = part.find("#")
-    while position != -1:
-        head = part[:position].rstrip()
-        try:
-            ast.parse(head, mode="eval")
-            return head, part[position + 1 :].strip(" #")
-        except SyntaxError:
-            position = part.find("#", position + 1)
+    """The expression and the trailing note of a verbose code part.
+
+    Notes are ``# ...`` comments and, for ID/TYPE guards, a ``, type=<class ...>`` suffix.
+    """
+    for marker in ("#", ", type="):
+        position = part.find(marker)
+        while position != -1:
+            head = part[:position].rstrip()
+            if _parses(head):
+                return head, part[position:].strip(" #,")
+            position = part.find(marker, position + 1)
     return part.strip(), ""
 
 
@@ -81,11 +93,28 @@ def _global_state_expression(text: str) -> Optional[str]:
     return "___check_global_state(%r)" % state
 
 
-def to_check(kind: str, source: str, part: str) -> GuardCheck:
-    """Classify one verbose code part of a leaf guard."""
-    special = _global_state_expression(part) if kind == "GLOBAL_STATE" else None
+def _special_expression(kind: str, part: str, mode_types: Optional[List[str]]) -> Optional[str]:
+    """Python for the guards Dynamo prints in a form that is not Python (or needs data)."""
+    text = part.split("  #")[0].strip()
+    if kind == "GLOBAL_STATE":
+        return _global_state_expression(part)
+    if text == _NO_SAVED_TENSORS_HOOKS:
+        return "___saved_tensors_hooks_are_none()"
+    if text == _MODE_STACK and mode_types is not None:
+        return "___check_torch_function_mode_stack(%r)" % (tuple(mode_types),)
+    return None
+
+
+def to_check(kind: str, source: str, part: str, mode_types: Optional[List[str]] = None) -> GuardCheck:
+    """Classify one verbose code part of a leaf guard.
+
+    *mode_types*: for a TORCH_FUNCTION_MODE_STACK guard, the mode types it expects.
+    """
+    special = _special_expression(kind, part, mode_types)
     if special is not None:
         return GuardCheck(kind, source, part.split("  #")[0].strip(), "", special)
+    if part.strip() == _MODE_STACK:
+        return GuardCheck(kind, source, _MODE_STACK, "", None, "the expected mode types were not available")
     text, comment = _split_comment(part)
     try:
         tree = ast.parse(text, mode="eval")
@@ -120,7 +149,7 @@ def checks_from_tree(leaves: List[Dict[str, Any]]) -> List[GuardCheck]:
     checks: List[GuardCheck] = []
     for leaf in leaves:
         for part in leaf["parts"]:
-            checks.append(to_check(str(leaf["kind"]), str(leaf["source"]), str(part)))
+            checks.append(to_check(str(leaf["kind"]), str(leaf["source"]), str(part), leaf.get("mode_types")))
     return checks
 
 

@@ -19,19 +19,15 @@ Two kinds of code are relabeled:
 * Graph code (FX ``forward``, AOT forward/backward, Inductor's ``call``): the
   dumped file holds the source the code was compiled from, possibly with a
   header, type annotations and comments added. Lines are matched by content
-  (:func:`match_source_lines`) and the code is relabeled line for line
+  (:mod:`.line_matching`) and the code is relabeled line for line
   (:func:`relabel_to_file`).
 """
 
 from __future__ import annotations
 
 import ast
-import difflib
 import dis
-import io
 import os
-import re
-import tokenize
 from types import CodeType
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
@@ -41,10 +37,7 @@ __all__ = [
     "relabel_transformed",
     "relabel_offsets",
     "relabel_to_file",
-    "match_source_lines",
     "statement_lines",
-    "logical_lines",
-    "match_statements",
 ]
 
 _CO_OPTIMIZED = 0x0001
@@ -78,10 +71,13 @@ def relabel_offsets(
     """Like :func:`relabel_transformed`, from a ready map: instruction offset -> line of the text.
 
     *offset_lines* holds, for instructions of *code* itself (not of nested code
-    objects), the 1-based line in the printed text of the statement they belong to.
+    objects), the 1-based line in the printed text of the statement they belong to;
+    *def_line*, if given, the line of the ``def`` in that text (the line of the
+    instructions before the first statement). Both are shifted by *header_lines*.
     """
     lines = {offset: line + header_lines for offset, line in offset_lines.items()}
-    return _relabel_with_lines(code, lines, def_line, os.path.abspath(path), header_lines)
+    first = None if def_line is None else def_line + header_lines
+    return _relabel_with_lines(code, lines, first, os.path.abspath(path), header_lines)
 
 
 def statement_lines(
@@ -123,81 +119,6 @@ def relabel_to_file(code: CodeType, line_map: Mapping[int, int], path: str) -> C
         for const in code.co_consts
     )
     return relabeled.replace(co_filename=filename, co_consts=consts)
-
-
-def match_source_lines(original: Sequence[str], dumped: Sequence[str]) -> Dict[int, int]:
-    """Map 1-based lines of *original* source to the lines of *dumped* holding the same code.
-
-    Statements are compared whole (a statement printed over several lines matches
-    the same statement on one line) and every line of a matched statement maps to
-    the first line of its counterpart. Blank lines and comments are ignored; type
-    annotations that FX's readable printing adds (``x: "f32[4]" = ...``, annotated
-    parameters) and trailing commas do not prevent a match. Statements present in
-    only one of the two are left out.
-    """
-    return match_statements(logical_lines(original), logical_lines(dumped))
-
-
-Statement = Tuple[int, int, str]
-
-
-def match_statements(original: Sequence[Statement], dumped: Sequence[Statement]) -> Dict[int, int]:
-    """:func:`match_source_lines` on statements already split by :func:`logical_lines`."""
-    original_keys = [key for _, _, key in original]
-    dumped_keys = [key for _, _, key in dumped]
-    matcher = difflib.SequenceMatcher(None, original_keys, dumped_keys, autojunk=False)
-    result: Dict[int, int] = {}
-    for block in matcher.get_matching_blocks():
-        for step in range(block.size):
-            first, last, _ = original[block.a + step]
-            target = dumped[block.b + step][0]
-            for line in range(first, last + 1):
-                result[line] = target
-    return result
-
-
-def logical_lines(lines: Sequence[str]) -> List[Tuple[int, int, str]]:
-    """(first line, last line, comparison key) of each statement line of *lines*.
-
-    Falls back to one entry per physical line when *lines* do not tokenize.
-    """
-    text = "\n".join(line.rstrip("\n") for line in lines) + "\n"
-    result: List[Tuple[int, int, str]] = []
-    parts: List[str] = []
-    first = 0
-    try:
-        for token in tokenize.generate_tokens(io.StringIO(text).readline):
-            if token.type in _SKIPPED_TOKENS:
-                continue
-            if token.type == tokenize.NEWLINE:
-                if parts:
-                    result.append((first, token.start[0], _statement_key(parts)))
-                parts = []
-                continue
-            if not parts:
-                first = token.start[0]
-            parts.append(token.string)
-    except (tokenize.TokenError, SyntaxError):
-        return [
-            (number, number, _statement_key(line.split()))
-            for number, line in enumerate(lines, 1)
-            if line.strip() and not line.strip().startswith("#")
-        ]
-    return result
-
-
-_SKIPPED_TOKENS = (tokenize.COMMENT, tokenize.NL, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER)
-_ANNOTATION = re.compile(r'(\w+) : (?:"[^"]*"|\'[^\']*\')')
-_RETURN_ANNOTATION = re.compile(r"\) -> .*:$")
-_TRAILING_COMMA = re.compile(r"\s*,\s*([)\]}])")
-
-
-def _statement_key(parts: Sequence[str]) -> str:
-    """The text a statement is compared by: tokens, string annotations and trailing commas dropped."""
-    key = " ".join(parts)
-    key = _ANNOTATION.sub(r"\1", key)
-    key = _RETURN_ANNOTATION.sub(") :", key)
-    return _TRAILING_COMMA.sub(r" \1", key)
 
 
 def _own_body(code: CodeType, tree: ast.Module) -> Tuple[List[ast.stmt], Optional[ast.stmt]]:

@@ -44,10 +44,15 @@ def _is_value(exit: Exit) -> bool:
     return isinstance(exit, tuple) and exit[0] == VALUE
 
 
+_FLIPPED = {ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.In: ast.NotIn, ast.NotIn: ast.In}
+
+
 def negate(expr: ast.expr) -> ast.expr:
     """``not expr``, undoing an existing ``not`` instead of doubling it."""
     if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
         return expr.operand
+    if isinstance(expr, ast.Compare) and len(expr.ops) == 1 and type(expr.ops[0]) in _FLIPPED:
+        return ast.Compare(left=expr.left, ops=[_FLIPPED[type(expr.ops[0])]()], comparators=expr.comparators)
     return ast.UnaryOp(op=ast.Not(), operand=expr)
 
 

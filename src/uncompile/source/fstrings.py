@@ -12,15 +12,10 @@ from __future__ import annotations
 
 import ast
 import sys
-from typing import List, Optional
+from typing import List, Optional, Protocol
 
 from .literals import QUOTES, escape_text, quote_allowed
 from .precedence import Precedence
-
-try:
-    from typing import Protocol
-except ImportError:  # pragma: no cover - Python 3.7 and older are not supported anyway
-    Protocol = object  # type: ignore
 
 #: Python 3.12 and later allow any quote, backslash and comment inside replacement fields.
 NESTING_IS_FREE = sys.version_info >= (3, 12)

@@ -27,6 +27,7 @@ class Context(NamedTuple):
     finally_bodies: Tuple[List[Instr], ...] = ()
     region: Optional[FrozenSet[int]] = None
     until: int = 1 << 60
+    except_name: Optional[str] = None
 
     def stop_at(self, *blocks: Optional[int]) -> "Context":
         return self._replace(stops=self.stops | {b for b in blocks if b is not None})

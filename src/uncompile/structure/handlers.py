@@ -94,6 +94,11 @@ class HandlerStructurer:
                         del stack[k]
                         break
                 return n
+        if ctx.except_name is not None and ins.op == "LOAD_CONST" and i + 2 < len(self.instrs):
+            store, delete = self.instrs[i + 1], self.instrs[i + 2]
+            if store.op.startswith("STORE_") and delete.op.startswith("DELETE_") \
+                    and store.arg == delete.arg == ctx.except_name and ins.arg[0] is None:
+                return 3
         for template in ctx.finally_bodies[:1]:
             if template and ins.op == template[0].op and self._matches(i, template):
                 return len(template)
@@ -261,16 +266,16 @@ class HandlerStructurer:
             op = self.instrs[end].op
             if op == "PUSH_EXC_INFO":
                 depth += 1
-            if op == "POP_EXCEPT":
-                if depth == 0 and self._clause_end(end + 1, name) is not None:
+            elif op == "POP_EXCEPT" and self.instrs[end - 1].op != "COPY":
+                if depth == 0:
                     break
-                depth = max(0, depth - 1) if self.instrs[end - 1].op == "COPY" else depth
+                depth -= 1
             end += 1
-        body = self.walk(i, ctx._replace(until=end + 1, lo=-1, hi=1 << 60), stack,
+        exit_index = self._clause_end(end + 1, name) if end < len(self.instrs) else None
+        until = end + 1 if exit_index is not None else ctx.until
+        body = self.walk(i, ctx._replace(until=until, except_name=name), stack,
                          entering=True)  # type: ignore[attr-defined]
-        if end >= len(self.instrs):
-            return body, None
-        return body, self._clause_end(end + 1, name)
+        return body, exit_index
 
     def _clause_end(self, k: int, name: Optional[str]) -> Optional[int]:
         """Where the normal path goes after a clause's ``POP_EXCEPT`` at ``k - 1``."""
@@ -281,5 +286,7 @@ class HandlerStructurer:
         if k < len(self.instrs) and self.instrs[k].op == "JUMP":
             return self.index_at(self.instrs[k].target)
         if k < len(self.instrs) and self.instrs[k].op in ("RETURN_VALUE", "RAISE_VARARGS"):
+            return None
+        if k + 1 < len(self.instrs) and self.instrs[k].op == "LOAD_CONST" and self.instrs[k + 1].op == "RETURN_VALUE":
             return None
         return k if V.VERSION >= (3, 11) else None

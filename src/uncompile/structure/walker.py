@@ -74,7 +74,8 @@ class Walker(HandlerStructurer):
             succs = {b: list(self.blocks[b].succs) for b in nodes}
             if ctx.loop is not None:
                 succs[ctx.loop.header] = []
-            self._pdoms[region] = immediate_postdominators(succs, nodes)
+            raising = [b for b in nodes if self.instrs[self.blocks[b].end - 1].op in ("RAISE_VARARGS", "RERAISE")]
+            self._pdoms[region] = immediate_postdominators(succs, nodes, raising)
         return self._pdoms[region].get(block)
 
     # -- the walk -------------------------------------------------------------------------
@@ -90,6 +91,7 @@ class Walker(HandlerStructurer):
         try:
             self.exit = None
             first = True
+            depth = len(stack)
             while pos is not None and pos < len(self.instrs):
                 self.steps += 1
                 if pos >= ctx.until:
@@ -99,7 +101,8 @@ class Walker(HandlerStructurer):
                     raise self.fail(pos, "structuring does not terminate")
                 block = self.blocks[self.block_of[pos]]
                 if pos == block.start and not (first and entering):
-                    if block.id in ctx.stops or not ctx.lo <= block.offset < ctx.hi:
+                    outside = not ctx.lo <= block.offset < ctx.hi
+                    if block.id in ctx.stops or (outside and len(stack) <= depth):
                         self.exit = pos
                         break
                     loop = ctx.loop
@@ -247,7 +250,8 @@ class Walker(HandlerStructurer):
                 new, nxt = self._node(fall, expr_item, end, kind == "value-cond")
             elif kind == "jump":
                 target = self.blocks[fall].jump
-                new, nxt = Node(fall, expr_item, (VALUE, target), (VALUE, target)), self.blocks[fall].fall
+                new = Node(fall, expr_item, (VALUE, target), (VALUE, target))
+                nxt = fall + 1 if fall + 1 < len(self.blocks) else None
                 merges.add(target)
             else:
                 nxt = self.blocks[fall].fall
@@ -271,6 +275,10 @@ class Walker(HandlerStructurer):
         if isinstance(head.true, tuple) or isinstance(head.false, tuple):
             raise self.fail(jump, "mixed boolean value and condition")
         fall_block = falls[used - 1]
+        if V.DUPLICATES_WHILE_CONDITION and used == 1:
+            loop_exit = self.bottom_tested_loop(block_id, head, fall_block, ctx, stack)
+            if loop_exit != -1:
+                return loop_exit
         return self.if_statement(block_id, head, fall_block, ctx, stack)
 
     def if_statement(self, block_id: int, head: Node, fall: Optional[int], ctx: Context,
@@ -280,7 +288,9 @@ class Walker(HandlerStructurer):
         else:
             test, then_b, else_b = head.expr, head.true, head.false
         follow = self.follow(block_id, ctx)
-        if follow is None and else_b is not None and else_b > 0:
+        if follow is None and then_b is not None and else_b is not None and self.reaches(then_b, else_b, ctx):
+            follow = else_b
+        elif follow is None and else_b is not None and else_b > 0:
             before = self.blocks[else_b - 1]
             last = self.instrs[before.end - 1]
             if last.op == "JUMP" and before.jump is not None and before.offset >= self.blocks[block_id].offset \
@@ -302,6 +312,65 @@ class Walker(HandlerStructurer):
             test, body, orelse = negate(test), orelse, []
         self.sim.emit(ast.If(test=test, body=body or [ast.Pass()], orelse=orelse))
         return self.start_of(follow)
+
+    def _pure_suffix(self, a: int, b: int) -> int:
+        """How many pure instructions before the final jumps of blocks *a* and *b* match."""
+        x, y = self.blocks[a].end - 2, self.blocks[b].end - 2
+        n = 0
+        while x - n >= self.blocks[a].start and y - n >= self.blocks[b].start:
+            p, q = self.instrs[x - n], self.instrs[y - n]
+            if p.op != q.op or p.arg != q.arg or p.op in _PURE_FORBIDDEN or p.op.startswith("STORE") \
+                    or p.target is not None:
+                break
+            n += 1
+        return n
+
+    def bottom_tested_loop(self, block_id: int, head: Node, fall: Optional[int], ctx: Context,
+                           stack: List[Any]) -> Optional[int]:
+        """``while c: body`` compiled as ``if c: (body; if c: repeat)``; -1 if not that shape."""
+        if head.false == fall:
+            test, body_b, exit_b = negate(head.expr), head.false, head.true
+        else:
+            test, body_b, exit_b = head.expr, head.true, head.false
+        if body_b is None or not self.is_loop_header(body_b):
+            return -1
+        header = self.blocks[body_b]
+        sources = [p for p in header.preds if self.blocks[p].offset >= header.offset]
+        if len(sources) != 1:
+            return -1
+        bottom = self.blocks[sources[0]]
+        last = self.instrs[bottom.end - 1]
+        if last.op not in V.CONDITIONAL_JUMPS or bottom.jump != body_b or bottom.fall != exit_b:
+            return -1
+        n = self._pure_suffix(block_id, bottom.id)
+        if n == 0:
+            return -1
+        cut = bottom.end - 1 - n
+        body = self.natural_loop(body_b)
+        continue_to = self.block_of[cut] if self.blocks[self.block_of[cut]].start == cut else body_b
+        info = Loop(body_b, continue_to, exit_b, body)
+        inner = ctx._replace(loop=info, region=body, stops=frozenset(), until=cut)
+        stmts = self.walk(header.start, inner, list(stack), entering=True)
+        self.sim.emit(ast.While(test=test, body=stmts or [ast.Pass()], orelse=[]))
+        return self.start_of(exit_b)
+
+    def reaches(self, start: int, goal: int, ctx: Context) -> bool:
+        """Whether *goal* is reachable from *start* inside the current region (loop body)."""
+        region = ctx.region
+        header = ctx.loop.header if ctx.loop is not None else None
+        seen = {start}
+        work = [start]
+        while work:
+            b = work.pop()
+            if b == goal:
+                return True
+            if b == header:
+                continue
+            for succ in self.blocks[b].succs:
+                if succ not in seen and (region is None or succ in region):
+                    seen.add(succ)
+                    work.append(succ)
+        return False
 
     # -- loops --------------------------------------------------------------------------
 

@@ -36,8 +36,8 @@ _NULL_BIT_IN_LOAD_GLOBAL = sys.version_info >= (3, 11)
 _NULL_ABOVE_CALLABLE = sys.version_info >= (3, 13)
 
 
-def _with_prefixes(opcode: int, arg: int) -> List[Tuple[int, int]]:
-    """The (opcode, byte) units of one instruction, ``EXTENDED_ARG`` prefixes first."""
+def encode(opcode: int, arg: int) -> List[Tuple[int, int]]:
+    """The (opcode, argument byte) units of one instruction, ``EXTENDED_ARG`` prefixes first."""
     units = [(opcode, arg & 0xFF)]
     arg >>= 8
     while arg:
@@ -47,7 +47,7 @@ def _with_prefixes(opcode: int, arg: int) -> List[Tuple[int, int]]:
 
 
 def _replacement(const_index: int, push_null: bool) -> List[Tuple[int, int]]:
-    units = _with_prefixes(_LOAD_CONST, const_index)
+    units = encode(_LOAD_CONST, const_index)
     if push_null:
         assert _PUSH_NULL is not None
         if _NULL_ABOVE_CALLABLE:
@@ -57,7 +57,7 @@ def _replacement(const_index: int, push_null: bool) -> List[Tuple[int, int]]:
     return units
 
 
-def _slots(code: CodeType) -> List[Tuple[int, int, dis.Instruction]]:
+def instruction_slots(code: CodeType) -> List[Tuple[int, int, dis.Instruction]]:
     """(start, end, instruction) for each instruction: the bytes it owns, prefixes and caches included."""
     instructions = list(dis.get_instructions(code))
     slots = []
@@ -74,15 +74,25 @@ def _slots(code: CodeType) -> List[Tuple[int, int, dis.Instruction]]:
     return slots
 
 
+def _demangled(name: str) -> str:
+    """*name* without the ``_Class`` prefix that a class body's private-name mangling adds.
+
+    Placeholder names start with two underscores, so inside a class ``__uc_Tensor_3`` is
+    compiled as ``_Model__uc_Tensor_3``.
+    """
+    start = name.find("__uc_", 1)
+    return name[start:] if name.startswith("_") and start > 0 else name
+
+
 def _bind_one(original: Optional[CodeType], code: CodeType, path: str) -> CodeType:
     """Rewrite the placeholder loads of *code* itself (not of its nested code)."""
     consts = list(code.co_consts)
     added: Dict[int, int] = {}
     raw = bytearray(code.co_code)
-    for start, end, instruction in _slots(code):
+    for start, end, instruction in instruction_slots(code):
         if instruction.opname not in _NAME_LOADS or not isinstance(instruction.argval, str):
             continue
-        index = placeholder_index(instruction.argval)
+        index = placeholder_index(_demangled(instruction.argval))
         if index is None:
             continue
         if original is None or index >= len(original.co_consts):
@@ -110,15 +120,21 @@ def _bind_one(original: Optional[CodeType], code: CodeType, path: str) -> CodeTy
 def bind_placeholders(original: Optional[CodeType], code: CodeType, path: Optional[str] = None) -> CodeType:
     """Return *code* with every placeholder load bound to the constant it names in *original*.
 
-    Nested code objects are paired with the original's in the order of ``co_consts``; a
-    placeholder in a nested code object names a constant of its own original.
+    Nested code objects are paired with the original's in the order of ``co_consts``, by
+    name (so one the source leaves out, such as a 3.14 ``__annotate__``, does not shift the
+    rest); a placeholder in a nested code object names a constant of its own original.
     """
     if path is None:
         path = code.co_name
     originals: List[Any] = nested_code(original) if original is not None else []
     replaced: Dict[int, CodeType] = {}
-    for position, child in enumerate(nested_code(code)):
-        child_original = originals[position] if position < len(originals) else None
+    next_original = 0
+    for child in nested_code(code):
+        child_original = None
+        for position in range(next_original, len(originals)):
+            if originals[position].co_name == child.co_name:
+                child_original, next_original = originals[position], position + 1
+                break
         bound = bind_placeholders(child_original, child, path + "." + child.co_name)
         if bound is not child:
             replaced[id(child)] = bound

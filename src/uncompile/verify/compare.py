@@ -15,11 +15,15 @@ object (matched in the order they appear in ``co_consts``):
 Layout noise that is dropped before comparing: line numbers and positions, ``NOP``,
 ``EXTENDED_ARG`` (folded into its instruction by :mod:`dis`), ``CACHE`` entries,
 ``RESUME`` (3.11+, its argument says where the frame was entered, nothing about the code)
-and ``NOT_TAKEN`` (3.14+, a marker for branch monitoring that executes nothing). The
+``NOT_TAKEN`` (3.14+, a marker for branch monitoring that executes nothing), and the
+3.11+ prologue ``MAKE_CELL``/``COPY_FREE_VARS``, which only restate ``co_cellvars`` and
+``co_freevars`` (compared on their own). The
 constant that a 3.13+ class body stores in ``__firstlineno__`` is a line number too, so
 its value is not compared. ``RETURN_CONST`` (3.12, 3.13) is compared as the ``LOAD_CONST;
 RETURN_VALUE`` it stands for, so a placeholder bound back by recompile (which can only
-become ``LOAD_CONST``) still compares identical.
+become ``LOAD_CONST``) still compares identical. The 3.13+ superinstructions that pair two
+local-variable accesses (``LOAD_FAST_LOAD_FAST a, b``) are compared as the two accesses:
+the compiler pairs them only when both are on the same line.
 """
 
 from __future__ import annotations
@@ -31,7 +35,9 @@ from types import CodeType
 from typing import Any, Dict, List, NamedTuple, Optional, Tuple
 
 #: Instructions that carry no meaning of their own; see the module docstring.
-LAYOUT_NOISE = frozenset({"NOP", "EXTENDED_ARG", "CACHE", "RESUME", "NOT_TAKEN"})
+LAYOUT_NOISE = frozenset(
+    {"NOP", "EXTENDED_ARG", "CACHE", "RESUME", "NOT_TAKEN", "MAKE_CELL", "COPY_FREE_VARS"}
+)
 
 #: ``co_flags`` bits that say where the code was compiled, not what it does.
 CONTEXT_FLAGS = inspect.CO_NESTED | getattr(inspect, "CO_NOFREE", 0x40)
@@ -102,10 +108,29 @@ def _describe_constant(value: Any) -> str:
 
 
 class _Unit(NamedTuple):
-    """One compared element: an instruction, or one half of a split ``RETURN_CONST``."""
+    """One compared element: an instruction, or one half of an instruction that stands for two.
+
+    *operand* is None for a whole instruction (its own argument is compared), else the
+    argument of the half (a variable name).
+    """
 
     instruction: dis.Instruction
     opname: str
+    operand: Optional[str] = None
+
+
+_PAIR_PARTS = ("LOAD_FAST_BORROW", "LOAD_FAST", "STORE_FAST")
+
+
+def _split_pair(instruction: dis.Instruction) -> Optional[List[_Unit]]:
+    """The two halves of a 3.13+ ``X_Y`` superinstruction (``LOAD_FAST_LOAD_FAST a, b``), or None."""
+    name = instruction.opname
+    for first in _PAIR_PARTS:
+        second = name[len(first) + 1 :]
+        if name.startswith(first + "_") and second in _PAIR_PARTS and isinstance(instruction.argval, tuple):
+            first_name, second_name = instruction.argval
+            return [_Unit(instruction, first, str(first_name)), _Unit(instruction, second, str(second_name))]
+    return None
 
 
 def _units(instructions: List[dis.Instruction]) -> Tuple[List[_Unit], Dict[int, int]]:
@@ -122,20 +147,22 @@ def _units(instructions: List[dis.Instruction]) -> Tuple[List[_Unit], Dict[int, 
             continue
         if instruction.opname == "RETURN_CONST":
             units.append(_Unit(instruction, "LOAD_CONST"))
-            units.append(_Unit(instruction, "RETURN_VALUE"))
-        else:
-            units.append(_Unit(instruction, instruction.opname))
+            units.append(_Unit(instruction, "RETURN_VALUE", ""))
+            continue
+        units.extend(_split_pair(instruction) or [_Unit(instruction, instruction.opname)])
     return units, positions
 
 
 def _unit_text(unit: _Unit, positions: Dict[int, int]) -> str:
     """The part of an instruction that must match, with jumps as stream positions."""
-    instruction, name = unit
+    instruction, name, operand = unit
+    if operand is not None:
+        return ("%s %s" % (name, operand)).rstrip()
     if instruction.opcode in _JUMP_OPCODES:
         return "%s ->%s" % (name, positions.get(instruction.argval, "?"))
     if name in _CONST_OPNAMES:
         return "%s %s" % (name, _describe_constant(instruction.argval))
-    if instruction.arg is None or name != instruction.opname:
+    if instruction.arg is None:
         return name
     if name == "KW_NAMES":
         return "%s %r" % (name, instruction.argval)

@@ -9,6 +9,8 @@ method`` / the decompiled ``def inner``), whose innermost enclosing function bin
 free variable of the code, so that each becomes a cell there. Where the qualified name
 has no enclosing function or class to provide them, synthetic ones (``__uc_scope``,
 ``__uc_class``) are added and the qualified names they introduce are taken out again.
+Code that uses ``__private`` names unmangled (Dynamo's resume functions of methods) gets
+classes named ``_``, which mangle nothing, in place of its real enclosing classes.
 
 From 3.11 on, ``module.function()`` compiles differently when ``module`` was bound by an
 ``import`` at module level (no method-call form); the names the original treats that way
@@ -18,7 +20,8 @@ The source is parsed to an :mod:`ast` and the scaffold built around the parsed s
 so string literals are never re-indented. Line numbers are shifted so the code starts at
 the original's ``co_firstlineno`` (or kept as they are in *source* when a *filename* for
 that source is given, which is what a debugger wants). Finally the placeholders of
-constants without a source form are bound back (:mod:`uncompile.verify.bind`).
+constants without a source form are bound back (:mod:`uncompile.verify.bind`) and the
+closure variables put in the original's order (:mod:`uncompile.verify.closure`).
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from typing import Any, List, Optional, Set, Tuple
 
 from ..errors import RecompileError
 from .bind import bind_placeholders
+from .closure import match_closure_layout
 
 #: Names the compiler gives to the code of comprehensions and generator expressions.
 COMPREHENSION_NAMES = frozenset({"<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>"})
@@ -42,13 +46,18 @@ OUTER_ITERABLE_NAME = "_0_"
 _FUTURE_FLAGS = 0
 for _feature in __future__.all_feature_names:
     _FUTURE_FLAGS |= getattr(__future__, _feature).compiler_flag
-_RUNTIME_FLAGS = getattr(inspect, "CO_ITERABLE_COROUTINE", 0x100)
+#: Flags taken from the original as they are: set at run time (``types.coroutine``), or
+#: saying where the code was defined (3.14+ ``CO_METHOD``: directly in a class body; a
+#: synthetic class around the code must not set it).
+_COPIED_FLAGS = inspect.CO_ITERABLE_COROUTINE | getattr(inspect, "CO_METHOD", 0)
 _NAME_LOADS = frozenset(
     {"LOAD_GLOBAL", "LOAD_NAME", "LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_FAST_BORROW", "LOAD_DEREF"}
 )
 _SKIPPED = ("CACHE", "EXTENDED_ARG", "NOP", "NOT_TAKEN")
 _SCOPE_NAME = "__uc_scope"
 _CLASS_NAME = "__uc_class"
+#: A class whose name is all underscores mangles no ``__private`` name.
+_UNMANGLING_CLASS_NAME = "_"
 
 
 def code_kind(code: CodeType) -> str:
@@ -131,7 +140,27 @@ def _plan_scaffold(code: CodeType, qualname: str) -> List[_Scope]:
             scopes.insert(0, _Scope(_SCOPE_NAME, is_class=False))
             functions = scopes[:1]
         functions[-1].cells = free
+    if any(scope.is_class for scope in scopes) and has_unmangled_private_names(code):
+        for scope in scopes:
+            if scope.is_class:
+                scope.name = _UNMANGLING_CLASS_NAME
     return scopes
+
+
+def has_unmangled_private_names(code: CodeType) -> bool:
+    """True when *code* uses ``__private`` names as they are, which a class around it would mangle.
+
+    Compiled from source inside a class, such names come out mangled (``_Class__private``);
+    code made otherwise (Dynamo's resume functions take ``__nested_resume_fns``) keeps them.
+    """
+    pending = [code]
+    while pending:
+        current = pending.pop()
+        pending.extend(const for const in current.co_consts if isinstance(const, CodeType))
+        names = current.co_varnames + current.co_names + current.co_freevars + current.co_cellvars
+        if any(name.startswith("__") and not name.endswith("__") for name in names):
+            return True
+    return False
 
 
 def _parse(source: str, code: CodeType) -> ast.Module:
@@ -355,9 +384,10 @@ def recompile(
         if compiled_name != qualname:
             result = _rename_qualnames(result, compiled_name, qualname)
     assert result is not None
+    result = match_closure_layout(code, result)
     result = bind_placeholders(code, result, qualname)
-    if code.co_flags & _RUNTIME_FLAGS:
-        result = result.replace(co_flags=result.co_flags | (code.co_flags & _RUNTIME_FLAGS))
+    if (result.co_flags ^ code.co_flags) & _COPIED_FLAGS:
+        result = result.replace(co_flags=(result.co_flags & ~_COPIED_FLAGS) | (code.co_flags & _COPIED_FLAGS))
     return result
 
 

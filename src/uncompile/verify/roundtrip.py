@@ -48,10 +48,18 @@ class UnitResult(NamedTuple):
     seconds: float
 
 
-def iter_units(module: CodeType, include_module: bool = True) -> Iterator[Tuple[str, CodeType]]:
-    """(qualified name, code) for *module* and every code object nested in it, depth first."""
+def iter_units(
+    module: CodeType, include_module: bool = True, qualname: Optional[str] = None
+) -> Iterator[Tuple[str, CodeType]]:
+    """(qualified name, code) for *module* and every code object nested in it, depth first.
+
+    *module* may be any code object; give its *qualname* when it is not a module (nested
+    names are built on it; on 3.11+ they come from ``co_qualname`` anyway). The root is
+    included unless *include_module* is false.
+    """
+    root = qualname if qualname is not None else "<module>"
     if include_module:
-        yield "<module>", module
+        yield root, module
 
     def walk(path: str, code: CodeType) -> Iterator[Tuple[str, CodeType]]:
         for child in nested_code(code):
@@ -60,7 +68,7 @@ def iter_units(module: CodeType, include_module: bool = True) -> Iterator[Tuple[
                 yield child_name, child
             yield from walk(child_name, child)
 
-    yield from walk("<module>", module)
+    yield from walk(root, module)
 
 
 def _kind(code: CodeType) -> str:
