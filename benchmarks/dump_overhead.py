@@ -4,12 +4,13 @@ Run: ``PYTHONPATH=src .venv/bin/python benchmarks/dump_overhead.py [--repeats N]
 
 Each workload compiles small functions with ``torch.compile`` (backends eager, aot_eager and
 inductor; graph breaks, recompiles, dynamic shapes, training steps, a transformer layer).
-Both sides run in this one process, alternating (dumped, plain, plain, dumped, ...), each on
-fresh Dynamo state (``torch._dynamo.reset()``) after a ``gc.collect()``. One untimed warm-up
-run per workload first fills PyTorch's on-disk compile caches, so both sides see the same
-(warm) caches. Reported per workload: the median time of the ``with`` body (what compiling
-costs the program: hooks, trace handler, decompiling in the hook) and of the whole ``with``
-statement (plus verifying and writing the files on exit); then the geometric means.
+The sides (plain; dumped; dumped with ``relabel=False``, i.e. no decompiling inside the
+bytecode hook) run in this one process in a rotating order, each on fresh Dynamo state
+(``torch._dynamo.reset()``) after a ``gc.collect()``. One untimed warm-up run per workload
+first fills PyTorch's on-disk compile caches, so every side sees the same (warm) caches.
+Reported per workload: the median time of the ``with`` body (what compiling costs the
+program: hooks, trace handler, decompiling in the hook) and of the whole ``with`` statement
+(plus verifying and writing the files on exit); then the geometric means.
 """
 
 from __future__ import annotations
@@ -110,11 +111,11 @@ def _plain(workload: Callable[[], Any]) -> Tuple[float, float]:
     return elapsed, elapsed
 
 
-def _dumped(workload: Callable[[], Any], directory: str) -> Tuple[float, float]:
+def _dumped(workload: Callable[[], Any], directory: str, relabel: bool = True) -> Tuple[float, float]:
     torch._dynamo.reset()
     gc.collect()
     start = time.perf_counter()
-    with uncompile.prepare_debug(directory):
+    with uncompile.prepare_debug(directory, relabel=relabel):
         workload()
         body = time.perf_counter() - start
     return body, time.perf_counter() - start
@@ -125,38 +126,68 @@ def geometric_mean(values: List[float]) -> float:
     return math.exp(sum(math.log(v) for v in values) / len(values))
 
 
+def _measure(workload: Callable[[], Any], directory: str, repeats: int) -> Dict[str, float]:
+    """Median seconds of each side, the sides taken in a rotating order."""
+    sides: Dict[str, Callable[[], Tuple[float, float]]] = {
+        "plain": lambda: _plain(workload),
+        "dump": lambda: _dumped(workload, directory),
+        "dump_no_relabel": lambda: _dumped(workload, directory, relabel=False),
+    }
+    times: Dict[str, List[float]] = {"plain": [], "body": [], "total": [], "body_no_relabel": []}
+    names = list(sides)
+    for repeat in range(repeats):
+        for name in names[repeat % 3 :] + names[: repeat % 3]:  # rotate: drift and order effects cancel
+            body, total = sides[name]()
+            if name == "plain":
+                times["plain"].append(body)
+            elif name == "dump":
+                times["body"].append(body)
+                times["total"].append(total)
+            else:
+                times["body_no_relabel"].append(body)
+    return {key: statistics.median(values) for key, values in times.items()}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=5, help="timed runs per side and workload")
+    parser.add_argument("--repeats", type=int, default=6, help="timed runs per side and workload")
     args = parser.parse_args()
-    body_ratios: List[float] = []
-    total_ratios: List[float] = []
-    print("%-22s %10s %10s %10s %8s %8s" % ("workload", "plain s", "body s", "total s", "body x", "total x"))
+    ratios: Dict[str, List[float]] = {"body": [], "total": [], "body_no_relabel": []}
+    print(
+        "%-22s %8s %8s %8s %8s | %7s %7s %7s"
+        % ("workload", "plain s", "body s", "total s", "norel s", "body x", "total x", "norel x")
+    )
     for name, workload in WORKLOADS.items():
         directory = tempfile.mkdtemp(prefix="uncompile-bench-")
         try:
             _dumped(workload, directory)  # warm-up: fills the compile caches for both sides
-            plain: List[float] = []
-            body: List[float] = []
-            total: List[float] = []
-            for repeat in range(args.repeats):
-                # Alternate which side goes first, so drift and order effects cancel out.
-                if repeat % 2:
-                    plain.append(_plain(workload)[0])
-                dumped_body, dumped_total = _dumped(workload, directory)
-                body.append(dumped_body)
-                total.append(dumped_total)
-                if not repeat % 2:
-                    plain.append(_plain(workload)[0])
+            median = _measure(workload, directory, args.repeats)
         finally:
             shutil.rmtree(directory, ignore_errors=True)
-        p, b, t = statistics.median(plain), statistics.median(body), statistics.median(total)
-        body_ratios.append(b / p)
-        total_ratios.append(t / p)
-        print("%-22s %10.3f %10.3f %10.3f %8.3f %8.3f" % (name, p, b, t, b / p, t / p))
+        for key in ratios:
+            ratios[key].append(median[key] / median["plain"])
+        print(
+            "%-22s %8.3f %8.3f %8.3f %8.3f | %7.3f %7.3f %7.3f"
+            % (
+                name,
+                median["plain"],
+                median["body"],
+                median["total"],
+                median["body_no_relabel"],
+                median["body"] / median["plain"],
+                median["total"] / median["plain"],
+                median["body_no_relabel"] / median["plain"],
+            )
+        )
     print(
-        "geometric mean: compile-time overhead (body) %.3fx, with writing the dump %.3fx"
-        % (geometric_mean(body_ratios), geometric_mean(total_ratios))
+        "geometric mean over %d workloads: compile-time overhead %.3fx (relabel=False: %.3fx); "
+        "including writing the dump on exit %.3fx"
+        % (
+            len(WORKLOADS),
+            geometric_mean(ratios["body"]),
+            geometric_mean(ratios["body_no_relabel"]),
+            geometric_mean(ratios["total"]),
+        )
     )
 
 

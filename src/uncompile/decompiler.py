@@ -14,6 +14,7 @@ import inspect
 from types import CodeType
 
 from .errors import DecompileError
+from .structure.annotations import evaluator_statement, is_lazy_evaluator
 from .structure.definitions import Nested, body_of, signature
 
 _COMPREHENSIONS = ("<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>")
@@ -61,6 +62,8 @@ def _decompile(code: CodeType) -> list:
 
         expr = Nested(code).comprehension(FunctionValue(code), ast.Name(id="_0_", ctx=ast.Load()))
         return [ast.Expr(value=expr)]
+    if is_lazy_evaluator(code):  # 3.14+: the value of a ``type`` statement, a bound...
+        return [evaluator_statement(code)]
     body = body_of(code)
     if not code.co_flags & inspect.CO_NEWLOCALS:  # a class body
         node = ast.ClassDef(name=name, bases=[], keywords=[], body=body or [ast.Pass()], decorator_list=[])

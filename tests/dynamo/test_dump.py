@@ -7,6 +7,7 @@ be bit-identical, and the dump must contain the files the case calls for.
 from __future__ import annotations
 
 import inspect
+import linecache
 import logging
 import sys
 from pathlib import Path
@@ -407,6 +408,11 @@ def test_cached_code_points_at_the_dumped_files(breaks_run: DumpRun) -> None:
         assert item.offset_lines and all(line > 7 for line in item.offset_lines.values())
         lines = Path(item.path).read_text().splitlines()
         assert all(lines[line - 1].strip() for line in item.offset_lines.values())
+        # What tracebacks and pdb show for those lines is the dumped file's text.
+        assert all(
+            linecache.getline(item.path, line) == lines[line - 1] + "\n"
+            for line in item.offset_lines.values()
+        )
 
 
 def test_log_bytecode_and_wild_graphs(tmp_path: Path) -> None:

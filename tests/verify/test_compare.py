@@ -164,3 +164,13 @@ def test_pairs_of_local_accesses_formed_only_on_one_line_compare_equal() -> None
     assert compare_code(one_line, split) is None
     other = function_code("def f(a, b):\n    x, y = a, b\n    return g(b, a, x, y)\n")
     assert compare_code(one_line, other) is not None
+
+
+def test_docstring_of_a_function_is_compared() -> None:
+    with_doc = function_code('def f(a):\n    "Explain."\n    return "x"\n')
+    without = function_code('def f(a):\n    return "x"\n')
+    other = function_code('def f(a):\n    "Other."\n    return "x"\n')
+    assert compare_code(with_doc, with_doc) is None
+    assert compare_code(with_doc, without) is not None
+    difference = compare_code(with_doc, other)
+    assert difference is not None and "Explain." in difference.expected

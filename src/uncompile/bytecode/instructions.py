@@ -23,6 +23,7 @@ from types import CodeType
 from typing import Any, Dict, List, Optional
 
 from . import versions as V
+from .sequences import match_sequence
 
 
 class Instr:
@@ -59,9 +60,10 @@ def _is_jump(ins: dis.Instruction) -> bool:
 def _await_end(raw: List[dis.Instruction], i: int) -> Optional[int]:
     """Index just past an ``await``/``yield from`` send loop starting at ``raw[i]``, or None."""
     j = i + 1
-    while j < len(raw) and raw[j].opname in ("CACHE", "EXTENDED_ARG"):
+    while j < len(raw) and raw[j].opname in ("CACHE", "EXTENDED_ARG", "PUSH_NULL"):  # 3.15: PUSH_NULL
         j += 1
-    if j + 1 >= len(raw) or raw[j].opname != "LOAD_CONST" or raw[j].argval is not None:
+    if j + 1 >= len(raw) or raw[j].opname not in ("LOAD_CONST", "LOAD_COMMON_CONSTANT") \
+            or raw[j].argval is not None:
         return None
     send = raw[j + 1]
     if send.opname == "YIELD_FROM":  # 3.8 - 3.10
@@ -94,6 +96,8 @@ class _Reader:
         while i < len(raw):
             ins = raw[i]
             name = ins.opname
+            if name == "GET_ITER" and V.GET_ITER_YIELD_FROM is not None and ins.arg == V.GET_ITER_YIELD_FROM:
+                name = "GET_YIELD_FROM_ITER"  # 3.15
             if name in ("GET_AWAITABLE", "GET_YIELD_FROM_ITER", "GET_ANEXT"):
                 end = _await_end(raw, i)
                 if end is not None:
@@ -111,6 +115,12 @@ class _Reader:
                 self.emit(ins, "GET_YIELD_FROM_ITER")
                 self.emit(ins, "YIELD_FROM")
                 i += 3
+                continue
+            replacement = match_sequence(raw, i)
+            if replacement is not None:
+                for op, arg in replacement[0]:
+                    self.emit(ins, op, arg)
+                i = replacement[1]
                 continue
             cleanup = V.FOR_EXIT_CLEANUP
             if cleanup and name == cleanup[0] and all(
@@ -133,7 +143,11 @@ class _Reader:
             self.emit(ins, second, b)
             return
         if ins.opname in ("DUP_TOP", "ROT_TWO"):
-            arg = 1 if ins.opname == "DUP_TOP" else 2
+            self.emit(ins, name, 1 if ins.opname == "DUP_TOP" else 2)
+            return
+        if name == "CALL_FINALLY":  # 3.8: runs a finally body and comes back; no edge of its own
+            self.emit(ins, name, ins.argval)
+            return
         if _is_jump(ins) and name not in ("FOR_ITER", "SEND", "SETUP_FINALLY", "SETUP_WITH",
                                           "SETUP_ASYNC_WITH", "SETUP_CLEANUP"):
             target = ins.argval
@@ -142,8 +156,8 @@ class _Reader:
                 self.emit(ins, "POP_JUMP_IF_" + name.split("_")[2], None, target)
                 self.emit(ins, "POP_TOP")
                 return
-            if name == "JUMP_IF_NOT_EXC_MATCH":
-                self.emit(ins, "CHECK_EXC_MATCH")
+            if name == "JUMP_IF_NOT_EXC_MATCH":  # 3.9 - 3.10, as 3.8 COMPARE_OP exception match
+                self.emit(ins, "EXC_MATCH")
                 self.emit(ins, "POP_JUMP_IF_FALSE", None, target)
                 return
             self.emit(ins, name, None, target)
@@ -157,6 +171,16 @@ class _Reader:
             return
         if name == "LOAD_CONST":
             self.emit(ins, "LOAD_CONST", (arg, ins.arg))
+            return
+        if name == "POP_ITER":  # 3.14+: leaving a for loop early pops its iterator
+            for _ in range(V.ITERATOR_SLOTS):
+                self.emit(ins, "POP_TOP")
+            return
+        if name == "LOAD_COMMON_CONSTANT":  # 3.14+
+            self._common_constant(ins)
+            return
+        if name == "IMPORT_NAME" and ins.arg is not None and ins.arg & V.IMPORT_NAME_LAZY_FLAG:
+            self.emit(ins, "IMPORT_NAME_LAZY", arg)
             return
         if name == "LOAD_GLOBAL":
             null = bool(ins.arg & 1) if V.VERSION >= (3, 11) else False
@@ -181,7 +205,7 @@ class _Reader:
             self.emit(ins, "CALL_KW", (ins.arg, name == "CALL_KW"))
             return
         if name == "CALL_FUNCTION_EX":
-            self.emit(ins, "CALL_FUNCTION_EX", (bool(ins.arg & 1), V.CALL_HAS_NULL_SLOT))
+            self.emit(ins, "CALL_FUNCTION_EX", (bool((ins.arg or 0) & 1), V.CALL_HAS_NULL_SLOT))
             return
         if name == "BINARY_OP":
             if ins.argrepr == "[]":
@@ -194,6 +218,10 @@ class _Reader:
             return
         if name == "COMPARE_OP":
             text = ins.argval if isinstance(ins.argval, str) else ins.argrepr
+            if text in V.LEGACY_COMPARE_OPCODES:  # 3.8: is / in / exception match
+                legacy_op, legacy_arg = V.LEGACY_COMPARE_OPCODES[text]
+                self.emit(ins, legacy_op, legacy_arg)
+                return
             self.emit(ins, "COMPARE_OP", text.replace("bool(", "").rstrip(")"))
             return
         if name in ("IS_OP", "CONTAINS_OP"):
@@ -212,6 +240,16 @@ class _Reader:
             self.emit(ins, name, V.FORMAT_CONVERSIONS[ins.arg])
             return
         self.emit(ins, name, ins.arg if name in _INT_ARG_OPS else arg)
+
+    def _common_constant(self, ins: dis.Instruction) -> None:
+        """``LOAD_COMMON_CONSTANT``: a literal is a ``LOAD_CONST``, a builtin a ``LOAD_BUILTIN`` name."""
+        value = V.COMMON_CONSTANTS[ins.arg]
+        if value is AssertionError:
+            self.emit(ins, "LOAD_ASSERTION_ERROR")
+        elif isinstance(value, type) or callable(value):
+            self.emit(ins, "LOAD_BUILTIN", value.__name__)
+        else:
+            self.emit(ins, "LOAD_CONST", (value, None))
 
 
 #: Instructions whose useful argument is the raw integer (counts, flags, depths).

@@ -18,6 +18,10 @@ VERSION: Tuple[int, int] = (sys.version_info[0], sys.version_info[1])
 #: blocks with ``SETUP_FINALLY``/``SETUP_WITH``/``SETUP_ASYNC_WITH``.
 HAS_EXCEPTION_TABLE = VERSION >= (3, 11)
 
+#: Values ``POP_EXCEPT`` takes off the value stack: the saved exception (3.11+), or the
+#: three saved exception-info values of the ``EXCEPT_HANDLER`` block (3.8 - 3.10).
+POP_EXCEPT_POPS = 1 if HAS_EXCEPTION_TABLE else 3
+
 #: 3.11+: a call is ``CALL argc`` with a ``NULL``/self slot below the callable; older
 #: versions use ``CALL_FUNCTION``/``CALL_METHOD`` without it.
 CALL_HAS_NULL_SLOT = VERSION >= (3, 11)
@@ -30,6 +34,27 @@ FOR_EXIT_CLEANUP: Tuple[str, ...] = {
     (3, 12): ("END_FOR",),
     (3, 13): ("END_FOR", "POP_TOP"),
 }.get(VERSION, ("END_FOR", "POP_ITER") if VERSION >= (3, 14) else ())
+
+#: Stack slots a ``with`` keeps under its body: ``__exit__`` bound (3.11-3.13), or 3.14+
+#: (``LOAD_SPECIAL``) the unbound method and the manager; its normal exit calls that with
+#: ``None, None, None`` (``CALL WITH_EXIT_ARGC``).
+WITH_EXIT_SLOTS = 2 if VERSION >= (3, 14) else 1
+WITH_EXIT_ARGC = WITH_EXIT_SLOTS + 1
+
+#: Stack slots a running ``for`` loop's iterator takes: 3.15 ``GET_ITER`` pushes the iterator
+#: and a second item (``NULL`` or an index), which ``POP_ITER`` pops with it.
+ITERATOR_SLOTS = 2 if VERSION >= (3, 15) else 1
+
+#: 3.15 folds ``GET_YIELD_FROM_ITER`` into ``GET_ITER`` with this operand (None: not folded).
+GET_ITER_YIELD_FROM = 3 if VERSION >= (3, 15) else None
+
+#: 3.15 ``IMPORT_NAME`` keeps flags in its two low bits; this one marks ``lazy import``.
+IMPORT_NAME_LAZY_FLAG = 1 if VERSION >= (3, 15) else 0
+
+#: 3.14+ ``__annotate__`` functions (PEP 649) hold the annotations of a definition; the
+#: names a class or module body binds them to.
+ANNOTATE_NAMES: FrozenSet[str] = frozenset({"__annotate__", "__annotate_func__"}) \
+    if VERSION >= (3, 14) else frozenset()
 
 #: 3.10 and 3.11 compile ``while c: body`` as ``if c: do body while c`` (condition copied
 #: to the bottom); other versions jump back to a single test at the top.
@@ -57,6 +82,17 @@ LEGACY_BINARY_OPCODES: Dict[str, str] = {
 LEGACY_BINARY_OPCODES.update(
     {name.replace("BINARY_", "INPLACE_"): sign + "=" for name, sign in list(LEGACY_BINARY_OPCODES.items())}
 )
+
+#: 3.8 ``COMPARE_OP`` operands that later versions made instructions of their own
+#: (neutral op, argument). ``exception match`` leaves the exception below the result
+#: as 3.11+ ``CHECK_EXC_MATCH`` does only after the ``DUP_TOP`` 3.8 emits before it.
+LEGACY_COMPARE_OPCODES: Dict[str, Tuple[str, object]] = {
+    "is": ("IS_OP", False),
+    "is not": ("IS_OP", True),
+    "in": ("CONTAINS_OP", False),
+    "not in": ("CONTAINS_OP", True),
+    "exception match": ("EXC_MATCH", None),
+}
 
 #: Opcodes renamed across versions, mapped to the neutral name the decompiler uses.
 RENAMED: Dict[str, str] = {
@@ -107,12 +143,16 @@ NO_OPS: FrozenSet[str] = frozenset(
         "TO_BOOL",
         "NOT_TAKEN",
         "SETUP_ANNOTATIONS_NOP",
+        "GEN_START",  # 3.10: pops the first sent value of a generator, nothing at source level
     }
 )
 
 #: ``CALL_INTRINSIC_1`` operand names (3.12+), from the interpreter itself.
 INTRINSIC_1: List[str] = list(getattr(__import__("opcode"), "_intrinsic_1_descs", []))
 INTRINSIC_2: List[str] = list(getattr(__import__("opcode"), "_intrinsic_2_descs", []))
+
+#: What 3.14+ ``LOAD_COMMON_CONSTANT`` loads, by operand (builtins, and on 3.15 literals too).
+COMMON_CONSTANTS: List[object] = list(getattr(__import__("opcode"), "_common_constants", []))
 
 #: ``FORMAT_VALUE`` conversion flags (<= 3.12) and ``CONVERT_VALUE`` operands (3.13+).
 FORMAT_CONVERSIONS: Dict[int, int] = {0: -1, 1: ord("s"), 2: ord("r"), 3: ord("a")}

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import linecache
 import os
 import platform
 import time
@@ -118,7 +119,6 @@ def write(
     """Write the dump for what *capture* and *collector* recorded; returns the index."""
     started = time.perf_counter()
     directory = DumpDirectory(path)
-    directory.remove_previous(_previous_files(path))
     known = {item.compile_id for item in capture.captured}
     captured = list(capture.captured) + previously_compiled(before, known)
     writer = DumpWriter(directory, collector, options)
@@ -141,9 +141,18 @@ def write(
     index.failures = capture.failures + collector.failures + writer.failures
     index.failures.extend("does not compile: %s" % name for name in broken)
     index.notes.append("dump written in %.3f s" % (time.perf_counter() - started))
+    stale = [name for name in _previous_files(path) if name not in directory.written]
     _write_reports(directory, index)
+    directory.remove_previous([name for name in stale if name not in directory.written])
+    _forget_cached_lines(directory)
     REGISTRY.add_dump(path, writer.transformed, writer.graph_dumps)
     return index
+
+
+def _forget_cached_lines(directory: DumpDirectory) -> None:
+    """Drop linecache entries of the dumped files (read before they existed, e.g. by a warning)."""
+    for name in directory.written:
+        linecache.cache.pop(directory.absolute(name), None)
 
 
 def _write_reports(directory: DumpDirectory, index: DumpIndex) -> None:

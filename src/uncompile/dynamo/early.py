@@ -23,6 +23,13 @@ from .decompiled import decompile_for_dump
 HEADER_LINES = 7
 
 
+_PROVISIONAL_HEADER = (
+    "# Written while torch.compile ran; prepare_debug rewrites this header when it exits.\n"
+    + "#\n" * (HEADER_LINES - 2)
+    + "\n"
+)
+
+
 class EarlyDecompiler:
     """Per dump: numbers cache entries per code object and relabels their code."""
 
@@ -37,11 +44,14 @@ class EarlyDecompiler:
         self._next[id(item.original)] = index + 1
         item.index = index
         item.file = names.transformed_code_file(item.original.co_name, index)
+        if not self.relabel:
+            return None  # nothing is needed before the exit: decompile there
         item.source = decompile_for_dump(item.transformed, verify=False)
-        if not self.relabel or item.source.debuggable is None:
+        path = os.path.join(self.directory, item.file)
+        self._write_now(path, item.source.text)
+        if item.source.debuggable is None:
             return None
         try:
-            path = os.path.join(self.directory, item.file)
             relabeled = item.source.debuggable.relabeled(path, HEADER_LINES)
         except Exception as error:  # noqa: BLE001 - Dynamo's own code stays in place
             _torch_private.warn_once("could not point transformed code at its dumped file", repr(error))
@@ -51,3 +61,16 @@ class EarlyDecompiler:
             return None
         item.cached = relabeled
         return relabeled
+
+    @staticmethod
+    def _write_now(path: str, text: str) -> None:
+        """Write the file at once, so tracebacks and debuggers during the run find its lines."""
+        try:
+            temporary = path + ".tmp-%d" % os.getpid()
+            with open(temporary, "w", encoding="utf-8") as stream:
+                stream.write(_PROVISIONAL_HEADER + text)
+            os.replace(temporary, path)
+        except OSError as error:
+            _torch_private.warn_once(
+                "could not write a transformed-code file during compilation", repr(error)
+            )

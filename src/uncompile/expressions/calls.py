@@ -229,6 +229,8 @@ class CallBuilder:
 
     def op_GET_ITER(self, ins: Instr, stack: Stack, sim: Any) -> None:
         stack.append(M.Iterator(sim.pop_expr(stack, ins)))
+        if ins.op == "GET_ITER" and V.ITERATOR_SLOTS == 2:
+            stack.append(M.IteratorSlot())
 
     op_GET_AITER = op_GET_ITER
 

@@ -12,12 +12,15 @@ from __future__ import annotations
 import ast
 from typing import Any, Callable, Dict, List, Optional
 
+from ..bytecode import versions as V
 from ..bytecode.instructions import Instr
 from ..errors import DecompileError
 from . import values as M
 from .calls import CallBuilder
 from .constants import constant_expr
+from .legacy_ops import LegacyBlockOps
 from .operators import BINARY, COMPARE, UNARY, binary, compare
+from .ops314 import Ops314
 
 Stack = List[Any]
 
@@ -36,7 +39,7 @@ def _store(target: ast.expr) -> ast.expr:
     return target
 
 
-class Simulator:
+class Simulator(Ops314, LegacyBlockOps):
     """Executes instructions of one code object; see the module docstring."""
 
     def __init__(self, code: Any, nested: Callable[[Any], Any]) -> None:
@@ -66,7 +69,7 @@ class Simulator:
         if isinstance(value, M.TargetSlot):
             self._fill_slot(value, target, stack, ins)
             return
-        if isinstance(value, M.SavedLocal):
+        if isinstance(value, M.SavedLocal) or self.deferred_store(target, value):
             return
         if isinstance(value, M.LoopTarget):
             value.target = target
@@ -84,6 +87,7 @@ class Simulator:
             self.emit(ast.AugAssign(target=target, op=value.op, value=value.right))
             return
         if isinstance(target, ast.Name) and self._import(target.id, value):
+            self.mark_lazy(value)
             return
         if isinstance(value, (M.FunctionValue, M.ClassValue)) and isinstance(target, ast.Name):
             self.emit(self.calls.definition(value, target.id))
@@ -134,8 +138,8 @@ class Simulator:
 
     def expr(self, value: Any, ins: Instr) -> ast.expr:
         """*value* as an expression; markers that have none are an error."""
-        if isinstance(value, ast.expr):
-            return value
+        if isinstance(value, (ast.expr, ast.Slice)):  # ast.Slice is no ast.expr on 3.8
+            return value  # type: ignore[return-value]
         if isinstance(value, M.FunctionValue):
             return self.calls.function_expr(value)
         raise self.fail(ins, "stack holds %r where an expression is needed" % (value,))
@@ -219,7 +223,9 @@ class Simulator:
         stack.append(M.Null())
 
     def op_LOAD_ASSERTION_ERROR(self, ins: Instr, stack: Stack) -> None:
-        stack.append(_name("AssertionError"))
+        node = _name("AssertionError")
+        node.uncompile_assertion = True  # type: ignore[attr-defined]
+        stack.append(node)
 
     def op_LOAD_BUILD_CLASS(self, ins: Instr, stack: Stack) -> None:
         stack.append(M.BuildClass())
@@ -316,14 +322,21 @@ class Simulator:
             raise self.fail(ins, "value stack underflow")
         stack[-1], stack[-ins.arg] = stack[-ins.arg], stack[-1]
 
+    def _rotate(self, ins: Instr, stack: Stack, depth: int) -> None:
+        """Move the top item *depth* - 1 places down (``ROT_THREE`` is depth 3)."""
+        if depth > len(stack):
+            raise self.fail(ins, "value stack underflow")
+        top = stack.pop()
+        stack.insert(len(stack) - depth + 1, top)
+
     def op_ROT_THREE(self, ins: Instr, stack: Stack) -> None:
-        stack.insert(len(stack) - 2, self.pop(stack, ins))
+        self._rotate(ins, stack, 3)
 
     def op_ROT_FOUR(self, ins: Instr, stack: Stack) -> None:
-        stack.insert(len(stack) - 3, self.pop(stack, ins))
+        self._rotate(ins, stack, 4)
 
     def op_ROT_N(self, ins: Instr, stack: Stack) -> None:
-        stack.insert(len(stack) - ins.arg + 1, self.pop(stack, ins))
+        self._rotate(ins, stack, ins.arg)
 
     def op_DUP_TOP_TWO(self, ins: Instr, stack: Stack) -> None:
         stack.extend(stack[-2:])
@@ -437,7 +450,8 @@ class Simulator:
         stack.append(value)
 
     def op_POP_EXCEPT(self, ins: Instr, stack: Stack) -> None:
-        self.pop(stack, ins)
+        for _ in range(V.POP_EXCEPT_POPS):
+            self.pop(stack, ins)
 
     def op_RERAISE(self, ins: Instr, stack: Stack) -> None:
         pass

@@ -31,12 +31,20 @@ class Iterator(Marker):
         self.iterable = iterable
 
 
+class IteratorSlot(Marker):
+    """The second stack item 3.15 keeps under a running ``for`` loop's iterator (``NULL``/index)."""
+
+
 class WithExit(Marker):
     """The ``__exit__`` a ``with`` statement keeps on the stack during its body."""
 
     def __init__(self, manager: ast.expr, is_async: bool) -> None:
         self.manager = manager
         self.is_async = is_async
+
+
+class WithSelf(Marker):
+    """The manager 3.14+ keep above ``__exit__`` (an unbound method) during a ``with`` body."""
 
 
 class WithExitCall(Marker):

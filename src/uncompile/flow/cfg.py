@@ -19,7 +19,7 @@ ENDS_PATH = frozenset({"RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "RAISE_WITH_T
 class Block:
     """Instructions ``instrs[start:end]``; ``succs`` are block ids of normal successors."""
 
-    __slots__ = ("id", "start", "end", "offset", "succs", "preds", "jump", "fall")
+    __slots__ = ("id", "start", "end", "offset", "succs", "preds", "jump", "fall", "handlers")
 
     def __init__(self, ident: int, start: int, end: int, offset: int) -> None:
         self.id = ident
@@ -30,6 +30,7 @@ class Block:
         self.preds: List[int] = []
         self.jump: Optional[int] = None  # block id a jump at the end goes to
         self.fall: Optional[int] = None  # block id reached by falling through
+        self.handlers: List[int] = []  # blocks an exception here may jump to (first block of a range)
 
     def __repr__(self) -> str:
         return "<Block %d @%d [%d:%d] jump=%s fall=%s>" % (
@@ -90,6 +91,11 @@ class ControlFlowGraph:
                 if succ is not None and succ not in block.succs:
                     block.succs.append(succ)
                     self.blocks[succ].preds.append(block.id)
+        for entry in self.handlers:
+            source = self.block_at_index.get(self.index_for(entry.start))
+            target = self.block_at_index.get(self.index_for(entry.target))
+            if source is not None and target is not None and target not in self.blocks[source].handlers:
+                self.blocks[source].handlers.append(target)
 
 
 def last_instr(cfg: ControlFlowGraph, block: Block) -> Instr:

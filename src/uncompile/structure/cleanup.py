@@ -14,6 +14,8 @@ import inspect
 from types import CodeType
 from typing import Any, List
 
+from .annotations import restore_annotations
+
 _CLASS_BOOKKEEPING = ("__module__", "__qualname__", "__firstlineno__", "__static_attributes__",
                       "__classdictcell__", "__classcell__", "__type_params__")
 
@@ -30,9 +32,18 @@ def _drop_trailing(stmts: List[ast.stmt], kind: Any) -> List[ast.stmt]:
         return stmts
     last = stmts[-1]
     if kind(last):
-        return stmts[:-1]
+        stmts = stmts[:-1]
+        if not stmts:
+            return stmts
+        last = stmts[-1]
     if isinstance(last, ast.If):
         last.body = _drop_trailing(last.body, kind) or [ast.Pass()]
+        if last.orelse:
+            last.orelse = _drop_trailing(last.orelse, kind)
+    if isinstance(last, ast.Try) and not last.finalbody and kind is _is_return_none:
+        last.body = _drop_trailing(last.body, kind) or [ast.Pass()]
+        for handler in last.handlers:
+            handler.body = _drop_trailing(handler.body, kind) or [ast.Pass()]
         if last.orelse:
             last.orelse = _drop_trailing(last.orelse, kind)
     return stmts
@@ -73,7 +84,7 @@ def tidy_body(stmts: List[ast.stmt], code: CodeType, sim: Any) -> List[ast.stmt]
         stmts = _drop_trailing(stmts, _is_return_none)
     _tidy_loops(stmts)
     if not is_function:
-        stmts = [s for s in stmts if not _is_class_bookkeeping(s)]
+        stmts = restore_annotations([s for s in stmts if not _is_class_bookkeeping(s)])
         if code.co_name != "<module>":
             stmts = _drop_trailing(stmts, _is_return_none)
         stmts = _docstring(stmts)

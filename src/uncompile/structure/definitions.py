@@ -15,6 +15,7 @@ from typing import Any, Dict, List, Optional
 
 from ..errors import DecompileError
 from ..expressions import values as M
+from .annotations import annotation_mapping
 from .cleanup import tidy_body
 from .comprehensions import loop_to_comprehension
 
@@ -30,6 +31,8 @@ def _const_items(node: Any) -> Optional[List[ast.expr]]:
 def _annotations(node: Any) -> Dict[str, ast.expr]:
     if node is None:
         return {}
+    if isinstance(node, M.FunctionValue):  # 3.14+: an __annotate__ function
+        return annotation_mapping(node.code)
     if isinstance(node, ast.Dict):
         return {k.value: v for k, v in zip(node.keys, node.values) if isinstance(k, ast.Constant)}
     items = _const_items(node)

@@ -83,7 +83,7 @@ class HandlerStructurer:
         ins = self.instrs[i]
         if ins.op == "LOAD_CONST" and ins.arg[0] is None and any(isinstance(v, M.WithExit) for v in stack):
             ops = tuple(x.op for x in self.instrs[i:i + 4])
-            if ops == _EXIT_CALL and self.instrs[i + 3].arg[0] == 2:
+            if ops == _EXIT_CALL and self.instrs[i + 3].arg[0] == V.WITH_EXIT_ARGC:
                 n = 4
                 if i + n < len(self.instrs) and self.instrs[i + n].op == "AWAIT":
                     n += 1
@@ -92,6 +92,8 @@ class HandlerStructurer:
                 for k in range(len(stack) - 1, -1, -1):
                     if isinstance(stack[k], M.WithExit):
                         del stack[k]
+                        if k < len(stack) and isinstance(stack[k], M.WithSelf):  # 3.14+
+                            del stack[k]
                         break
                 return n
         if ctx.except_name is not None and ins.op == "LOAD_CONST" and i + 2 < len(self.instrs):
@@ -115,12 +117,15 @@ class HandlerStructurer:
     # -- with ---------------------------------------------------------------------------
 
     def with_statement(self, i: int, ctx: Context, stack: List[Any]) -> Optional[int]:
+        if not V.HAS_EXCEPTION_TABLE:
+            return self.legacy_with(i, ctx, stack)  # type: ignore[attr-defined]
         ins = self.instrs[i]
         self.sim.pending.append(ins.offset)
         manager = self.sim.pop_expr(stack, ins)
         is_async = i + 1 < len(self.instrs) and self.instrs[i + 1].op == "AWAIT"
         exit_marker = M.WithExit(manager, is_async)
         stack.append(exit_marker)
+        stack.extend(M.WithSelf() for _ in range(V.WITH_EXIT_SLOTS - 1))
         j = i + 1 + (1 if is_async else 0)
         target: Optional[ast.expr] = None
         after = self.instrs[j]
@@ -145,7 +150,7 @@ class HandlerStructurer:
             raise self.fail(j, "with body without handler")  # type: ignore[attr-defined]
         lo, hi = self.span(entry.target)
         body = self.walk(j, ctx.inside(lo, hi, entry.target), list(stack), entering=True)  # type: ignore
-        stack.pop()
+        del stack[len(stack) - V.WITH_EXIT_SLOTS:]
         after_index = self.exit
         item = ast.withitem(context_expr=manager, optional_vars=target)
         node_type = ast.AsyncWith if is_async else ast.With
@@ -211,6 +216,9 @@ class HandlerStructurer:
         after = self.exit
         handler_index = self.index_at(entry.target)
         clauses, follow = self._clauses(handler_index + 1, ctx, stack)
+        if after is not None and after != follow and self._returns_at(after):
+            body = body + self.walk(after, ctx, list(stack), entering=True)  # type: ignore[attr-defined]
+            after = None
         if follow is None:
             follow = after
         orelse: List[ast.stmt] = []
@@ -219,6 +227,17 @@ class HandlerStructurer:
             orelse = self.walk(after, ctx.stop_at(follow_block), list(stack))  # type: ignore[attr-defined]
         self.sim.emit(ast.Try(body=body or [ast.Pass()], handlers=clauses, orelse=orelse, finalbody=[]))
         return follow
+
+    def _returns_at(self, i: int) -> bool:
+        """Whether instructions from *i* only load a value and return it (a ``return x``)."""
+        while i < len(self.instrs):
+            op = self.instrs[i].op
+            if op == "RETURN_VALUE":
+                return True
+            if not op.startswith("LOAD_") or self.instrs[i].target is not None:
+                return False
+            i += 1
+        return False
 
     def _clauses(self, i: int, ctx: Context, stack: List[Any]) -> Tuple[List[ast.excepthandler], Optional[int]]:
         clauses: List[ast.excepthandler] = []
@@ -272,6 +291,11 @@ class HandlerStructurer:
                 depth -= 1
             end += 1
         exit_index = self._clause_end(end + 1, name) if end < len(self.instrs) else None
+        loop = ctx.loop
+        if exit_index is not None and loop is not None and exit_index < len(self.instrs) \
+                and self.block_of[exit_index] in (loop.continue_to, loop.break_to) \
+                and self.blocks[self.block_of[exit_index]].start == exit_index:  # type: ignore[attr-defined]
+            exit_index = None
         until = end + 1 if exit_index is not None else ctx.until
         body = self.walk(i, ctx._replace(until=until, except_name=name), stack,
                          entering=True)  # type: ignore[attr-defined]

@@ -22,6 +22,8 @@ from ..expressions.conditions import VALUE, Node, negate, reduce_nodes
 from ..expressions.simulator import Simulator
 from ..flow.cfg import ENDS_PATH, ControlFlowGraph
 from ..flow.dominators import immediate_postdominators
+from .blocks_legacy import LegacyBlocks
+from .compare_chains import CompareChains
 from .comprehensions import contains_item, loop_to_comprehension
 from .context import Context, Loop
 from .handlers import HandlerStructurer
@@ -36,7 +38,7 @@ _PURE_FORBIDDEN = frozenset({
 })
 
 
-class Walker(HandlerStructurer):
+class Walker(HandlerStructurer, LegacyBlocks, CompareChains):
     """Structures one code object; :meth:`run` returns its statements."""
 
     def __init__(self, code: Any, nested: Any) -> None:
@@ -53,6 +55,7 @@ class Walker(HandlerStructurer):
         self.exit: Optional[int] = None
         self._pdoms: Dict[Optional[FrozenSet[int]], Dict[int, Optional[int]]] = {}
         self.steps = 0
+        self._headers: Dict[int, bool] = {}
 
     # -- helpers ------------------------------------------------------------------------
 
@@ -71,7 +74,7 @@ class Walker(HandlerStructurer):
         region = ctx.region
         if region not in self._pdoms:
             nodes = region if region is not None else range(len(self.blocks))
-            succs = {b: list(self.blocks[b].succs) for b in nodes}
+            succs = {b: self.blocks[b].succs + self.blocks[b].handlers for b in nodes}
             if ctx.loop is not None:
                 succs[ctx.loop.header] = []
             raising = [b for b in nodes if self.instrs[self.blocks[b].end - 1].op in ("RAISE_VARARGS", "RERAISE")]
@@ -94,6 +97,8 @@ class Walker(HandlerStructurer):
             depth = len(stack)
             while pos is not None and pos < len(self.instrs):
                 self.steps += 1
+                if not V.HAS_EXCEPTION_TABLE and not (first and entering) and self.legacy_loop_jump(pos, ctx, stack):
+                    break
                 if pos >= ctx.until:
                     self.exit = pos
                     break
@@ -157,6 +162,8 @@ class Walker(HandlerStructurer):
             return self.start_of(block.jump)
         if ins.op in ("BEFORE_WITH", "SETUP_WITH"):
             return self.with_statement(last, ctx, stack)
+        if ins.op == "SETUP_FINALLY" and not V.HAS_EXCEPTION_TABLE:
+            return self.legacy_try(last, ctx, stack)
         if ins.op == "FOR_ITER":
             raise self.fail(last, "for loop header outside a loop")
         self.sim.step(ins, stack)
@@ -228,7 +235,18 @@ class Walker(HandlerStructurer):
         value = bool(stack) and stack[-1] is expr
         if value:
             stack.pop()
-        node, fall = self._node(block_id, self.sim.expr(expr, self.instrs[jump]), jump, value)
+        chain = None
+        if isinstance(expr, ast.Compare) and stack and stack[-1] is expr.comparators[-1]:
+            chain = self.compare_chain(block_id, expr, value, stack)
+            if chain is None:
+                raise self.fail(jump, "comparison chain")
+        if chain is not None and chain[2] is not None:
+            stack.append(chain[0])
+            return self.start_of(chain[2])
+        if chain is not None:
+            node, fall = chain[0], chain[1]
+        else:
+            node, fall = self._node(block_id, self.sim.expr(expr, self.instrs[jump]), jump, value)
         nodes = [node]
         falls = [fall]
         merges = {node.true[1]} if isinstance(node.true, tuple) else set()
@@ -279,7 +297,7 @@ class Walker(HandlerStructurer):
             loop_exit = self.bottom_tested_loop(block_id, head, fall_block, ctx, stack)
             if loop_exit != -1:
                 return loop_exit
-        return self.if_statement(block_id, head, fall_block, ctx, stack)
+        return self.if_statement(nodes[used - 1].entry, head, fall_block, ctx, stack)
 
     def if_statement(self, block_id: int, head: Node, fall: Optional[int], ctx: Context,
                      stack: List[Any]) -> Optional[int]:
@@ -303,14 +321,14 @@ class Walker(HandlerStructurer):
             test, then_b, else_b = negate(test), else_b, then_b
         if follow is None:
             body = self.walk(self.start_of(then_b), ctx, list(stack))
-            self.sim.emit(ast.If(test=test, body=body or [ast.Pass()], orelse=[]))
+            self.sim.emit(_assert_or_if(test, body, []))
             return self.start_of(else_b)
         inner = ctx.stop_at(follow)
         body = self.walk(self.start_of(then_b), inner, list(stack)) if then_b != follow else []
         orelse = self.walk(self.start_of(else_b), inner, list(stack)) if else_b != follow else []
         if not body:
             test, body, orelse = negate(test), orelse, []
-        self.sim.emit(ast.If(test=test, body=body or [ast.Pass()], orelse=orelse))
+        self.sim.emit(_assert_or_if(test, body, orelse))
         return self.start_of(follow)
 
     def _pure_suffix(self, a: int, b: int) -> int:
@@ -354,6 +372,19 @@ class Walker(HandlerStructurer):
         self.sim.emit(ast.While(test=test, body=stmts or [ast.Pass()], orelse=[]))
         return self.start_of(exit_b)
 
+    def _reach_normal(self, start: int, goal: int) -> bool:
+        seen = {start}
+        work = [start]
+        while work:
+            b = work.pop()
+            if b == goal:
+                return True
+            for succ in self.blocks[b].succs:
+                if succ not in seen:
+                    seen.add(succ)
+                    work.append(succ)
+        return False
+
     def reaches(self, start: int, goal: int, ctx: Context) -> bool:
         """Whether *goal* is reachable from *start* inside the current region (loop body)."""
         region = ctx.region
@@ -366,7 +397,7 @@ class Walker(HandlerStructurer):
                 return True
             if b == header:
                 continue
-            for succ in self.blocks[b].succs:
+            for succ in self.blocks[b].succs + self.blocks[b].handlers:
                 if succ not in seen and (region is None or succ in region):
                     seen.add(succ)
                     work.append(succ)
@@ -375,13 +406,29 @@ class Walker(HandlerStructurer):
     # -- loops --------------------------------------------------------------------------
 
     def is_loop_header(self, block_id: int) -> bool:
-        block = self.blocks[block_id]
-        return any(self.blocks[p].offset >= block.offset for p in block.preds)
+        """A block with a back edge from a block it reaches by normal control flow."""
+        if block_id not in self._headers:
+            block = self.blocks[block_id]
+            later = {p for p in block.preds if self.blocks[p].offset >= block.offset}
+            found = False
+            if later:
+                seen = {block_id}
+                work = [block_id]
+                while work and not found:
+                    for succ in self.blocks[work.pop()].succs:
+                        if succ in later:
+                            found = True
+                            break
+                        if succ not in seen:
+                            seen.add(succ)
+                            work.append(succ)
+            self._headers[block_id] = found
+        return self._headers[block_id]
 
     def natural_loop(self, header: int) -> FrozenSet[int]:
         head = self.blocks[header]
         body = {header}
-        work = [p for p in head.preds if self.blocks[p].offset >= head.offset]
+        work = [p for p in head.preds if self.blocks[p].offset >= head.offset and self._reach_normal(header, p)]
         while work:
             b = work.pop()
             if b in body:
@@ -409,6 +456,9 @@ class Walker(HandlerStructurer):
         body |= {b.id for b in self.blocks if head.offset <= b.offset < exit_off and ctx.lo <= b.offset < ctx.hi
                  and not self.instrs[b.start].op == "PUSH_EXC_INFO"}
         iterator = self.sim.pop(stack, self.instrs[head.start])
+        slots: List[Any] = []
+        if isinstance(iterator, M.IteratorSlot):  # 3.15
+            slots, iterator = [iterator], self.sim.pop(stack, self.instrs[head.start])
         if not isinstance(iterator, M.Iterator):
             iterator = M.Iterator(self.sim.expr(iterator, self.instrs[head.start]))
         later = [b for b in self._exits(body, exit_b) if self.blocks[b].offset > exit_off]
@@ -417,7 +467,7 @@ class Walker(HandlerStructurer):
         target = M.LoopTarget()
         self.sim.pending.append(self.instrs[head.start].offset)
         inner = ctx._replace(loop=info, region=frozenset(body), stops=frozenset())
-        stmts = self.walk(self.start_of(head.fall), inner, stack + [iterator, target])
+        stmts = self.walk(self.start_of(head.fall), inner, stack + [iterator] + slots + [target])
         orelse = self.walk(self.start_of(else_b), ctx.stop_at(break_to), list(stack)) if else_b is not None else []
         if target.target is None:
             raise self.fail(head.start, "for loop without a target")
@@ -437,6 +487,9 @@ class Walker(HandlerStructurer):
 
     def while_loop(self, header: int, body: set, ctx: Context, stack: List[Any]) -> Optional[int]:
         head = self.blocks[header]
+        last_source = max(self.blocks[b].offset for b in body)
+        body |= {b.id for b in self.blocks if head.offset <= b.offset <= last_source and ctx.lo <= b.offset < ctx.hi
+                 and self.instrs[b.start].op != "PUSH_EXC_INFO" and self._reach_normal(header, b.id)}
         outs = self._exits(body, None)
         exit_b = outs[0] if outs else None
         info = Loop(header, header, exit_b, frozenset(body))
@@ -463,6 +516,20 @@ class Walker(HandlerStructurer):
         stmts = self.walk(start, inner, list(stack), entering=start == head.start)
         self.sim.emit(ast.While(test=test, body=stmts or [ast.Pass()], orelse=[]))
         return self.start_of(exit_b)
+
+
+def _assert_or_if(test: ast.expr, body: List[ast.stmt], orelse: List[ast.stmt]) -> ast.stmt:
+    """``if not x: raise AssertionError(msg)`` (from ``LOAD_ASSERTION_ERROR``) is ``assert x, msg``."""
+    if len(body) == 1 and not orelse and isinstance(body[0], ast.Raise) and body[0].cause is None:
+        exc = body[0].exc
+        msg = None
+        if isinstance(exc, ast.Call) and len(exc.args) == 1 and not exc.keywords:
+            exc, msg = exc.func, exc.args[0]
+        if getattr(exc, "uncompile_assertion", False):
+            node = ast.Assert(test=negate(test), msg=msg)
+            node.uncompile_offsets = getattr(body[0], "uncompile_offsets", ())  # type: ignore[attr-defined]
+            return node
+    return ast.If(test=test, body=body or [ast.Pass()], orelse=orelse)
 
 
 def _value_node(node: Node) -> bool:

@@ -4,7 +4,7 @@ Two code objects are *identical* for uncompile when, recursively for every neste
 object (matched in the order they appear in ``co_consts``):
 
 * their signatures agree: ``co_name``, argument counts, argument names, ``co_freevars``,
-  ``co_cellvars`` and ``co_flags`` (less the flags that depend on where the code was
+  ``co_cellvars``, the docstring and ``co_flags`` (less the flags that depend on where the code was
   compiled rather than on what it says: ``CO_NESTED`` and ``CO_NOFREE``);
 * their instruction streams agree in opname and argument (``argval``, plus ``argrepr``
   where that carries extra bits, e.g. the 3.11+ ``NULL`` bit of ``LOAD_GLOBAL``), jump
@@ -205,6 +205,24 @@ def _argument_names(code: CodeType) -> Tuple[str, ...]:
     return tuple(code.co_varnames[:count])
 
 
+_HAS_DOCSTRING = getattr(inspect, "CO_HAS_DOCSTRING", 0)
+
+
+def docstring_of(code: CodeType) -> Optional[str]:
+    """The docstring of a function's code (it is no instruction's argument, so it is compared apart).
+
+    Up to 3.13 a function's first constant is its docstring or None; from 3.14 it is the
+    docstring when ``CO_HAS_DOCSTRING`` is set. Class and module docstrings are stored by
+    instructions and compared with them.
+    """
+    if not code.co_flags & inspect.CO_OPTIMIZED or not code.co_consts:
+        return None
+    if _HAS_DOCSTRING and not code.co_flags & _HAS_DOCSTRING:
+        return None
+    first = code.co_consts[0]
+    return first if isinstance(first, str) else None
+
+
 def _signature(code: CodeType) -> List[Tuple[str, Any]]:
     return [
         ("co_name", code.co_name),
@@ -215,6 +233,7 @@ def _signature(code: CodeType) -> List[Tuple[str, Any]]:
         ("co_freevars", code.co_freevars),
         ("co_cellvars", code.co_cellvars),
         ("co_flags", hex(code.co_flags & ~CONTEXT_FLAGS)),
+        ("docstring", docstring_of(code)),
     ]
 
 

@@ -1,0 +1,78 @@
+"""Instruction sequences of 3.14+ that the normalizer reads as fewer neutral instructions.
+
+:func:`match_sequence` is asked at each raw instruction by
+:class:`uncompile.bytecode.instructions._Reader`; it recognizes
+
+* a ``with`` entry, ``COPY 1; LOAD_SPECIAL __exit__; SWAP 2; SWAP 3; LOAD_SPECIAL __enter__;
+  CALL 0`` (``__aexit__``/``__aenter__`` for ``async with``), which is one neutral
+  ``BEFORE_WITH`` as on 3.11-3.13;
+* the guard 3.14+ put around ``all(...)``, ``any(...)`` and ``tuple(...)`` of a generator
+  expression, ``LOAD_GLOBAL f; COPY 1; LOAD_COMMON_CONSTANT f; IS_OP 0; POP_JUMP_IF_FALSE L``
+  followed by an inlined loop: the inlined version is dropped and the plain call at ``L``
+  (``PUSH_NULL; <generator>; CALL 1``) is all that is read.
+
+Each match gives the neutral ``(op, arg)`` pairs to emit and the index of the next raw
+instruction to read. Older versions never contain these instructions, so nothing matches.
+"""
+
+from __future__ import annotations
+
+import dis
+from typing import Any, List, Optional, Sequence, Tuple
+
+from . import versions as V
+
+Replacement = Tuple[List[Tuple[str, Any]], int]
+
+_WITH_ENTRY = ("COPY", "LOAD_SPECIAL", "SWAP", "SWAP", "LOAD_SPECIAL", "CALL")
+_GUARD = ("LOAD_GLOBAL", "COPY", "LOAD_COMMON_CONSTANT", "IS_OP", "POP_JUMP_IF_FALSE")
+
+
+def _take(raw: Sequence[dis.Instruction], i: int, names: Tuple[str, ...]) \
+        -> Optional[Tuple[List[dis.Instruction], int]]:
+    """The instructions named *names* from ``raw[i]`` on (``EXTENDED_ARG`` skipped) and the next index."""
+    found: List[dis.Instruction] = []
+    while len(found) < len(names) and i < len(raw):
+        if raw[i].opname != "EXTENDED_ARG":
+            if raw[i].opname != names[len(found)]:
+                return None
+            found.append(raw[i])
+        i += 1
+    return (found, i) if len(found) == len(names) else None
+
+
+def _with_entry(raw: Sequence[dis.Instruction], i: int) -> Optional[Replacement]:
+    taken = _take(raw, i, _WITH_ENTRY)
+    if taken is None:
+        return None
+    found, end = taken
+    exit_name, enter_name = found[1].argrepr, found[4].argrepr
+    if (exit_name, enter_name) not in (("__exit__", "__enter__"), ("__aexit__", "__aenter__")):
+        return None
+    if found[0].arg != 1 or found[5].arg != 0:
+        return None
+    return [("BEFORE_WITH", None)], end
+
+
+def _builtin_guard(raw: Sequence[dis.Instruction], i: int) -> Optional[Replacement]:
+    taken = _take(raw, i, _GUARD)
+    if taken is None:
+        return None
+    (load, copy, common, is_op, jump), end = taken
+    builtin = getattr(V.COMMON_CONSTANTS[common.arg], "__name__", None)
+    if load.argval != builtin or copy.arg != 1 or is_op.arg != 0 or (load.arg or 0) & 1:
+        return None
+    fallback = next((k for k in range(end, len(raw)) if raw[k].offset == jump.argval), None)
+    if fallback is None or raw[fallback].opname != "PUSH_NULL":
+        return None
+    return [("LOAD_GLOBAL", (builtin, False))], fallback
+
+
+def match_sequence(raw: Sequence[dis.Instruction], i: int) -> Optional[Replacement]:
+    """The neutral replacement of a known sequence starting at ``raw[i]``, or None."""
+    name = raw[i].opname
+    if name == "COPY":
+        return _with_entry(raw, i)
+    if name == "LOAD_GLOBAL":
+        return _builtin_guard(raw, i)
+    return None

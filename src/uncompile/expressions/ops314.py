@@ -1,0 +1,67 @@
+"""Simulator operations that only 3.14+ bytecode needs (a mixin of the simulator).
+
+* ``LOAD_BUILTIN`` (the neutral form of ``LOAD_COMMON_CONSTANT`` for a builtin) and
+  ``IMPORT_NAME_LAZY`` (3.15 ``lazy import``);
+* template strings, delegated to :mod:`.templates`;
+* deferred annotations (:mod:`uncompile.structure.annotations`): storing a body's
+  ``__annotate__`` function, ``__conditional_annotations__.add(k)`` and the class body's
+  ``__classdict__`` cell.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any, List
+
+from ..bytecode import versions as V
+from ..bytecode.instructions import Instr
+from ..structure.annotations import CONDITIONAL_SET, AnnotateFunction, ConditionalAnnotation
+from . import templates
+from . import values as M
+
+Stack = List[Any]
+
+
+class Ops314:
+    """Mixin of :class:`~uncompile.expressions.simulator.Simulator`; see the module docstring."""
+
+    calls: Any
+
+    def op_LOAD_BUILTIN(self, ins: Instr, stack: Stack) -> None:
+        stack.append(ast.Name(id=ins.arg, ctx=ast.Load()))
+
+    def op_IMPORT_NAME_LAZY(self, ins: Instr, stack: Stack) -> None:
+        self.op_IMPORT_NAME(ins, stack)  # type: ignore[attr-defined]
+        stack[-1].uncompile_lazy = True
+
+    def mark_lazy(self, value: Any) -> None:
+        """After *value* (an import result) became an import statement: make it ``lazy``."""
+        module = value if hasattr(value, "uncompile_import") else getattr(value, "value", None)
+        out = self.out  # type: ignore[attr-defined]
+        if getattr(module, "uncompile_lazy", False) and out and isinstance(out[-1], (ast.Import, ast.ImportFrom)):
+            out[-1].is_lazy = 1  # type: ignore[union-attr]
+
+    def op_BUILD_INTERPOLATION(self, ins: Instr, stack: Stack) -> None:
+        templates.build_interpolation(self, ins, stack)
+
+    def op_BUILD_TEMPLATE(self, ins: Instr, stack: Stack) -> None:
+        templates.build_template(self, ins, stack)
+
+    def op_SET_ADD(self, ins: Instr, stack: Stack) -> None:
+        holder = stack[-2] if len(stack) >= 2 else None
+        if ins.arg == 1 and isinstance(holder, ast.Name) and holder.id == CONDITIONAL_SET:
+            index = self.pop_expr(stack, ins)  # type: ignore[attr-defined]
+            stack[-1] = M.Discard()
+            self.emit(ConditionalAnnotation(getattr(index, "value", -1)))  # type: ignore[attr-defined]
+            return
+        self.calls.step(ins, stack, self)
+
+    def deferred_store(self, target: ast.expr, value: Any) -> bool:
+        """Stores that are bookkeeping of deferred annotations; True when handled here."""
+        if not isinstance(target, ast.Name):
+            return False
+        if target.id in V.ANNOTATE_NAMES and isinstance(value, M.FunctionValue) \
+                and value.code.co_name == "__annotate__":
+            self.emit(AnnotateFunction(value.code))  # type: ignore[attr-defined]
+            return True
+        return target.id == "__classdict__" and isinstance(value, M.Discard)

@@ -1,0 +1,344 @@
+"""``try``/``except``/``finally`` and ``with`` from the block instructions of CPython 3.8 - 3.10.
+
+Before exception tables, a ``try`` body starts with ``SETUP_FINALLY handler`` and a
+``with`` body with ``SETUP_WITH handler``; every path out of the body pops the block with
+``POP_BLOCK``. The compiler lays a statement out in source order: the body, its normal
+exit (the *last* ``POP_BLOCK`` of the block in layout, followed by a jump or by the
+``finally`` code), then the handler. Handlers are either a chain of ``except`` clauses
+(``DUP_TOP; <type>; exception match; POP_JUMP_IF_FALSE next`` or three ``POP_TOP`` for a
+bare ``except``), a ``finally`` body (ending in ``END_FINALLY`` on 3.8, ``RERAISE`` later),
+or a ``with`` cleanup.
+
+:meth:`LegacyBlocks.block_stacks` computes the interpreter's block stack before every
+instruction by following the control flow (the first path to reach an instruction, in
+layout order, decides), which tells which ``POP_BLOCK``/``POP_EXCEPT``/``END_FINALLY``/
+``RERAISE`` closes which block. The body of each construct is then walked up to its
+normal exit with the ordinary walker.
+"""
+
+from __future__ import annotations
+
+import ast
+import heapq
+from typing import Any, List, Optional, Tuple
+
+from ..bytecode import versions as V
+from ..expressions import values as M
+from ..flow.cfg import ENDS_PATH
+from .context import Context
+
+Block = Tuple[str, int]  # (kind, index): "try"/"with" at a SETUP, "exc"/"fin"/"wexc" at a handler
+Stacks = List[Optional[Tuple[Block, ...]]]
+
+_EXIT_CALL_LEGACY = ("LOAD_CONST", "COPY", "COPY", "CALL")
+#: Instructions that only leave blocks on the way to a ``return``.
+_LEAVING = frozenset({
+    "CALL_FINALLY", "POP_FINALLY", "POP_BLOCK", "POP_EXCEPT", "BEGIN_FINALLY", "WITH_CLEANUP_START",
+    "WITH_CLEANUP_FINISH", "SWAP", "POP_TOP", "AWAIT",
+})
+
+
+class LegacyBlocks:
+    """Mixin of :class:`~uncompile.structure.walker.Walker` for 3.8 - 3.10 blocks."""
+
+    instrs: List[Any]
+    blocks: List[Any]
+    sim: Any
+    exit: Optional[int]
+    _legacy_stacks: Optional[Stacks] = None
+
+    # -- the block stack ----------------------------------------------------------------
+
+    def _legacy_index(self, offset: int) -> int:
+        return self.cfg.index_for(offset)  # type: ignore[attr-defined]
+
+    def block_stacks(self) -> Stacks:
+        """The block stack before each instruction (None where unreachable)."""
+        if self._legacy_stacks is not None:
+            return self._legacy_stacks
+        instrs = self.instrs
+        n = len(instrs)
+        stacks: Stacks = [None] * n
+        heap: List[int] = []
+
+        def give(j: int, value: Tuple[Block, ...]) -> None:
+            if 0 <= j < n and stacks[j] is None:
+                stacks[j] = value
+                heapq.heappush(heap, j)
+
+        give(0, ())
+        while heap:
+            i = heapq.heappop(heap)
+            here = stacks[i] or ()
+            ins = instrs[i]
+            op = ins.op
+            if op in ("SETUP_FINALLY", "SETUP_WITH") and ins.target is not None:
+                h = self._legacy_index(ins.target)
+                if op == "SETUP_WITH":
+                    give(h, here + (("wexc", h),))
+                    give(i + 1, here + (("with", i),))
+                else:
+                    give(h, here + (("exc" if self.legacy_is_except(h) else "fin", h),))
+                    give(i + 1, here + (("try", i),))
+                continue
+            after = here
+            if op in ("POP_BLOCK", "POP_EXCEPT") or (
+                    op == "END_FINALLY" and here and here[-1][0] in ("exc", "fin", "wexc")):
+                after = here[:-1]
+            if ins.target is not None:
+                give(self._legacy_index(ins.target), after)
+            if op in ENDS_PATH or op == "JUMP":
+                continue
+            give(i + 1, after)
+        self._legacy_stacks = stacks
+        return stacks
+
+    def _legacy_top_is(self, i: int, block: Block) -> bool:
+        stack = self.block_stacks()[i]
+        return bool(stack) and stack[-1] == block  # type: ignore[index]
+
+    def legacy_is_except(self, h: int) -> bool:
+        """Whether the handler at index *h* is a chain of ``except`` clauses."""
+        instrs = self.instrs
+        if h + 2 < len(instrs) and all(instrs[h + k].op == "POP_TOP" for k in range(3)):
+            return True
+        if h < len(instrs) and instrs[h].op == "COPY" and instrs[h].arg == 1:
+            for ins in instrs[h + 1:]:
+                if ins.op == "EXC_MATCH":
+                    return True
+                if ins.target is not None or ins.op.startswith("STORE_") or ins.op in ENDS_PATH:
+                    return False
+        return False
+
+    def _legacy_last(self, lo: int, hi: int, op: str, block: Block) -> List[int]:
+        """Indices in ``[lo, hi)`` of *op* instructions that close *block*, last first."""
+        return [k for k in range(hi - 1, lo - 1, -1) if self.instrs[k].op == op and self._legacy_top_is(k, block)]
+
+    def _legacy_returns_after(self, k: int, template: Optional[List[Any]] = None) -> bool:
+        """Whether the instructions from *k* only finish a ``return`` (after leaving blocks).
+
+        Leaving blocks: the block bookkeeping, ``with`` exit calls, moving the return value
+        below what is popped, and (3.9+) a copy of a ``finally`` body, *template*.
+        """
+        instrs = self.instrs
+        while k < len(instrs):
+            op = instrs[k].op
+            if op in _LEAVING:
+                k += 1
+            elif tuple(x.op for x in instrs[k:k + 4]) == _EXIT_CALL_LEGACY:
+                k += 4
+            elif template and self._matches(k, template):  # type: ignore[attr-defined]
+                k += len(template)
+            else:
+                break
+        if k < len(instrs) and instrs[k].op == "RETURN_VALUE":
+            return True
+        return k + 1 < len(instrs) and instrs[k].op in ("LOAD_CONST", "LOAD_FAST") \
+            and instrs[k + 1].op == "RETURN_VALUE"
+
+    # -- walking ----------------------------------------------------------------------
+
+    def legacy_loop_jump(self, pos: int, ctx: Context, stack: List[Any]) -> bool:
+        """At a jump out of a block to the enclosing loop's header or exit: emit continue/break.
+
+        Block bodies are walked up to their normal exit (``until``); a ``break`` or
+        ``continue`` inside them jumps past it and must not end the walk silently.
+        """
+        loop = ctx.loop
+        if loop is None or pos == ctx.until:
+            return False
+        ident = self.block_of[pos]  # type: ignore[attr-defined]
+        if self.blocks[ident].start != pos or ident in ctx.stops:
+            return False
+        if pos < ctx.until and ctx.lo <= self.blocks[ident].offset < ctx.hi:
+            return False
+        if ident == loop.continue_to:
+            self.sim.emit(ast.Continue())
+            return True
+        if ident == loop.break_to:
+            self.sim.emit(ast.Break())
+            return True
+        return False
+
+    def _legacy_walk_to(self, start: int, end: Optional[int], ctx: Context, stack: List[Any],
+                 **changes: Any) -> List[ast.stmt]:
+        until = ctx.until if end is None else min(ctx.until, end)
+        return self.walk(start, ctx._replace(until=until, **changes), stack,  # type: ignore[attr-defined]
+                         entering=True)
+
+    # -- with ---------------------------------------------------------------------------
+
+    def legacy_with(self, i: int, ctx: Context, stack: List[Any]) -> Optional[int]:
+        instrs = self.instrs
+        ins = instrs[i]
+        self.sim.pending.append(ins.offset)
+        is_async = ins.op == "BEFORE_WITH"
+        s = i
+        if is_async:
+            if i + 2 >= len(instrs) or instrs[i + 1].op != "AWAIT" or instrs[i + 2].op != "SETUP_WITH":
+                raise self.fail(i, "async with")  # type: ignore[attr-defined]
+            s = i + 2
+        manager = self.sim.pop_expr(stack, ins)
+        stack.append(M.WithExit(manager, is_async))
+        h = self._legacy_index(instrs[s].target)
+        j = s + 1
+        target: Optional[ast.expr] = None
+        if instrs[j].op == "POP_TOP":
+            j += 1
+        else:
+            slot = M.LoopTarget()
+            saved = self.sim.out
+            self.sim.out = []
+            work: List[Any] = [slot]
+            while slot.target is None and j < h:
+                self.sim.step(instrs[j], work)
+                j += 1
+            extra, self.sim.out = self.sim.out, saved
+            if extra or slot.target is None:
+                raise self.fail(j, "with target")  # type: ignore[attr-defined]
+            target = slot.target
+        ends = self._legacy_last(s + 1, h, "POP_BLOCK", ("with", s))
+        normal = ends[0] if ends and not self._legacy_returns_after(ends[0] + 1) else None
+        body = self._legacy_walk_to(j, normal, ctx, list(stack))
+        stack.pop()
+        item = ast.withitem(context_expr=manager, optional_vars=target)
+        node_type = ast.AsyncWith if is_async else ast.With
+        self.sim.emit(node_type(items=[item], body=body or [ast.Pass()], type_comment=None))
+        return self._legacy_with_continuation(normal, h, is_async)
+
+    def _legacy_with_continuation(self, normal: Optional[int], h: int, is_async: bool) -> Optional[int]:
+        instrs = self.instrs
+        if V.VERSION < (3, 9):
+            ends = [k for k in range(h, len(instrs)) if instrs[k].op == "END_FINALLY" and self._legacy_top_is(k, ("wexc", h))]
+            return ends[0] + 1 if ends else None
+        if normal is not None:
+            k = normal + 1
+            if tuple(x.op for x in instrs[k:k + 4]) == _EXIT_CALL_LEGACY:
+                k += 4 + (1 if is_async else 0)
+                if k < len(instrs) and instrs[k].op == "POP_TOP":
+                    k += 1
+            if k < len(instrs) and instrs[k].op == "JUMP":
+                return self._legacy_index(instrs[k].target)
+            return k
+        ends = [k for k in range(h, len(instrs)) if instrs[k].op == "POP_EXCEPT" and self._legacy_top_is(k, ("wexc", h))]
+        return ends[0] + 2 if ends else None
+
+    # -- try ------------------------------------------------------------------------------
+
+    def legacy_try(self, i: int, ctx: Context, stack: List[Any]) -> Optional[int]:
+        setup = self.instrs[i]
+        self.sim.pending.append(setup.offset)
+        h = self._legacy_index(setup.target)
+        if i + 1 < len(self.instrs) and self.instrs[i + 1].op == "GET_ANEXT":
+            raise self.fail(i, "async for")  # type: ignore[attr-defined]
+        if self.legacy_is_except(h):
+            return self._legacy_try_except(i, h, ctx, stack)
+        return self._legacy_try_finally(i, h, ctx, stack)
+
+    def _legacy_body_end(self, i: int, h: int, template: Optional[List[Any]] = None) -> Optional[int]:
+        ends = self._legacy_last(i + 1, h, "POP_BLOCK", ("try", i))
+        if not ends or self._legacy_returns_after(ends[0] + 1, template):
+            return None
+        return ends[0]
+
+    def _legacy_try_finally(self, i: int, h: int, ctx: Context, stack: List[Any]) -> Optional[int]:
+        instrs = self.instrs
+        closer = "END_FINALLY" if V.VERSION < (3, 9) else "RERAISE"
+        ends = [k for k in range(h, len(instrs)) if instrs[k].op == closer and self._legacy_top_is(k, ("fin", h))]
+        if not ends:
+            raise self.fail(h, "finally without its end")  # type: ignore[attr-defined]
+        end = ends[0]
+        template = instrs[h:end] if V.VERSION >= (3, 9) else []
+        normal = self._legacy_body_end(i, h, template)
+        body = self._legacy_walk_to(i + 1, normal, ctx, list(stack),
+                                    finally_bodies=(template,) + ctx.finally_bodies if template else ctx.finally_bodies)
+        self.sim.pending.append(instrs[h].offset)
+        final = self._legacy_walk_to(h, end, ctx, list(stack))
+        if len(body) == 1 and isinstance(body[0], ast.Try) and not body[0].finalbody:
+            node = body[0]
+            node.finalbody = final or [ast.Pass()]
+        else:
+            node = ast.Try(body=body or [ast.Pass()], handlers=[], orelse=[], finalbody=final or [ast.Pass()])
+        self.sim.emit(node)
+        if normal is None or V.VERSION < (3, 9):
+            return end + 1
+        k = normal + 1
+        if template and self._matches(k, template):  # type: ignore[attr-defined]
+            k += len(template)
+        if k < len(instrs) and instrs[k].op == "JUMP":
+            return self._legacy_index(instrs[k].target)
+        return k
+
+    def _legacy_try_except(self, i: int, h: int, ctx: Context, stack: List[Any]) -> Optional[int]:
+        instrs = self.instrs
+        normal = self._legacy_body_end(i, h)
+        body = self._legacy_walk_to(i + 1, normal, ctx, list(stack))
+        body_exit: Optional[int] = None
+        if normal is not None:
+            k = normal + 1
+            body_exit = self._legacy_index(instrs[k].target) if instrs[k].op == "JUMP" else k
+        clauses, afters = self._legacy_clauses(h, ctx, stack)
+        follow = body_exit
+        orelse: List[ast.stmt] = []
+        if body_exit is not None and afters and body_exit not in afters:
+            later = [a for a in afters if a > body_exit]
+            if later:
+                follow = min(later)
+                stop = self.block_of[follow]  # type: ignore[attr-defined]
+                orelse = self.walk(body_exit, ctx.stop_at(stop), list(stack))  # type: ignore[attr-defined]
+        elif body_exit is None and afters:
+            follow = afters[0]
+        self.sim.emit(ast.Try(body=body or [ast.Pass()], handlers=clauses, orelse=orelse, finalbody=[]))
+        return follow
+
+    def _legacy_clauses(self, h: int, ctx: Context, stack: List[Any]) -> Tuple[List[ast.excepthandler], List[int]]:
+        instrs = self.instrs
+        clauses: List[ast.excepthandler] = []
+        afters: List[int] = []
+        k = h
+        while k < len(instrs):
+            type_expr: Optional[ast.expr] = None
+            name: Optional[str] = None
+            next_k: Optional[int] = None
+            if instrs[k].op == "COPY" and instrs[k].arg == 1:
+                work = list(stack)
+                j = k + 1
+                while instrs[j].op != "EXC_MATCH":
+                    self.sim.step(instrs[j], work)
+                    j += 1
+                type_expr = self.sim.pop_expr(work, instrs[j])
+                next_k = self._legacy_index(instrs[j + 1].target)
+                j += 2
+                store = instrs[j + 1]
+                if store.op.startswith("STORE_"):
+                    name = store.arg
+                j += 3
+            elif all(instrs[k + n].op == "POP_TOP" for n in range(3)):
+                j = k + 3
+            else:
+                break
+            if name is not None and instrs[j].op == "SETUP_FINALLY":
+                j += 1
+            self.sim.pending = []
+            limit = next_k if next_k is not None else len(instrs)
+            ends = self._legacy_last(j, limit, "POP_EXCEPT", ("exc", h))
+            end = ends[0] if ends and not self._legacy_returns_after(self._legacy_skip_name_cleanup(ends[0] + 1, name)) else None
+            clause_body = self._legacy_walk_to(j, end, ctx, stack + [M.Discard(), M.Discard(), M.Discard()],
+                                        except_name=name)
+            if end is not None:
+                q = self._legacy_skip_name_cleanup(end + 1, name)
+                afters.append(self._legacy_index(instrs[q].target) if q < len(instrs) and instrs[q].op == "JUMP" else q)
+            clauses.append(ast.ExceptHandler(type=type_expr, name=name, body=clause_body or [ast.Pass()]))
+            if next_k is None:
+                break
+            k = next_k
+        return clauses, afters
+
+    def _legacy_skip_name_cleanup(self, k: int, name: Optional[str]) -> int:
+        """Past ``name = None; del name`` after an ``except ... as name`` clause (3.9+)."""
+        instrs = self.instrs
+        if name is not None and k + 2 < len(instrs) and instrs[k].op == "LOAD_CONST" \
+                and instrs[k + 1].op.startswith("STORE_") and instrs[k + 2].op.startswith("DELETE_") \
+                and instrs[k + 1].arg == name:
+            return k + 3
+        return k
