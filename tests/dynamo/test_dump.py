@@ -454,3 +454,20 @@ def test_compiled_training_step_with_backward_and_optimizer(tmp_path: Path) -> N
     assert {"aot_forward", "aot_backward"} <= {g["stage"] for g in first["graphs"] if g["file"]}
     assert any(e["code_name"].startswith("torch_dynamo_resume_in_train_step") for e in record["entries"])
     assert any("backward" in event["reason"] for event in record["graph_breaks"])
+
+
+def test_without_torch_it_warns_and_does_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.util
+
+    import uncompile
+    from uncompile.dynamo import _torch_private
+
+    find_spec = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "torch" else find_spec(name, *a)
+    )
+    monkeypatch.setattr(_torch_private, "_warned", set())
+    with pytest.warns(UserWarning, match="torch is not installed"):
+        with uncompile.prepare_debug(str(tmp_path / "dump")) as where:
+            pass
+    assert where is None and not (tmp_path / "dump").exists()

@@ -21,18 +21,19 @@ from uncompile.verify.stdlib_sample import sample_units
 SAMPLE_SIZE = 300
 TIME_LIMIT_PER_FUNCTION = 10.0
 
-#: version -> (minimum compiles %, minimum identical %, maximum crash %). Started at the rates
-#: measured on this sample (2026-11-30 01:50 UTC) less about 5 points, so churn in the decompiler does not
-#: break CI; raise them as the decompiler improves.
+#: version -> (minimum compiles %, minimum identical %, maximum crash %). Set from the rates
+#: measured on this sample (2026-11-30 02:10 UTC) less about 5 points, so churn in the
+#: decompiler does not break CI; raise them as the decompiler improves. The crash allowance
+#: covers a per-function timeout on a loaded machine.
 THRESHOLDS: Dict[Tuple[int, int], Tuple[float, float, float]] = {
-    (3, 8): (60.0, 60.0, 1.0),  # measured 67.3 / 65.3 / 0.0
-    (3, 9): (75.0, 68.0, 1.0),  # measured 81.7 / 75.7 / 0.0
-    (3, 10): (73.0, 65.0, 1.0),  # measured 77.7 / 71.0 / 0.0
-    (3, 11): (93.0, 81.0, 1.0),  # measured 98.3 / 86.3 / 0.0
-    (3, 12): (92.0, 81.0, 1.0),  # measured 97.7 / 86.7 / 0.0
-    (3, 13): (91.0, 83.0, 1.0),  # measured 96.7 / 88.0 / 0.0
-    (3, 14): (63.0, 57.0, 1.0),  # measured 72.0 / 65.7 / 0.0
-    (3, 15): (25.0, 24.0, 1.0),  # measured 32.3 / 31.0 / 0.0
+    (3, 8): (91.0, 85.0, 1.0),  # measured 96.7 / 90.7 / 0.3
+    (3, 9): (92.0, 85.0, 1.0),  # measured 97.0 / 90.3 / 0.0
+    (3, 10): (91.0, 86.0, 1.0),  # measured 96.7 / 91.3 / 0.0
+    (3, 11): (93.0, 86.0, 1.0),  # measured 98.3 / 91.0 / 0.0
+    (3, 12): (92.0, 83.0, 1.0),  # measured 97.3 / 88.7 / 0.0
+    (3, 13): (93.0, 83.0, 1.0),  # measured 98.7 / 88.3 / 0.0
+    (3, 14): (93.0, 85.0, 1.0),  # measured 98.7 / 90.7 / 0.0
+    (3, 15): (93.0, 83.0, 1.0),  # measured 98.0 / 88.0 / 0.0
 }
 
 

@@ -182,6 +182,10 @@ class _Reader:
         if name == "IMPORT_NAME" and ins.arg is not None and ins.arg & V.IMPORT_NAME_LAZY_FLAG:
             self.emit(ins, "IMPORT_NAME_LAZY", arg)
             return
+        if name == "LOAD_GLOBAL" and V.ASSERT_LOADS_GLOBAL and arg == "AssertionError" and self.out \
+                and self.out[-1].op in V.CONDITIONAL_JUMPS:  # 3.8 ``assert``
+            self.emit(ins, "LOAD_ASSERTION_ERROR")
+            return
         if name == "LOAD_GLOBAL":
             null = bool(ins.arg & 1) if V.VERSION >= (3, 11) else False
             self.emit(ins, "LOAD_GLOBAL", (arg, null))
@@ -243,11 +247,11 @@ class _Reader:
 
     def _common_constant(self, ins: dis.Instruction) -> None:
         """``LOAD_COMMON_CONSTANT``: a literal is a ``LOAD_CONST``, a builtin a ``LOAD_BUILTIN`` name."""
-        value = V.COMMON_CONSTANTS[ins.arg]
+        value = V.COMMON_CONSTANTS[ins.arg or 0]
         if value is AssertionError:
             self.emit(ins, "LOAD_ASSERTION_ERROR")
         elif isinstance(value, type) or callable(value):
-            self.emit(ins, "LOAD_BUILTIN", value.__name__)
+            self.emit(ins, "LOAD_BUILTIN", getattr(value, "__name__", repr(value)))
         else:
             self.emit(ins, "LOAD_CONST", (value, None))
 

@@ -59,7 +59,7 @@ def _builtin_guard(raw: Sequence[dis.Instruction], i: int) -> Optional[Replaceme
     if taken is None:
         return None
     (load, copy, common, is_op, jump), end = taken
-    builtin = getattr(V.COMMON_CONSTANTS[common.arg], "__name__", None)
+    builtin = getattr(V.COMMON_CONSTANTS[common.arg or 0], "__name__", None)
     if load.argval != builtin or copy.arg != 1 or is_op.arg != 0 or (load.arg or 0) & 1:
         return None
     fallback = next((k for k in range(end, len(raw)) if raw[k].offset == jump.argval), None)

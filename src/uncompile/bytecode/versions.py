@@ -18,6 +18,17 @@ VERSION: Tuple[int, int] = (sys.version_info[0], sys.version_info[1])
 #: blocks with ``SETUP_FINALLY``/``SETUP_WITH``/``SETUP_ASYNC_WITH``.
 HAS_EXCEPTION_TABLE = VERSION >= (3, 11)
 
+#: 3.8 - 3.10 lay code out in source order: an ``if`` body is always the fall-through path
+#: of its test, whatever it ends with (later versions move some blocks).
+LAYOUT_IN_SOURCE_ORDER = VERSION < (3, 11)
+
+#: 3.10+ copy the implicit ``return None`` at a function's end into each branch that
+#: reaches it, so a trailing ``return None`` inside an ``if``/``try`` may be implicit.
+RETURN_COPIED_TO_BRANCHES = VERSION >= (3, 10)
+
+#: 3.8 ``assert`` loads ``AssertionError`` with ``LOAD_GLOBAL`` (3.9+: ``LOAD_ASSERTION_ERROR``).
+ASSERT_LOADS_GLOBAL = VERSION < (3, 9)
+
 #: Values ``POP_EXCEPT`` takes off the value stack: the saved exception (3.11+), or the
 #: three saved exception-info values of the ``EXCEPT_HANDLER`` block (3.8 - 3.10).
 POP_EXCEPT_POPS = 1 if HAS_EXCEPTION_TABLE else 3
@@ -44,6 +55,11 @@ WITH_EXIT_ARGC = WITH_EXIT_SLOTS + 1
 #: Stack slots a running ``for`` loop's iterator takes: 3.15 ``GET_ITER`` pushes the iterator
 #: and a second item (``NULL`` or an index), which ``POP_ITER`` pops with it.
 ITERATOR_SLOTS = 2 if VERSION >= (3, 15) else 1
+
+#: 3.14 loads locals as ``LOAD_FAST_BORROW`` where its analysis allows, which shows whether
+#: code after a ``try`` was its ``else:`` block (see structure.borrow); 3.15's analysis
+#: borrows in both cases.
+BORROW_SHOWS_TRY_ELSE = VERSION == (3, 14)
 
 #: 3.15 folds ``GET_YIELD_FROM_ITER`` into ``GET_ITER`` with this operand (None: not folded).
 GET_ITER_YIELD_FROM = 3 if VERSION >= (3, 15) else None

@@ -15,6 +15,7 @@ one warning per cause and an entry in the index; the user's program is never int
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import json
 import linecache
 import os
@@ -55,6 +56,10 @@ def prepare_debug(
     """
     if unused:
         _torch_private.warn_once("ignored prepare_debug arguments", ", ".join(sorted(unused)))
+    if importlib.util.find_spec("torch") is None:
+        _torch_private.warn_once("torch is not installed: prepare_debug dumps nothing")
+        yield None
+        return
     root = os.path.abspath(os.fspath(dump_src_dir) if dump_src_dir is not None else "depyf_debug_dir")
     try:
         directory, rank = choose_directory(root)

@@ -160,6 +160,11 @@ class CallBuilder:
     def _extend(self, ins: Instr, stack: Stack, sim: Any, starred: bool = True) -> None:
         item = sim.pop_expr(stack, ins)
         display = stack[-ins.arg]
+        if _in_comprehension(stack, ins.arg):  # 3.15: [*x for x in y], {*x for x in y}
+            kind = "list" if ins.op == "LIST_EXTEND" else "set"
+            sim.emit(ast.Expr(value=_ComprehensionItem(kind, ast.Starred(value=item, ctx=ast.Load()), None)))
+            display.uncompile_comprehension = kind
+            return
         if isinstance(item, ast.Constant) and isinstance(item.value, (tuple, frozenset)) \
                 and not display.elts:
             display.elts.extend(ast.Constant(value=v) for v in item.value)
@@ -200,6 +205,10 @@ class CallBuilder:
     def op_DICT_UPDATE(self, ins: Instr, stack: Stack, sim: Any) -> None:
         item = sim.pop_expr(stack, ins)
         target = stack[-ins.arg]
+        if _in_comprehension(stack, ins.arg):  # 3.15: {**d for d in ds}
+            sim.emit(ast.Expr(value=_ComprehensionItem("dict", item, None)))
+            target.uncompile_comprehension = "dict"
+            return
         target.keys.append(None)
         target.values.append(item)
 
@@ -298,6 +307,12 @@ class _ComprehensionItem(ast.expr):
 
 
 ComprehensionItem = _ComprehensionItem
+
+
+def _in_comprehension(stack: Stack, depth: int) -> bool:
+    """Whether a loop's iterator lies above the display at ``stack[-depth]`` (it is being built
+    by a comprehension, not written out)."""
+    return any(isinstance(v, M.Iterator) for v in stack[len(stack) - depth + 1:])
 
 
 def _joined(spec: Optional[ast.expr]) -> Optional[ast.expr]:

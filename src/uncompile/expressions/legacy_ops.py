@@ -12,6 +12,7 @@ structurer's model needs (the value stack holds no ``NULL`` of a ``BEGIN_FINALLY
 
 from __future__ import annotations
 
+import ast
 from typing import Any, List
 
 from . import values as M
@@ -47,3 +48,33 @@ class LegacyBlockOps:
     def op_WITH_CLEANUP_FINISH(self, ins: Any, stack: Stack) -> None:
         if stack and isinstance(stack[-1], M.Discard):
             stack.pop()
+
+    def legacy_swap_assignment(self, count: int, stack: Stack) -> bool:
+        """``a, b = x, y`` (and three names): values rotated then stored, no tuple built.
+
+        For two targets the compiler emits ``ROT_TWO``, for three ``ROT_THREE; ROT_TWO``.
+        The top *count* plain values become the slots of one unpacking assignment of the
+        tuple of them; the ``ROT_TWO`` after a ``ROT_THREE`` then has nothing left to do.
+        """
+        top = stack[-count:] if count <= len(stack) else []
+        if count == 2 and len(top) == 2 and all(isinstance(v, M.TargetSlot) for v in top) \
+                and top[0].owner is top[1].owner and getattr(top[0].owner, "legacy_rotations", 0) == 1:
+            top[0].owner.legacy_rotations = 0  # type: ignore[attr-defined]
+            return True
+        if len(top) != count or not all(_plain(v) for v in top):
+            return False
+        if any(a is b for k, a in enumerate(top) for b in top[k + 1:]):
+            return False
+        unpack = M.Unpack(ast.Tuple(elts=list(top), ctx=ast.Load()), count)
+        unpack.legacy_rotations = 1 if count == 3 else 0  # type: ignore[attr-defined]
+        del stack[-count:]
+        for position in reversed(range(count)):
+            stack.append(M.TargetSlot(unpack, position))
+        return True
+
+
+def _plain(value: Any) -> bool:
+    """An ordinary value: not a marker, not half of an augmented assignment or an import."""
+    return isinstance(value, ast.expr) and not M.is_marker(value) \
+        and not getattr(value, "uncompile_inplace", False) and not hasattr(value, "uncompile_import") \
+        and not hasattr(value, "uncompile_import_from")

@@ -38,8 +38,9 @@ class Ops314:
         """After *value* (an import result) became an import statement: make it ``lazy``."""
         module = value if hasattr(value, "uncompile_import") else getattr(value, "value", None)
         out = self.out  # type: ignore[attr-defined]
-        if getattr(module, "uncompile_lazy", False) and out and isinstance(out[-1], (ast.Import, ast.ImportFrom)):
-            out[-1].is_lazy = 1  # type: ignore[union-attr]
+        last = out[-1] if out else None
+        if getattr(module, "uncompile_lazy", False) and isinstance(last, (ast.Import, ast.ImportFrom)):
+            last.is_lazy = 1  # type: ignore[union-attr]
 
     def op_BUILD_INTERPOLATION(self, ins: Instr, stack: Stack) -> None:
         templates.build_interpolation(self, ins, stack)

@@ -195,11 +195,12 @@ class Simulator(Ops314, LegacyBlockOps):
         stack.append(_name(ins.arg))
 
     op_LOAD_NAME = op_LOAD_DEREF = op_LOAD_CLASSDEREF = op_LOAD_CLOSURE = op_LOAD_FAST
-    op_LOAD_FROM_DICT_OR_DEREF = op_LOAD_FAST
 
     def op_LOAD_FROM_DICT_OR_GLOBALS(self, ins: Instr, stack: Stack) -> None:
-        self.pop(stack, ins)
+        self.pop(stack, ins)  # the mapping (class namespace) looked in first
         stack.append(_name(ins.arg))
+
+    op_LOAD_FROM_DICT_OR_DEREF = op_LOAD_FROM_DICT_OR_GLOBALS
 
     def op_LOAD_LOCALS(self, ins: Instr, stack: Stack) -> None:
         stack.append(M.Discard())
@@ -320,6 +321,8 @@ class Simulator(Ops314, LegacyBlockOps):
     def op_SWAP(self, ins: Instr, stack: Stack) -> None:
         if ins.arg > len(stack):
             raise self.fail(ins, "value stack underflow")
+        if not V.HAS_EXCEPTION_TABLE and self.legacy_swap_assignment(ins.arg, stack):
+            return
         stack[-1], stack[-ins.arg] = stack[-ins.arg], stack[-1]
 
     def _rotate(self, ins: Instr, stack: Stack, depth: int) -> None:
@@ -330,6 +333,8 @@ class Simulator(Ops314, LegacyBlockOps):
         stack.insert(len(stack) - depth + 1, top)
 
     def op_ROT_THREE(self, ins: Instr, stack: Stack) -> None:
+        if self.legacy_swap_assignment(3, stack):
+            return
         self._rotate(ins, stack, 3)
 
     def op_ROT_FOUR(self, ins: Instr, stack: Stack) -> None:

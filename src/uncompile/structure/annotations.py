@@ -73,7 +73,8 @@ def _simulator(code: CodeType) -> Any:
     from ..expressions.simulator import Simulator
     from .definitions import Nested
 
-    return Simulator(code, Nested(code))
+    nested: Any = Nested(code)
+    return Simulator(code, nested)
 
 
 def _evaluate(sim: Any, instrs: List[Instr]) -> Any:
@@ -155,8 +156,8 @@ def annotation_mapping(code: CodeType) -> dict:
 
 def _ann_assign(name: str, annotation: ast.expr, value: Optional[ast.expr], like: Optional[ast.stmt],
                 target: Optional[ast.expr] = None) -> ast.AnnAssign:
-    node = ast.AnnAssign(target=target or ast.Name(id=name, ctx=ast.Store()), annotation=annotation,
-                         value=value, simple=1)
+    where: Any = target or ast.Name(id=name, ctx=ast.Store())
+    node = ast.AnnAssign(target=where, annotation=annotation, value=value, simple=1)
     offsets = getattr(like, "uncompile_offsets", None) if like is not None else None
     if offsets is not None:
         node.uncompile_offsets = offsets  # type: ignore[attr-defined]
@@ -300,4 +301,4 @@ def evaluator_statement(code: CodeType) -> ast.stmt:
                              construct="type alias")
     node = ast.TypeAlias(name=ast.Name(id=code.co_name, ctx=ast.Store()),  # type: ignore[attr-defined]
                          type_params=[], value=body[0].value)
-    return node  # type: ignore[no-any-return]
+    return node

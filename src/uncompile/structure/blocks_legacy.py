@@ -160,6 +160,68 @@ class LegacyBlocks:
             return True
         return False
 
+    def legacy_dead_jump(self, then_b: Optional[int], else_b: int) -> bool:
+        """Whether an unreachable ``JUMP`` to *else_b* follows the code from *then_b*.
+
+        3.8 - 3.10 keep the jump of a ``break``/``continue`` written after an ``if`` whose
+        body ends in a jump (``if c: ...; continue`` then ``break``): the test jumps
+        straight to the loop exit and the statement's own jump stays behind, dead.
+        """
+        if then_b is None:
+            return False
+        start = self.blocks[then_b].offset
+        for block in self.blocks:
+            if block.offset > start and not block.preds and block.end - block.start == 1 \
+                    and self.instrs[block.start].op == "JUMP" and block.jump == else_b:
+                return True
+        return False
+
+    def legacy_passes(self, start: int, limit: int) -> bool:
+        """Whether the code from block *start* reaches a block laid out after block *limit*."""
+        seen = {start}
+        work = [start]
+        while work:
+            b = work.pop()
+            if b > limit:
+                return True
+            for succ in self.blocks[b].succs:
+                if succ not in seen and succ > start:
+                    seen.add(succ)
+                    work.append(succ)
+        return False
+
+    def legacy_loop_jump_statement(self, block_id: Optional[int], ctx: Context) -> Optional[ast.stmt]:
+        """``continue``/``break`` when block *block_id* is nothing but a jump to the loop's header/exit."""
+        loop = ctx.loop
+        if loop is None or block_id is None:
+            return None
+        block = self.blocks[block_id]
+        if block.end - block.start != 1 or self.instrs[block.start].op != "JUMP" or len(block.preds) != 1:
+            return None
+        if block.jump == loop.continue_to:
+            return ast.Continue()
+        if block.jump == loop.break_to:
+            return ast.Break()
+        return None
+
+    def legacy_else_end(self, else_b: Optional[int]) -> Optional[int]:
+        """The dead ``JUMP`` block that ends an ``else`` starting at block *else_b*, or None.
+
+        When an ``if``/``else`` whose branches both end in ``return``/``raise``/jumps closes
+        the body of an outer ``if``, 3.8 - 3.10 keep the outer body's jump past its own
+        ``else`` although nothing reaches it. Its presence shows the inner ``else`` was
+        written (without one, the jump follows the return in one block and is removed).
+        """
+        if else_b is None:
+            return None
+        for ident in range(else_b + 1, len(self.blocks)):
+            block = self.blocks[ident]
+            if any(p < else_b or p >= ident for p in block.preds):
+                return None
+            if not block.preds and block.end - block.start == 1 and self.instrs[block.start].op == "JUMP":
+                return ident
+        return None
+
     def _legacy_walk_to(self, start: int, end: Optional[int], ctx: Context, stack: List[Any],
                  **changes: Any) -> List[ast.stmt]:
         until = ctx.until if end is None else min(ctx.until, end)

@@ -14,7 +14,10 @@ import inspect
 from types import CodeType
 from typing import Any, List
 
+from ..bytecode import versions as V
+
 from .annotations import restore_annotations
+from .borrow import move_into_else
 
 _CLASS_BOOKKEEPING = ("__module__", "__qualname__", "__firstlineno__", "__static_attributes__",
                       "__classdictcell__", "__classcell__", "__type_params__")
@@ -36,6 +39,8 @@ def _drop_trailing(stmts: List[ast.stmt], kind: Any) -> List[ast.stmt]:
         if not stmts:
             return stmts
         last = stmts[-1]
+    if kind is _is_return_none and not V.RETURN_COPIED_TO_BRANCHES:
+        return stmts  # 3.8 - 3.9: a return inside a branch was written there
     if isinstance(last, ast.If):
         last.body = _drop_trailing(last.body, kind) or [ast.Pass()]
         if last.orelse:
@@ -83,6 +88,7 @@ def tidy_body(stmts: List[ast.stmt], code: CodeType, sim: Any) -> List[ast.stmt]
     if code.co_name != "<lambda>":
         stmts = _drop_trailing(stmts, _is_return_none)
     _tidy_loops(stmts)
+    move_into_else(stmts)
     if not is_function:
         stmts = restore_annotations([s for s in stmts if not _is_class_bookkeeping(s)])
         if code.co_name != "<module>":

@@ -15,6 +15,7 @@ from typing import Any, List, Optional, Tuple
 
 from ..bytecode import versions as V
 from ..expressions import values as M
+from .borrow import else_block_follows, mark_else_next
 from .context import Context
 
 _EXIT_CALL = ("LOAD_CONST", "LOAD_CONST", "LOAD_CONST", "CALL")
@@ -187,8 +188,12 @@ class HandlerStructurer:
         template = self.instrs[start:end]
         lo, hi = self.span(entry.target)
         inner = ctx.inside(lo, hi, entry.target)._replace(finally_bodies=(template,) + ctx.finally_bodies)
-        body = self.walk(pos, inner, list(stack), entering=True)  # type: ignore[attr-defined]
+        body_stack = list(stack)
+        body = self.walk(pos, inner, body_stack, entering=True)  # type: ignore[attr-defined]
         after = self.exit
+        carry = getattr(self.sim, "carry_stack", None)  # Dynamo's code: values live across the region
+        if carry is not None and after is not None:
+            body += carry(body_stack, stack)
         final_ctx = ctx._replace(active=ctx.active | {entry.target})
         self.sim.pending.append(self.instrs[handler_index].offset)
         final = self._walk_until(start, end, final_ctx, stack + [M.Discard(), M.ExceptionValue()])
@@ -219,13 +224,17 @@ class HandlerStructurer:
         if after is not None and after != follow and self._returns_at(after):
             body = body + self.walk(after, ctx, list(stack), entering=True)  # type: ignore[attr-defined]
             after = None
+        else_next = follow is None and after is not None \
+            and else_block_follows(self.code, self.instrs[after].offset)  # type: ignore[attr-defined]
         if follow is None:
             follow = after
         orelse: List[ast.stmt] = []
         if after is not None and follow is not None and after != follow:
             follow_block = self.block_of[follow]  # type: ignore[attr-defined]
             orelse = self.walk(after, ctx.stop_at(follow_block), list(stack))  # type: ignore[attr-defined]
-        self.sim.emit(ast.Try(body=body or [ast.Pass()], handlers=clauses, orelse=orelse, finalbody=[]))
+        node = ast.Try(body=body or [ast.Pass()], handlers=clauses, orelse=orelse,  # type: ignore[arg-type]
+                       finalbody=[])
+        self.sim.emit(mark_else_next(node) if else_next else node)
         return follow
 
     def _returns_at(self, i: int) -> bool:

@@ -19,7 +19,7 @@ from ..bytecode.instructions import read_instructions
 from ..errors import DecompileError
 from ..expressions import values as M
 from ..expressions.conditions import VALUE, Node, negate, reduce_nodes
-from ..expressions.simulator import Simulator
+from ..expressions.stack_shuffles import simulator_for
 from ..flow.cfg import ENDS_PATH, ControlFlowGraph
 from ..flow.dominators import immediate_postdominators
 from .blocks_legacy import LegacyBlocks
@@ -47,7 +47,7 @@ class Walker(HandlerStructurer, LegacyBlocks, CompareChains):
         self.handlers = exception_handlers(code, self.instrs)
         self.cfg = ControlFlowGraph(self.instrs, self.handlers)
         self.blocks = self.cfg.blocks
-        self.sim = Simulator(code, nested)
+        self.sim = simulator_for(code, nested)
         self.block_of: List[int] = [0] * len(self.instrs)
         for block in self.blocks:
             for i in range(block.start, block.end):
@@ -156,6 +156,9 @@ class Walker(HandlerStructurer, LegacyBlocks, CompareChains):
             return last + skip
         ins = self.instrs[last]
         if ins.op in V.CONDITIONAL_JUMPS:
+            before_branch = getattr(self.sim, "before_branch", None)  # Dynamo's code: see stack_shuffles
+            if before_branch is not None and stack:
+                before_branch(stack, stack[-1])
             return self.conditional(block.id, ctx, stack)
         if ins.op == "JUMP":
             self.sim.pending.append(ins.offset)
@@ -305,7 +308,17 @@ class Walker(HandlerStructurer, LegacyBlocks, CompareChains):
             test, then_b, else_b = negate(head.expr), head.false, head.true
         else:
             test, then_b, else_b = head.expr, head.true, head.false
+        if V.LAYOUT_IN_SOURCE_ORDER and then_b == fall and else_b is not None:
+            jump_stmt = self.legacy_loop_jump_statement(then_b, ctx)
+            if jump_stmt is not None:  # ``if c: continue`` / ``if c: break`` kept as written
+                self.sim.emit(ast.If(test=test, body=[jump_stmt], orelse=[]))
+                return self.start_of(else_b)
         follow = self.follow(block_id, ctx)
+        if V.LAYOUT_IN_SOURCE_ORDER and follow is not None and follow == then_b == fall and else_b is not None \
+                and not self.reaches(else_b, follow, ctx):
+            # the fall-through body is the if's body: it ends in return/raise (the jump target
+            # comes after the if), or jumps past the else (found below)
+            follow = None if self.legacy_passes(then_b, else_b) else else_b
         if follow is None and then_b is not None and else_b is not None and self.reaches(then_b, else_b, ctx):
             follow = else_b
         elif follow is None and else_b is not None and else_b > 0:
@@ -317,10 +330,17 @@ class Walker(HandlerStructurer, LegacyBlocks, CompareChains):
                 follow = before.jump
         loop = ctx.loop
         if follow is None and loop is not None and else_b in (loop.break_to, loop.continue_to) \
-                and then_b not in (loop.break_to, loop.continue_to):
+                and then_b not in (loop.break_to, loop.continue_to) \
+                and not (V.LAYOUT_IN_SOURCE_ORDER and self.legacy_dead_jump(then_b, else_b)):
             test, then_b, else_b = negate(test), else_b, then_b
         if follow is None:
-            body = self.walk(self.start_of(then_b), ctx, list(stack))
+            body_ctx = ctx.stop_at(else_b) if V.LAYOUT_IN_SOURCE_ORDER else ctx  # dead jumps lead there
+            body = self.walk(self.start_of(then_b), body_ctx, list(stack))
+            dead = self.legacy_else_end(else_b) if V.LAYOUT_IN_SOURCE_ORDER else None
+            if dead is not None:
+                orelse = self.walk(self.start_of(else_b), ctx.stop_at(dead), list(stack))
+                self.sim.emit(_assert_or_if(test, body, orelse))
+                return self.start_of(dead)
             self.sim.emit(_assert_or_if(test, body, []))
             return self.start_of(else_b)
         inner = ctx.stop_at(follow)
@@ -447,6 +467,8 @@ class Walker(HandlerStructurer, LegacyBlocks, CompareChains):
 
     def _exits(self, body: set, exclude: Optional[int]) -> List[int]:
         outs = {s for b in body for s in self.blocks[b].succs if s not in body and s != exclude}
+        if V.LAYOUT_IN_SOURCE_ORDER:  # an unmatched exception's RERAISE leaves no loop
+            outs = {s for s in outs if self.instrs[self.blocks[s].end - 1].op != "RERAISE"}
         return sorted(outs, key=lambda b: self.blocks[b].offset)
 
     def for_loop(self, header: int, body: set, ctx: Context, stack: List[Any]) -> Optional[int]:

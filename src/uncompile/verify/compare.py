@@ -23,7 +23,9 @@ its value is not compared. ``RETURN_CONST`` (3.12, 3.13) is compared as the ``LO
 RETURN_VALUE`` it stands for, so a placeholder bound back by recompile (which can only
 become ``LOAD_CONST``) still compares identical. The 3.13+ superinstructions that pair two
 local-variable accesses (``LOAD_FAST_LOAD_FAST a, b``) are compared as the two accesses:
-the compiler pairs them only when both are on the same line.
+the compiler pairs them only when both are on the same line. For the same reason a 3.14+
+``LOAD_FAST_BORROW`` compares as ``LOAD_FAST``: the load that a ``STORE_FAST_LOAD_FAST`` pair
+contains is never borrowed, so whether a load is borrowed follows the line layout too.
 """
 
 from __future__ import annotations
@@ -120,6 +122,8 @@ class _Unit(NamedTuple):
 
 
 _PAIR_PARTS = ("LOAD_FAST_BORROW", "LOAD_FAST", "STORE_FAST")
+#: Instructions compared as another one (see the module docstring).
+_SAME_AS = {"LOAD_FAST_BORROW": "LOAD_FAST"}
 
 
 def _split_pair(instruction: dis.Instruction) -> Optional[List[_Unit]]:
@@ -149,7 +153,8 @@ def _units(instructions: List[dis.Instruction]) -> Tuple[List[_Unit], Dict[int, 
             units.append(_Unit(instruction, "LOAD_CONST"))
             units.append(_Unit(instruction, "RETURN_VALUE", ""))
             continue
-        units.extend(_split_pair(instruction) or [_Unit(instruction, instruction.opname)])
+        parts = _split_pair(instruction) or [_Unit(instruction, instruction.opname)]
+        units.extend(part._replace(opname=_SAME_AS.get(part.opname, part.opname)) for part in parts)
     return units, positions
 
 

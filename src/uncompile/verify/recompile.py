@@ -36,7 +36,9 @@ from typing import Any, List, Optional, Set, Tuple
 
 from ..errors import RecompileError
 from .bind import bind_placeholders
+from ..expressions.stack_shuffles import is_dynamo_code
 from .closure import match_closure_layout
+from .frame_layout import match_frame_layout
 
 #: Names the compiler gives to the code of comprehensions and generator expressions.
 COMPREHENSION_NAMES = frozenset({"<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>"})
@@ -385,6 +387,8 @@ def recompile(
             result = _rename_qualnames(result, compiled_name, qualname)
     assert result is not None
     result = match_closure_layout(code, result)
+    if is_dynamo_code(code):  # Dynamo copies the frame's locals slot by slot into its code's frame
+        result = match_frame_layout(code, result)
     result = bind_placeholders(code, result, qualname)
     if (result.co_flags ^ code.co_flags) & _COPIED_FLAGS:
         result = result.replace(co_flags=(result.co_flags & ~_COPIED_FLAGS) | (code.co_flags & _COPIED_FLAGS))

@@ -1,0 +1,391 @@
+"""Symbolic execution for Dynamo's bytecode: values kept on the stack across statements.
+
+Ordinary compiler output evaluates a statement's values right before the statement, so
+the plain :class:`~uncompile.expressions.simulator.Simulator` can keep every stack item
+as an expression tree and print it where it is used. Dynamo's generated code does not:
+it loads ``__compiled_fn_N`` before calling helpers, keeps results on the stack across
+``del`` and stores, shuffles them with ``SWAP``/``COPY``, duplicates lists and mutates
+them in place (``LIST_EXTEND``/``STORE_SUBSCR``/``DELETE_SUBSCR`` on a list that is also
+elsewhere on the stack) before passing them to a ``__resume_at_*`` function.
+
+:class:`DynamoSimulator` keeps the printed program faithful to that with as few new
+names as it can. It keeps one invariant: the stack items whose evaluation can have an
+effect or can see one ("unstable": calls, attribute and item loads, operators, mutable
+displays) sit on the stack in the order they were evaluated. Where the bytecode would
+break it, the unstable items concerned are *spilled*: assigned to a new local
+``stack_<n>`` right there, in stack order, and replaced on the stack by that name. Spills
+happen
+
+* before a simple statement, for every unstable item still on the stack (the statement
+  comes after them in the bytecode) and for every item that reads a name the statement
+  binds or deletes; ``del name`` and a store of a stable value commute with unstable
+  items that do not read the name, so they spill nothing;
+* before a conditional jump, for the unstable items under the condition;
+* at ``SWAP``/``ROT_*`` that would put two unstable items out of order;
+* at ``COPY`` of an unstable item that is not immediately stored (a name stands for
+  both copies, which also keeps a copied list one object);
+* at in-place updates of something that is not a display being built (``x.extend(y)``).
+
+A value stored while a copy of it stays on the stack (``COPY 1; STORE_FAST tmp``) is
+written ``tmp = value`` and the stack holds ``tmp`` from then on.
+"""
+
+from __future__ import annotations
+
+import ast
+from types import CodeType
+from typing import Any, Iterable, List, Set
+
+from ..bytecode.instructions import Instr, read_instructions
+from . import values as M
+from .simulator import Simulator, Stack
+
+_DYNAMO_GLOBAL_PREFIXES = ("__compiled_fn_", "__resume_at_", "__import_torch_dot_")
+_DYNAMO_CODE_PREFIXES = ("__resume_at_", "torch_dynamo_resume_in_")
+_SIMPLE_STATEMENTS = (ast.Assign, ast.AugAssign, ast.Expr, ast.Delete, ast.Return, ast.Raise)
+#: The prefix of the locals that hold spilled stack items.
+SPILL_PREFIX = "stack_"
+
+
+def is_dynamo_code(code: Any) -> bool:
+    """True for code objects that Dynamo generated (transformed frames, resume functions)."""
+    if not isinstance(code, CodeType):
+        return False
+    if code.co_name.startswith(_DYNAMO_CODE_PREFIXES):
+        return True
+    return any(name.startswith(_DYNAMO_GLOBAL_PREFIXES) for name in code.co_names)
+
+
+def _stable(node: Any) -> bool:
+    """Items whose evaluation has no effect and whose value only changes when a name is rebound."""
+    if M.is_marker(node) or not isinstance(node, ast.AST):
+        return True
+    if isinstance(node, (ast.Constant, ast.Name)):
+        return True
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):  # a fresh list is one only the stack holds
+        return all(_stable(item) for item in node.elts)
+    if isinstance(node, ast.Dict):
+        return all(_stable(item) for item in node.keys + node.values if item is not None)
+    if isinstance(node, ast.Starred):
+        return _stable(node.value)
+    return False
+
+
+def _mutable(node: Any) -> bool:
+    """A display of a mutable object: two copies on the stack must stay one object."""
+    return isinstance(node, (ast.List, ast.Set, ast.Dict))
+
+
+def _names_read(node: Any) -> Set[str]:
+    if M.is_marker(node) or not isinstance(node, ast.AST):
+        return set()
+    return {sub.id for sub in ast.walk(node) if isinstance(sub, ast.Name)}
+
+
+def _names_bound(statement: ast.stmt) -> Set[str]:
+    targets: List[ast.AST] = []
+    if isinstance(statement, ast.Assign):
+        targets = list(statement.targets)
+    elif isinstance(statement, ast.AugAssign):
+        targets = [statement.target]
+    elif isinstance(statement, ast.Delete):
+        targets = list(statement.targets)
+    names: Set[str] = set()
+    for target in targets:
+        if isinstance(target, ast.Name):
+            names.add(target.id)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            names |= {sub.id for sub in ast.walk(target) if isinstance(sub, ast.Name)
+                      and isinstance(sub.ctx, (ast.Store, ast.Del))}
+    return names
+
+
+def _commutes(statement: ast.stmt) -> bool:
+    """A statement that evaluates nothing with an effect: it may move past unstable items."""
+    if isinstance(statement, ast.Delete):
+        return all(isinstance(target, ast.Name) for target in statement.targets)
+    if isinstance(statement, ast.Assign):
+        return all(isinstance(target, ast.Name) for target in statement.targets) and _stable(statement.value)
+    return False
+
+
+def _loads_only(node: Any) -> bool:
+    """Names, constants and attribute/item loads of them: what Dynamo loads to pass to a graph.
+
+    Such loads are taken to have no effect (module attributes, parameter dicts), so they
+    commute with each other and with assignments of such loads.
+    """
+    if isinstance(node, (ast.Name, ast.Constant)):
+        return True
+    if isinstance(node, ast.Attribute):
+        return _loads_only(node.value)
+    if isinstance(node, ast.Subscript):
+        return _loads_only(node.value) and _loads_only(node.slice)
+    if isinstance(node, ast.Tuple):
+        return all(_loads_only(item) for item in node.elts)
+    return False
+
+
+def _loads_only_assignment(statement: ast.stmt) -> bool:
+    return isinstance(statement, ast.Assign) and _loads_only(statement.value) and all(
+        isinstance(target, ast.Name) for target in statement.targets)
+
+
+class DynamoSimulator(Simulator):
+    """A :class:`Simulator` for Dynamo's code; see the module docstring."""
+
+    def __init__(self, code: Any, nested: Any) -> None:
+        super().__init__(code, nested)
+        self.stack: Stack = []
+        taken = set(code.co_varnames) | set(code.co_names) | set(code.co_cellvars) | set(code.co_freevars)
+        self._taken = taken
+        self._spills = 0
+        self._exempt: Any = None
+        self.instrs = read_instructions(code)
+
+    # -- spilling -----------------------------------------------------------------------
+
+    def _new_name(self) -> str:
+        while True:
+            self._spills += 1
+            name = "%s%d" % (SPILL_PREFIX, self._spills)
+            if name not in self._taken:
+                self._taken.add(name)
+                return name
+
+    def spill(self, stack: Stack, item: Any, ins: Any = None) -> ast.Name:
+        """Assign *item* to a new local now; every occurrence on *stack* becomes that name."""
+        name = self._new_name()
+        value = item if isinstance(item, (ast.expr, ast.Slice)) else self.calls.function_expr(item)
+        statement = ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=value, type_comment=None)
+        Simulator.emit(self, statement)
+        load = ast.Name(id=name, ctx=ast.Load())
+        for position, other in enumerate(stack):
+            if other is item:
+                stack[position] = load
+        return load
+
+    def spill_items(self, stack: Stack, items: Iterable[Any]) -> None:
+        """Spill *items* (stack items) in stack order, each object once."""
+        wanted = [id(item) for item in items]
+        done: Set[int] = set()
+        for item in list(stack):
+            if id(item) in wanted and id(item) not in done:
+                done.add(id(item))
+                self.spill(stack, item)
+
+    def _spillable(self, item: Any) -> bool:
+        return isinstance(item, (ast.expr, ast.Slice)) or isinstance(item, M.FunctionValue)
+
+    def unstable(self, stack: Stack, start: int = 0) -> List[Any]:
+        return [item for item in stack[start:] if self._spillable(item) and not _stable(item)]
+
+    def before_branch(self, stack: Stack, condition: Any = None) -> None:
+        """Before a conditional jump: the items under *condition* are evaluated before it."""
+        self.spill_items(stack, [item for item in self.unstable(stack) if item is not condition])
+
+    def carry_stack(self, inner: Stack, outer: Stack) -> List[ast.stmt]:
+        """After a protected region that left *inner* as the stack: spill it, make *outer* that.
+
+        Returns the spill statements, which belong at the end of the region's body.
+        """
+        saved_out, saved_pending = self.out, self.pending
+        self.out, self.pending = [], []
+        try:
+            self.spill_items(inner, [item for item in inner if self._spillable(item)
+                                     and not any(item is old for old in outer) and not _stable(item)])
+            spills = self.out
+        finally:
+            self.out, self.pending = saved_out, saved_pending
+        outer[:] = inner
+        return spills
+
+    # -- statements -----------------------------------------------------------------------
+
+    def emit(self, stmt: ast.stmt) -> None:
+        stack = self.stack
+        if stack and isinstance(stmt, _SIMPLE_STATEMENTS):
+            bound = _names_bound(stmt)
+            hazards = [item for item in stack if self._spillable(item) and _names_read(item) & bound]
+            if _loads_only_assignment(stmt):
+                hazards += [item for item in self.unstable(stack) if not _loads_only(item)]
+            elif not _commutes(stmt):
+                hazards += self.unstable(stack)
+            hazards = [item for item in hazards if item is not self._exempt]
+            if hazards:
+                pending, self.pending = self.pending, []
+                self.spill_items(stack, hazards)
+                self.pending = pending
+        Simulator.emit(self, stmt)
+
+    def assign(self, target: ast.expr, value: Any, stack: Stack, ins: Instr) -> None:
+        if self._spillable(value) and any(item is value for item in stack):
+            if not isinstance(target, ast.Name):
+                value = self.spill(stack, value)
+            else:
+                target.ctx = ast.Store()
+                self._exempt = value
+                try:
+                    self.emit(ast.Assign(targets=[target], value=self.expr(value, ins), type_comment=None))
+                finally:
+                    self._exempt = None
+                load = ast.Name(id=target.id, ctx=ast.Load())
+                for position, other in enumerate(stack):
+                    if other is value:
+                        stack[position] = load
+                return
+        Simulator.assign(self, target, value, stack, ins)
+
+    def op_POP_TOP(self, ins: Instr, stack: Stack) -> None:
+        item = stack[-1] if stack else None
+        if isinstance(item, (ast.Name, ast.Constant)) or (
+                isinstance(item, (ast.List, ast.Tuple, ast.Set)) and _stable(ast.Tuple(elts=item.elts))):
+            stack.pop()  # loading it had no effect worth a statement
+            return
+        Simulator.op_POP_TOP(self, ins, stack)
+
+    # -- the dispatcher -------------------------------------------------------------------
+
+    def step(self, ins: Instr, stack: Stack) -> None:
+        self.stack = stack
+        Simulator.step(self, ins, stack)
+
+    # -- shuffles -----------------------------------------------------------------------
+
+    def op_COPY(self, ins: Instr, stack: Stack) -> None:
+        if ins.arg > len(stack):
+            raise self.fail(ins, "value stack underflow")
+        item = stack[-ins.arg]
+        if self._spillable(item) and (not _stable(item) or _mutable(item)) and not self._stored_next(ins):
+            where = next(position for position, other in enumerate(stack) if other is item)
+            self.spill_items(stack, self.unstable(stack[:where]) + [item])
+        stack.append(stack[-ins.arg])
+
+    def _stored_next(self, ins: Instr) -> bool:
+        """``COPY 1; STORE_FAST name``: the store names the value (see :meth:`assign`)."""
+        index = ins.index + 1
+        nxt = self.instrs[index] if 0 < index < len(self.instrs) else None
+        return nxt is not None and ins.arg == 1 and nxt.offset > ins.offset and nxt.op in (
+            "STORE_FAST", "STORE_DEREF", "STORE_NAME", "STORE_GLOBAL")
+
+    def _reorder(self, stack: Stack, depth: int) -> None:
+        """Spill before a shuffle of the top *depth* items that moves unstable items past each other."""
+        if depth > len(stack):
+            return
+        moved = self.unstable(stack, len(stack) - depth)
+        if len(moved) >= 2:
+            older = self.unstable(stack)[: len(self.unstable(stack)) - len(moved)]
+            self.spill_items(stack, older + moved)
+
+    def op_SWAP(self, ins: Instr, stack: Stack) -> None:
+        self._reorder(stack, ins.arg)
+        Simulator.op_SWAP(self, ins, stack)
+
+    def op_ROT_THREE(self, ins: Instr, stack: Stack) -> None:
+        self._reorder(stack, 3)
+        Simulator.op_ROT_THREE(self, ins, stack)
+
+    def op_ROT_FOUR(self, ins: Instr, stack: Stack) -> None:
+        self._reorder(stack, 4)
+        Simulator.op_ROT_FOUR(self, ins, stack)
+
+    def op_ROT_N(self, ins: Instr, stack: Stack) -> None:
+        self._reorder(stack, ins.arg)
+        Simulator.op_ROT_N(self, ins, stack)
+
+    # -- closure cells ------------------------------------------------------------------
+
+    def op_LOAD_CLOSURE(self, ins: Instr, stack: Stack) -> None:
+        node = ast.Name(id=ins.arg, ctx=ast.Load())
+        node.uncompile_cell = True  # type: ignore[attr-defined]
+        stack.append(node)
+
+    def op_BUILD_TUPLE(self, ins: Instr, stack: Stack) -> None:
+        items = stack[len(stack) - ins.arg:] if ins.arg else []
+        cells = bool(items) and all(getattr(item, "uncompile_cell", False) for item in items)
+        if not cells or self._makes_function(ins):
+            self.calls.step(ins, stack, self)
+            return
+        del stack[len(stack) - ins.arg:]
+        stack.append(cell_tuple([item.id for item in items]))
+
+    def _makes_function(self, ins: Instr) -> bool:
+        following = self.instrs[ins.index + 1: ins.index + 3]
+        return [i.op for i in following] == ["LOAD_CONST", "MAKE_FUNCTION"]
+
+    # -- in-place updates ---------------------------------------------------------------
+
+    def _update_target(self, ins: Instr, stack: Stack, depth: int, item: Any) -> Any:
+        """The display to update, or a name (spilled) when it is not one being built."""
+        target = stack[-depth]
+        # The item is evaluated after everything on the stack; a display lower down that
+        # takes it must not move it before the unstable items above the display.
+        if not _stable(item) and self.unstable(stack[:-1], len(stack) - depth + 1):
+            self.spill_items(stack, self.unstable(stack))
+            target = stack[-depth]
+        return target
+
+    def _method_call(self, target: Any, method: str, args: List[ast.expr], stack: Stack, ins: Instr) -> None:
+        if not isinstance(target, ast.Name):
+            target = self.spill(stack, target)
+        call = ast.Call(func=ast.Attribute(value=target, attr=method, ctx=ast.Load()), args=args, keywords=[])
+        self.emit(ast.Expr(value=call))
+
+    def op_LIST_EXTEND(self, ins: Instr, stack: Stack) -> None:
+        self._update(ins, stack, "extend", (ast.List,))
+
+    def op_SET_UPDATE(self, ins: Instr, stack: Stack) -> None:
+        self._update(ins, stack, "update", (ast.Set,))
+
+    def _update(self, ins: Instr, stack: Stack, method: str, kinds: tuple) -> None:
+        item = stack[-1] if stack else None
+        if item is None or ins.arg + 1 > len(stack):
+            raise self.fail(ins, "value stack underflow")
+        target = self._update_target(ins, stack, ins.arg + 1, item)
+        if isinstance(target, kinds):
+            if isinstance(item, kinds) and not getattr(target, "uncompile_comprehension", None):
+                stack.pop()  # a fresh display: its items go straight in
+                target.elts.extend(item.elts)
+                return
+            self.calls.step(ins, stack, self)
+            return
+        item = self.pop_expr(stack, ins)
+        self._method_call(stack[-ins.arg], method, [item], stack, ins)
+
+    def op_LIST_APPEND(self, ins: Instr, stack: Stack) -> None:
+        if ins.arg + 1 > len(stack):
+            raise self.fail(ins, "value stack underflow")
+        inside = stack[len(stack) - ins.arg:]
+        target = stack[-ins.arg - 1]
+        if isinstance(target, ast.List) or any(isinstance(v, M.Iterator) for v in inside):
+            self.calls.step(ins, stack, self)
+            return
+        item = self.pop_expr(stack, ins)
+        self._method_call(stack[-ins.arg], "append", [item], stack, ins)
+
+
+def cell_tuple(names: List[str]) -> ast.expr:
+    """A tuple of the cells (not the values) of *names*: what ``LOAD_CLOSURE``... ``BUILD_TUPLE`` makes.
+
+    Source has no name for a cell; a lambda that uses the variables has them in its
+    ``__closure__``, ordered by name.
+    """
+
+    def closure(free: List[str]) -> ast.expr:
+        body: ast.expr = ast.Name(id=free[0], ctx=ast.Load()) if len(free) == 1 else ast.Tuple(
+            elts=[ast.Name(id=name, ctx=ast.Load()) for name in free], ctx=ast.Load())
+        args = ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[],
+                             kwarg=None, defaults=[])
+        return ast.Attribute(value=ast.Lambda(args=args, body=body), attr="__closure__", ctx=ast.Load())
+
+    if names == sorted(set(names)):
+        return closure(names)
+    return ast.Tuple(elts=[ast.Subscript(value=closure([name]), slice=ast.Constant(value=0), ctx=ast.Load())
+                           for name in names], ctx=ast.Load())
+
+
+def simulator_for(code: Any, nested: Any) -> Simulator:
+    """The simulator to use for *code*: :class:`DynamoSimulator` for Dynamo's code."""
+    if is_dynamo_code(code):
+        return DynamoSimulator(code, nested)
+    return Simulator(code, nested)

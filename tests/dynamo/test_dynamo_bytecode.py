@@ -1,0 +1,164 @@
+"""The decompiler on real Dynamo bytecode: every transformed code object of real ``torch.compile`` runs.
+
+A module-scoped fixture runs each workload of :mod:`dynamo_workloads` three ways, each
+after ``torch._dynamo.reset()``:
+
+1. with a bytecode hook that records every (original, transformed) pair and returns None,
+   so Dynamo runs its own code: the reference outputs;
+2. with a hook that decompiles Dynamo's code, recompiles the source
+   (``uncompile.recompile``) and returns that code object, so Dynamo caches and runs ours;
+3. like 1 once more, to show the workload itself is deterministic.
+
+The tests check that every captured code object decompiles, that run 2 really ran our code
+(the cache entries of every compiled frame hold the recompiled code objects), and that its
+outputs are bit-identical to run 1's. Whether the recompiled bytecode is identical too is
+measured and reported (``-s`` prints the table), not asserted per code object.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+from dataclasses import dataclass, field
+from types import CodeType
+from typing import Any, Dict, List, Optional, Tuple
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import dynamo_workloads  # noqa: E402
+from dump_helpers import assert_bit_identical  # noqa: E402
+
+import uncompile  # noqa: E402
+from uncompile.decompiler import decompile_code  # noqa: E402
+
+
+@dataclass
+class Capture:
+    """One workload's runs."""
+
+    pairs: List[Tuple[CodeType, CodeType]] = field(default_factory=list)
+    reference: Any = None
+    replaced_outputs: Any = None
+    repeat: Any = None
+    replacements: List[Tuple[CodeType, CodeType, CodeType]] = field(default_factory=list)
+    failures: List[str] = field(default_factory=list)
+    replaced_error: Optional[str] = None
+    #: How many replacements Dynamo holds in its cache right after run 2.
+    cached: int = 0
+
+
+def _run(workload: Any, hook: Any) -> Any:
+    from torch._dynamo.convert_frame import register_bytecode_hook
+
+    torch._dynamo.reset()
+    handle = register_bytecode_hook(hook)
+    try:
+        return workload(functools.partial(torch.compile, backend="eager"))
+    finally:
+        handle.remove()
+
+
+def _cached_replacements(replacements: List[Tuple[CodeType, CodeType, CodeType]]) -> int:
+    from torch._dynamo.eval_frame import _debug_get_cache_entry_list
+
+    count = 0
+    for original, _, recompiled in replacements:
+        if any(entry.code is recompiled for entry in _debug_get_cache_entry_list(original)):
+            count += 1
+    return count
+
+
+def _capture(workload: Any) -> Capture:
+    result = Capture()
+
+    def record(original: CodeType, transformed: CodeType) -> None:
+        result.pairs.append((original, transformed))
+
+    def replace(original: CodeType, transformed: CodeType) -> Optional[CodeType]:
+        try:
+            recompiled = uncompile.recompile(transformed)
+        except Exception as error:  # noqa: BLE001 - recorded; the test reports it
+            result.failures.append("%s: %s: %s" % (transformed.co_name, type(error).__name__, error))
+            return None
+        result.replacements.append((original, transformed, recompiled))
+        return recompiled
+
+    result.reference = _run(workload, record)
+    try:
+        result.replaced_outputs = _run(workload, replace)
+    except Exception as error:  # noqa: BLE001 - our code broke the workload; the test reports it
+        result.replaced_error = "%s: %s" % (type(error).__name__, error)
+    result.cached = _cached_replacements(result.replacements)
+    result.repeat = _run(workload, lambda original, transformed: None)
+    torch._dynamo.reset()
+    return result
+
+
+@pytest.fixture(scope="module")
+def captures() -> Dict[str, Capture]:
+    torch.manual_seed(0)
+    return {name: _capture(workload) for name, workload in dynamo_workloads.WORKLOADS.items()}
+
+
+def _all_pairs(captures: Dict[str, Capture]) -> List[Tuple[str, CodeType, CodeType]]:
+    return [(name, o, t) for name, capture in captures.items() for o, t in capture.pairs]
+
+
+def test_workloads_compile_something(captures: Dict[str, Capture]) -> None:
+    for name, capture in captures.items():
+        assert capture.pairs, "no code captured for %s" % name
+    names = {t.co_name for _, _, t in _all_pairs(captures)}
+    assert any(n.startswith(("__resume_at", "torch_dynamo_resume_in")) for n in names)
+
+
+def test_workloads_are_deterministic(captures: Dict[str, Capture]) -> None:
+    for capture in captures.values():
+        assert_bit_identical(capture.reference, capture.repeat)
+
+
+def test_every_code_object_decompiles(captures: Dict[str, Capture]) -> None:
+    failures = []
+    for name, _, transformed in _all_pairs(captures):
+        try:
+            decompile_code(transformed)
+        except Exception as error:  # noqa: BLE001
+            failures.append("%s/%s: %s" % (name, transformed.co_name, error))
+            continue
+        uncompile.recompile(transformed)  # compiles, inside the scaffold of its qualified name
+    assert not failures, "\n".join(failures)
+
+
+def test_recompiled_code_replaces_dynamos(captures: Dict[str, Capture]) -> None:
+    for name, capture in captures.items():
+        assert not capture.failures, capture.failures
+        # Run 2 compiled the same frames, and Dynamo cached (so ran) our code for each of
+        # them: resume functions are compiled frames too.
+        assert len(capture.replacements) == len(capture.pairs), name
+        assert capture.cached == len(capture.replacements), name
+
+
+def test_recompiled_code_gives_bit_identical_results(captures: Dict[str, Capture]) -> None:
+    for name, capture in captures.items():
+        assert capture.replaced_error is None, "%s: %s" % (name, capture.replaced_error)
+        try:
+            assert_bit_identical(capture.reference, capture.replaced_outputs)
+        except AssertionError as error:
+            raise AssertionError("%s: outputs differ with recompiled code: %s" % (name, error)) from None
+
+
+def test_report_bytecode_identity(captures: Dict[str, Capture]) -> None:
+    pairs = _all_pairs(captures)
+    identical = 0
+    lines = []
+    for name, _, transformed in pairs:
+        verdict = uncompile.decompile(transformed, verify=True)
+        identical += bool(verdict.identical)  # type: ignore[union-attr]
+        lines.append("%-18s %-50s %s" % (name, transformed.co_name[:50], verdict))
+    print("\n%d code objects, %d bytecode-identical" % (len(pairs), identical))
+    print("\n".join(lines))
+    assert pairs

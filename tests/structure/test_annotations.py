@@ -1,0 +1,72 @@
+"""Deferred annotations (3.14+) come back as ordinary annotations (``uncompile.structure.annotations``)."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from uncompile.decompiler import decompile_code
+from uncompile.structure.annotations import annotate_entries, is_lazy_evaluator
+from uncompile.verify import verify_code
+
+pytestmark = pytest.mark.skipif(sys.version_info < (3, 14), reason="PEP 649 annotations are 3.14+")
+
+MODULE = '''
+import os
+x: int = 3
+y: "str"
+if os:
+    z: list[int] = []
+
+
+def k(a: int, *b: x, c: "q" = 2, **d: os.path) -> str:
+    pass
+
+
+class C:
+    a: int
+    if x:
+        b: str = 3
+
+    def m(self) -> C:
+        pass
+
+
+def outer():
+    T = int
+
+    class K:
+        v: T
+
+    return K
+'''
+
+
+def _module():
+    return compile(MODULE, "<test>", "exec", dont_inherit=True)
+
+
+def test_module_round_trips_with_its_annotations():
+    result = verify_code(_module())
+    assert result.identical, result
+    source = result.source
+    for text in ("x: int = 3", "y: 'str'", "z: list[int] = []", "def k(a: int, *b: x, c: 'q'=2",
+                 "-> str:", "    a: int", "        b: str = 3", "def m(self) -> C:", "v: T"):
+        assert text.replace("=2", " = 2") in source or text in source, text
+    assert "__annotate__" not in source and "__conditional_annotations__" not in source
+
+
+def test_function_annotate_entries():
+    code = next(c for c in _module().co_consts if getattr(c, "co_name", "") == "__annotate__"
+                and "return" in c.co_consts)
+    names = [entry.name for entry in annotate_entries(code)]
+    assert names == ["a", "b", "c", "d", "return"]
+
+
+def test_type_alias_value_is_a_type_statement():
+    module = compile("type Pair = tuple[int, int]\n", "<test>", "exec", dont_inherit=True)
+    value = next(c for c in module.co_consts if getattr(c, "co_name", "") == "Pair")
+    assert is_lazy_evaluator(value)
+    assert decompile_code(value).strip() == "type Pair = tuple[int, int]"
+    assert verify_code(value, qualname="Pair").identical

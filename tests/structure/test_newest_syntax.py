@@ -1,0 +1,57 @@
+"""3.15 syntax: ``lazy import`` and unpacking in comprehensions; 3.14 ``except A, B``."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from uncompile.verify import verify_code
+
+PY315 = pytest.mark.skipif(sys.version_info < (3, 15), reason="3.15 syntax")
+
+LAZY = """\
+lazy import os
+lazy import a.b.c
+lazy import a.b as ab
+lazy from os import sep
+"""
+
+UNPACKING = """\
+def f(y):
+    return [*x for x in y], {*x for x in y}, {**d for d in y}
+"""
+
+EXCEPT_LIST = """\
+def f():
+    try:
+        x = 1
+    except ValueError, TypeError:
+        x = 2
+    y = x + 1
+    return y
+"""
+
+
+def _function(source: str):
+    namespace: dict = {}
+    exec(compile(source, "<test>", "exec", dont_inherit=True), namespace)
+    return namespace["f"]
+
+
+@PY315
+def test_lazy_imports():
+    result = verify_code(compile(LAZY, "<test>", "exec", dont_inherit=True))
+    assert result.identical, result
+    assert result.source is not None and result.source.count("lazy ") == 4
+
+
+@PY315
+def test_unpacking_in_comprehensions():
+    result = verify_code(_function(UNPACKING).__code__)
+    assert result.identical, result
+
+
+@pytest.mark.skipif(sys.version_info < (3, 14), reason="3.14 syntax")
+def test_except_without_parentheses():
+    assert verify_code(_function(EXCEPT_LIST).__code__).identical
