@@ -11,6 +11,7 @@ returns the relabeled code. Any failure leaves Dynamo's code as it is.
 
 from __future__ import annotations
 
+import linecache
 import os
 from types import CodeType
 from typing import Dict, Optional
@@ -24,7 +25,7 @@ HEADER_LINES = 7
 
 
 _PROVISIONAL_HEADER = (
-    "# Written while torch.compile ran; prepare_debug rewrites this header when it exits.\n"
+    "# Shown while torch.compile runs; prepare_debug writes the file with its header on exit.\n"
     + "#\n" * (HEADER_LINES - 2)
     + "\n"
 )
@@ -48,7 +49,7 @@ class EarlyDecompiler:
             return None  # nothing is needed before the exit: decompile there
         item.source = decompile_for_dump(item.transformed, verify=False)
         path = os.path.join(self.directory, item.file)
-        self._write_now(path, item.source.text)
+        self._remember_lines(path, item.source.text)
         if item.source.debuggable is None:
             return None
         try:
@@ -63,14 +64,13 @@ class EarlyDecompiler:
         return relabeled
 
     @staticmethod
-    def _write_now(path: str, text: str) -> None:
-        """Write the file at once, so tracebacks and debuggers during the run find its lines."""
-        try:
-            temporary = path + ".tmp-%d" % os.getpid()
-            with open(temporary, "w", encoding="utf-8") as stream:
-                stream.write(_PROVISIONAL_HEADER + text)
-            os.replace(temporary, path)
-        except OSError as error:
-            _torch_private.warn_once(
-                "could not write a transformed-code file during compilation", repr(error)
-            )
+    def _remember_lines(path: str, text: str) -> None:
+        """Give ``linecache`` the file's text now (the file is written on exit).
+
+        Tracebacks, warnings and debuggers that look at the relabeled code during the run
+        then show the dumped lines; without this, ``linecache`` would fall back to the
+        source of the module that is running and keep that. The dump drops these entries
+        when it writes the files.
+        """
+        content = _PROVISIONAL_HEADER + text
+        linecache.cache[path] = (len(content), None, content.splitlines(True), path)

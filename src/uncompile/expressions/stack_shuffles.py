@@ -36,6 +36,8 @@ import ast
 from types import CodeType
 from typing import Any, Iterable, List, Set
 
+from ..bytecode import versions as V
+from ..bytecode.exception_table import exception_handlers
 from ..bytecode.instructions import Instr, read_instructions
 from . import values as M
 from .simulator import Simulator, Stack
@@ -43,6 +45,8 @@ from .simulator import Simulator, Stack
 _DYNAMO_GLOBAL_PREFIXES = ("__compiled_fn_", "__resume_at_", "__import_torch_dot_")
 _DYNAMO_CODE_PREFIXES = ("__resume_at_", "torch_dynamo_resume_in_")
 _SIMPLE_STATEMENTS = (ast.Assign, ast.AugAssign, ast.Expr, ast.Delete, ast.Return, ast.Raise)
+_NOT_STRAIGHT = frozenset({"RAISE_VARARGS", "RERAISE", "SETUP_FINALLY", "SETUP_WITH", "BEFORE_WITH",
+                           "PUSH_EXC_INFO", "YIELD_VALUE"})
 #: The prefix of the locals that hold spilled stack items.
 SPILL_PREFIX = "stack_"
 
@@ -131,6 +135,14 @@ def _loads_only_assignment(statement: ast.stmt) -> bool:
         isinstance(target, ast.Name) for target in statement.targets)
 
 
+def _is_bookkeeping(func: Any, names: Set[str]) -> bool:
+    """``__import_torch_dot__dynamo_dot_utils.record_...`` or a name holding one of those."""
+    if isinstance(func, ast.Name):
+        return func.id in names
+    return isinstance(func, ast.Attribute) and func.attr.startswith("record_") \
+        and isinstance(func.value, ast.Name) and func.value.id.startswith("__import_torch_dot__dynamo")
+
+
 class DynamoSimulator(Simulator):
     """A :class:`Simulator` for Dynamo's code; see the module docstring."""
 
@@ -142,6 +154,12 @@ class DynamoSimulator(Simulator):
         self._spills = 0
         self._exempt: Any = None
         self.instrs = read_instructions(code)
+        self._jump_targets = {ins.target for ins in self.instrs if ins.target is not None}
+        self._jump_targets |= {handler.target for handler in exception_handlers(code, self.instrs)}
+        self.current: Any = None
+        self._bookkeeping_names: Set[str] = set()
+        #: ``del`` statements moved after the statement that consumes what reads their names.
+        self.deferred: List[ast.stmt] = []
 
     # -- spilling -----------------------------------------------------------------------
 
@@ -182,6 +200,7 @@ class DynamoSimulator(Simulator):
 
     def before_branch(self, stack: Stack, condition: Any = None) -> None:
         """Before a conditional jump: the items under *condition* are evaluated before it."""
+        self.flush_deferred(stack)
         self.spill_items(stack, [item for item in self.unstable(stack) if item is not condition])
 
     def carry_stack(self, inner: Stack, outer: Stack) -> List[ast.stmt]:
@@ -192,6 +211,7 @@ class DynamoSimulator(Simulator):
         saved_out, saved_pending = self.out, self.pending
         self.out, self.pending = [], []
         try:
+            self.flush_deferred(inner)
             self.spill_items(inner, [item for item in inner if self._spillable(item)
                                      and not any(item is old for old in outer) and not _stable(item)])
             spills = self.out
@@ -206,8 +226,18 @@ class DynamoSimulator(Simulator):
         stack = self.stack
         if stack and isinstance(stmt, _SIMPLE_STATEMENTS):
             bound = _names_bound(stmt)
-            hazards = [item for item in stack if self._spillable(item) and _names_read(item) & bound]
-            if _loads_only_assignment(stmt):
+            readers = [item for item in stack if self._spillable(item) and _names_read(item) & bound]
+            if self.deferred and bound & {name for d in self.deferred for name in _names_bound(d)}:
+                self.flush_deferred(stack)
+                readers = [item for item in stack if self._spillable(item) and _names_read(item) & bound]
+            if readers and isinstance(stmt, ast.Delete) and _commutes(stmt) \
+                    and all(_loads_only(item) for item in readers) and self._straight_segment():
+                self.deferred.append(stmt)  # ``del graph_out_0`` before ``return graph_out_0[0]``
+                return
+            if isinstance(stmt, ast.Raise):
+                self.flush_deferred(stack)
+            hazards = readers
+            if _loads_only_assignment(stmt) or self._bookkeeping(stmt):
                 hazards += [item for item in self.unstable(stack) if not _loads_only(item)]
             elif not _commutes(stmt):
                 hazards += self.unstable(stack)
@@ -217,8 +247,49 @@ class DynamoSimulator(Simulator):
                 self.spill_items(stack, hazards)
                 self.pending = pending
         Simulator.emit(self, stmt)
+        if self.deferred and isinstance(stmt, ast.Return):
+            self.deferred = []  # the frame's locals end here: the deletes cannot be observed
+        elif self.deferred:
+            ready = [d for d in self.deferred if not any(_names_read(item) & _names_bound(d) for item in stack)]
+            self.deferred = [d for d in self.deferred if d not in ready]
+            for delete in ready:
+                Simulator.emit(self, delete)
+
+    def _straight_segment(self) -> bool:
+        """The instructions after the current one run straight to a ``return`` or a conditional jump."""
+        current = self.current
+        if current is None:
+            return False
+        for ins in self.instrs[current.index + 1:]:
+            if ins.offset in self._jump_targets or ins.op in _NOT_STRAIGHT:
+                return False
+            if ins.op == "RETURN_VALUE" or ins.op in V.CONDITIONAL_JUMPS:
+                return True
+            if ins.target is not None:
+                return False
+        return False
+
+    def flush_deferred(self, stack: Stack) -> None:
+        """Emit the deferred ``del`` statements now, spilling what still reads their names."""
+        deferred, self.deferred = self.deferred, []
+        for delete in deferred:
+            names = _names_bound(delete)
+            self.spill_items(stack, [item for item in stack if self._spillable(item) and _names_read(item) & names])
+            Simulator.emit(self, delete)
+
+    def _bookkeeping(self, stmt: ast.stmt) -> bool:
+        """A call of Dynamo's ``record_*`` helpers (timing of the pre-graph code): no effect on values."""
+        value = getattr(stmt, "value", None)
+        if not isinstance(stmt, (ast.Expr, ast.Assign)) or not isinstance(value, ast.Call):
+            return False
+        if isinstance(stmt, ast.Assign) and not all(isinstance(t, ast.Name) for t in stmt.targets):
+            return False
+        return _is_bookkeeping(value.func, self._bookkeeping_names) and all(
+            _loads_only(arg) for arg in value.args)
 
     def assign(self, target: ast.expr, value: Any, stack: Stack, ins: Instr) -> None:
+        if isinstance(target, ast.Name) and _is_bookkeeping(value, set()):
+            self._bookkeeping_names.add(target.id)
         if self._spillable(value) and any(item is value for item in stack):
             if not isinstance(target, ast.Name):
                 value = self.spill(stack, value)
@@ -248,6 +319,7 @@ class DynamoSimulator(Simulator):
 
     def step(self, ins: Instr, stack: Stack) -> None:
         self.stack = stack
+        self.current = ins
         Simulator.step(self, ins, stack)
 
     # -- shuffles -----------------------------------------------------------------------

@@ -176,6 +176,20 @@ class LegacyBlocks:
                 return True
         return False
 
+    def legacy_loop_exits(self, body: Any, outs: Any) -> Any:
+        """The blocks of *outs* a loop can really exit to: those with the header's block stack.
+
+        A ``break`` leaves the blocks it is in before jumping, so a loop's exits have the
+        block stack of its header; handler code reached only by an exception does not.
+        """
+        if not body:
+            return outs
+        stacks = self.block_stacks()
+        header = min(body, key=lambda b: self.blocks[b].offset)
+        expected = stacks[self.blocks[header].start]
+        return {s for s in outs if stacks[self.blocks[s].start] == expected
+                and self.instrs[self.blocks[s].end - 1].op != "RERAISE"}
+
     def legacy_passes(self, start: int, limit: int) -> bool:
         """Whether the code from block *start* reaches a block laid out after block *limit*."""
         seen = {start}
@@ -204,7 +218,18 @@ class LegacyBlocks:
             return ast.Break()
         return None
 
-    def legacy_else_end(self, else_b: Optional[int]) -> Optional[int]:
+    def legacy_dead_after(self, then_b: int, else_b: int) -> Optional[int]:
+        """The unreachable jump past an ``else`` right after block *then_b* (see :meth:`legacy_else_end`)."""
+        ident = then_b + 1
+        if ident >= len(self.blocks) or ident >= else_b:
+            return None
+        block = self.blocks[ident]
+        if block.preds or block.end - block.start != 1 or self.instrs[block.start].op != "JUMP" \
+                or block.jump is None or block.jump <= else_b:
+            return None
+        return ident
+
+    def legacy_else_end(self, then_b: Optional[int], else_b: Optional[int]) -> Optional[int]:
         """The dead ``JUMP`` block that ends an ``else`` starting at block *else_b*, or None.
 
         When an ``if``/``else`` whose branches both end in ``return``/``raise``/jumps closes
@@ -212,7 +237,7 @@ class LegacyBlocks:
         ``else`` although nothing reaches it. Its presence shows the inner ``else`` was
         written (without one, the jump follows the return in one block and is removed).
         """
-        if else_b is None:
+        if else_b is None or then_b is None or else_b <= then_b:
             return None
         for ident in range(else_b + 1, len(self.blocks)):
             block = self.blocks[ident]

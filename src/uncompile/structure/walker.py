@@ -44,7 +44,9 @@ class Walker(HandlerStructurer, LegacyBlocks, CompareChains):
     def __init__(self, code: Any, nested: Any) -> None:
         self.code = code
         self.instrs = read_instructions(code)
-        self.handlers = exception_handlers(code, self.instrs)
+        # 3.8 - 3.10 blocks are structured from the block stack (blocks_legacy), without
+        # exception edges in the graph: their handlers are laid out after each body.
+        self.handlers = exception_handlers(code, self.instrs) if V.HAS_EXCEPTION_TABLE else []
         self.cfg = ControlFlowGraph(self.instrs, self.handlers)
         self.blocks = self.cfg.blocks
         self.sim = simulator_for(code, nested)
@@ -311,8 +313,11 @@ class Walker(HandlerStructurer, LegacyBlocks, CompareChains):
         if V.LAYOUT_IN_SOURCE_ORDER and then_b == fall and else_b is not None:
             jump_stmt = self.legacy_loop_jump_statement(then_b, ctx)
             if jump_stmt is not None:  # ``if c: continue`` / ``if c: break`` kept as written
-                self.sim.emit(ast.If(test=test, body=[jump_stmt], orelse=[]))
-                return self.start_of(else_b)
+                dead = self.legacy_dead_after(then_b, else_b)
+                orelse = self.walk(self.start_of(else_b), ctx.stop_at(self.blocks[dead].jump), list(stack)) \
+                    if dead is not None else []
+                self.sim.emit(ast.If(test=test, body=[jump_stmt], orelse=orelse))
+                return self.start_of(else_b if dead is None else dead)
         follow = self.follow(block_id, ctx)
         if V.LAYOUT_IN_SOURCE_ORDER and follow is not None and follow == then_b == fall and else_b is not None \
                 and not self.reaches(else_b, follow, ctx):
@@ -336,7 +341,7 @@ class Walker(HandlerStructurer, LegacyBlocks, CompareChains):
         if follow is None:
             body_ctx = ctx.stop_at(else_b) if V.LAYOUT_IN_SOURCE_ORDER else ctx  # dead jumps lead there
             body = self.walk(self.start_of(then_b), body_ctx, list(stack))
-            dead = self.legacy_else_end(else_b) if V.LAYOUT_IN_SOURCE_ORDER else None
+            dead = self.legacy_else_end(then_b, else_b) if V.LAYOUT_IN_SOURCE_ORDER else None
             if dead is not None:
                 orelse = self.walk(self.start_of(else_b), ctx.stop_at(dead), list(stack))
                 self.sim.emit(_assert_or_if(test, body, orelse))
@@ -467,8 +472,8 @@ class Walker(HandlerStructurer, LegacyBlocks, CompareChains):
 
     def _exits(self, body: set, exclude: Optional[int]) -> List[int]:
         outs = {s for b in body for s in self.blocks[b].succs if s not in body and s != exclude}
-        if V.LAYOUT_IN_SOURCE_ORDER:  # an unmatched exception's RERAISE leaves no loop
-            outs = {s for s in outs if self.instrs[self.blocks[s].end - 1].op != "RERAISE"}
+        if V.LAYOUT_IN_SOURCE_ORDER:  # handler code (e.g. an unmatched exception's RERAISE) leaves no loop
+            outs = self.legacy_loop_exits(body, outs)
         return sorted(outs, key=lambda b: self.blocks[b].offset)
 
     def for_loop(self, header: int, body: set, ctx: Context, stack: List[Any]) -> Optional[int]:
