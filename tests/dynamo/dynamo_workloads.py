@@ -152,7 +152,7 @@ def closure_user(x: torch.Tensor) -> torch.Tensor:
 
 
 def varargs(*tensors: torch.Tensor, scale: float = 1.0, **extra: torch.Tensor) -> torch.Tensor:
-    total = sum(tensors) * scale
+    total: torch.Tensor = sum(tensors) * scale  # type: ignore[assignment]
     for name in sorted(extra):
         total = total + extra[name]
     return total

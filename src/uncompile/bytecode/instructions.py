@@ -1,6 +1,6 @@
 """A version-neutral view of a code object's instructions.
 
-:func:`read_instructions` reads ``code.co_code`` once through :mod:`dis` and returns a
+:func:`read_instructions` reads ``code.co_code`` once (:mod:`uncompile.bytecode.reader`) and returns a
 list of :class:`Instr` whose ``op`` names and ``arg`` values mean the same on every
 supported version (see :mod:`uncompile.bytecode.versions` for the facts used):
 
@@ -23,6 +23,7 @@ from types import CodeType
 from typing import Any, Dict, List, Optional
 
 from . import versions as V
+from .reader import RawInstruction, read_raw
 from .sequences import match_sequence
 
 
@@ -45,19 +46,14 @@ class Instr:
         return "<%d %s %r%s>" % (self.offset, self.op, self.arg, where)
 
 
-def _line_of(ins: dis.Instruction) -> Optional[int]:
-    positions = getattr(ins, "positions", None)
-    if positions is not None and positions.lineno is not None:
-        return positions.lineno
-    starts = ins.starts_line
-    return starts if isinstance(starts, int) and not isinstance(starts, bool) else None
+_JUMP_OPCODES = frozenset(dis.hasjrel) | frozenset(dis.hasjabs)
 
 
-def _is_jump(ins: dis.Instruction) -> bool:
-    return ins.opcode in dis.hasjrel or ins.opcode in dis.hasjabs
+def _is_jump(ins: RawInstruction) -> bool:
+    return ins.opcode in _JUMP_OPCODES
 
 
-def _await_end(raw: List[dis.Instruction], i: int) -> Optional[int]:
+def _await_end(raw: List[RawInstruction], i: int) -> Optional[int]:
     """Index just past an ``await``/``yield from`` send loop starting at ``raw[i]``, or None."""
     j = i + 1
     while j < len(raw) and raw[j].opname in ("CACHE", "EXTENDED_ARG", "PUSH_NULL"):  # 3.15: PUSH_NULL
@@ -83,12 +79,12 @@ class _Reader:
 
     def __init__(self, code: CodeType) -> None:
         self.code = code
-        self.raw = list(dis.get_instructions(code))
+        self.raw = read_raw(code)
         self.out: List[Instr] = []
         self.kwnames: Optional[tuple] = None
 
-    def emit(self, ins: dis.Instruction, op: str, arg: Any = None, target: Optional[int] = None) -> None:
-        self.out.append(Instr(ins.offset, op, arg, target, _line_of(ins)))
+    def emit(self, ins: RawInstruction, op: str, arg: Any = None, target: Optional[int] = None) -> None:
+        self.out.append(Instr(ins.offset, op, arg, target, ins.line))
 
     def run(self) -> List[Instr]:
         raw = self.raw
@@ -131,7 +127,7 @@ class _Reader:
             i += 1
         return self.out
 
-    def one(self, ins: dis.Instruction) -> None:  # noqa: C901 - a flat dispatch table
+    def one(self, ins: RawInstruction) -> None:  # noqa: C901 - a flat dispatch table
         name = V.RENAMED.get(ins.opname, ins.opname)
         if name in V.NO_OPS:
             return
@@ -245,7 +241,7 @@ class _Reader:
             return
         self.emit(ins, name, ins.arg if name in _INT_ARG_OPS else arg)
 
-    def _common_constant(self, ins: dis.Instruction) -> None:
+    def _common_constant(self, ins: RawInstruction) -> None:
         """``LOAD_COMMON_CONSTANT``: a literal is a ``LOAD_CONST``, a builtin a ``LOAD_BUILTIN`` name."""
         value = V.COMMON_CONSTANTS[ins.arg or 0]
         if value is AssertionError:
@@ -269,14 +265,15 @@ _INT_ARG_OPS = frozenset({
 
 def read_instructions(code: CodeType) -> List[Instr]:
     """The neutral instructions of *code* (not of nested code objects), ``index`` filled in."""
-    out = _Reader(code).run()
+    reader = _Reader(code)
+    out = reader.run()
     first_at: Dict[int, int] = {}
     for ins in out:
         first_at.setdefault(ins.offset, ins.offset)
     # Jumps to a dropped instruction go to the next instruction that was kept.
     kept = sorted(first_at)
     remap: Dict[int, int] = {}
-    raw_offsets = [ins.offset for ins in dis.get_instructions(code)]
+    raw_offsets = [ins.offset for ins in reader.raw]
     k = 0
     for off in raw_offsets:
         while k < len(kept) and kept[k] < off:

@@ -17,10 +17,10 @@ instruction to read. Older versions never contain these instructions, so nothing
 
 from __future__ import annotations
 
-import dis
 from typing import Any, List, Optional, Sequence, Tuple
 
 from . import versions as V
+from .reader import RawInstruction
 
 Replacement = Tuple[List[Tuple[str, Any]], int]
 
@@ -28,10 +28,10 @@ _WITH_ENTRY = ("COPY", "LOAD_SPECIAL", "SWAP", "SWAP", "LOAD_SPECIAL", "CALL")
 _GUARD = ("LOAD_GLOBAL", "COPY", "LOAD_COMMON_CONSTANT", "IS_OP", "POP_JUMP_IF_FALSE")
 
 
-def _take(raw: Sequence[dis.Instruction], i: int, names: Tuple[str, ...]) \
-        -> Optional[Tuple[List[dis.Instruction], int]]:
+def _take(raw: Sequence[RawInstruction], i: int, names: Tuple[str, ...]) \
+        -> Optional[Tuple[List[RawInstruction], int]]:
     """The instructions named *names* from ``raw[i]`` on (``EXTENDED_ARG`` skipped) and the next index."""
-    found: List[dis.Instruction] = []
+    found: List[RawInstruction] = []
     while len(found) < len(names) and i < len(raw):
         if raw[i].opname != "EXTENDED_ARG":
             if raw[i].opname != names[len(found)]:
@@ -41,7 +41,7 @@ def _take(raw: Sequence[dis.Instruction], i: int, names: Tuple[str, ...]) \
     return (found, i) if len(found) == len(names) else None
 
 
-def _with_entry(raw: Sequence[dis.Instruction], i: int) -> Optional[Replacement]:
+def _with_entry(raw: Sequence[RawInstruction], i: int) -> Optional[Replacement]:
     taken = _take(raw, i, _WITH_ENTRY)
     if taken is None:
         return None
@@ -54,7 +54,7 @@ def _with_entry(raw: Sequence[dis.Instruction], i: int) -> Optional[Replacement]
     return [("BEFORE_WITH", None)], end
 
 
-def _builtin_guard(raw: Sequence[dis.Instruction], i: int) -> Optional[Replacement]:
+def _builtin_guard(raw: Sequence[RawInstruction], i: int) -> Optional[Replacement]:
     taken = _take(raw, i, _GUARD)
     if taken is None:
         return None
@@ -68,7 +68,7 @@ def _builtin_guard(raw: Sequence[dis.Instruction], i: int) -> Optional[Replaceme
     return [("LOAD_GLOBAL", (builtin, False))], fallback
 
 
-def match_sequence(raw: Sequence[dis.Instruction], i: int) -> Optional[Replacement]:
+def match_sequence(raw: Sequence[RawInstruction], i: int) -> Optional[Replacement]:
     """The neutral replacement of a known sequence starting at ``raw[i]``, or None."""
     name = raw[i].opname
     if name == "COPY":

@@ -26,6 +26,10 @@ LAYOUT_IN_SOURCE_ORDER = VERSION < (3, 11)
 #: reaches it, so a trailing ``return None`` inside an ``if``/``try`` may be implicit.
 RETURN_COPIED_TO_BRANCHES = VERSION >= (3, 10)
 
+#: 3.8 - 3.9 leave unreachable code in place (e.g. a clause's exit after its ``break``);
+#: 3.10+ remove it.
+KEEPS_DEAD_CODE = VERSION < (3, 10)
+
 #: 3.8 ``assert`` loads ``AssertionError`` with ``LOAD_GLOBAL`` (3.9+: ``LOAD_ASSERTION_ERROR``).
 ASSERT_LOADS_GLOBAL = VERSION < (3, 9)
 
@@ -183,3 +187,57 @@ TERMINATORS: FrozenSet[str] = frozenset({"RETURN_VALUE", "RAISE_VARARGS", "RERAI
 CONDITIONAL_JUMPS: FrozenSet[str] = frozenset(
     {"POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE"}
 )
+
+# --- Encoding facts read by uncompile.bytecode.reader (decoding ``co_code`` directly). ---
+
+#: Jump operands count bytes on 3.8 - 3.9 and code units (2 bytes) from 3.10 on.
+JUMP_OPERAND_BYTES = 1 if VERSION < (3, 10) else 2
+
+#: 3.12+ relative jumps are measured from the end of the jump's inline cache entries.
+JUMPS_SKIP_CACHES = VERSION >= (3, 12)
+
+#: Relative jumps that go backwards (3.11+); 3.14+ ``END_ASYNC_FOR`` is encoded as one too.
+BACKWARD_JUMPS: FrozenSet[str] = frozenset(
+    name for name in dis.opname
+    if "JUMP_BACKWARD" in name or (name == "END_ASYNC_FOR" and VERSION >= (3, 14))
+)
+
+#: Name operands that keep flags in their low bits: the number of flag bits (3.11+
+#: ``LOAD_GLOBAL`` pushes ``NULL``, 3.12+ ``LOAD_ATTR`` is a method load, ``LOAD_SUPER_ATTR``,
+#: 3.15 ``IMPORT_NAME`` lazy/eager).
+NAME_FLAG_BITS: Dict[str, int] = {
+    name: bits
+    for name, bits, since in (("LOAD_GLOBAL", 1, (3, 11)), ("LOAD_ATTR", 1, (3, 12)),
+                              ("LOAD_SUPER_ATTR", 2, (3, 12)), ("IMPORT_NAME", 2, (3, 15)))
+    if VERSION >= since
+}
+
+#: 3.13+ superinstructions whose operand packs two local slots (high and low 4 bits).
+PAIRED_LOCAL_OPS: FrozenSet[str] = frozenset(
+    {"LOAD_FAST_LOAD_FAST", "LOAD_FAST_BORROW_LOAD_FAST_BORROW", "STORE_FAST_LOAD_FAST",
+     "STORE_FAST_STORE_FAST"}
+) if VERSION >= (3, 13) else frozenset()
+
+#: ``COMPARE_OP`` keeps the operator index above this many low (flag) bits.
+COMPARE_OPERAND_SHIFT = 5 if VERSION >= (3, 13) else 4 if VERSION >= (3, 12) else 0
+
+
+def _inline_cache_counts() -> Dict[str, int]:
+    """Inline ``CACHE`` code units after each instruction (3.11+), from the interpreter's tables."""
+    counts: Dict[str, int] = {}
+    size_of = getattr(dis, "_get_cache_size", None)
+    entries = getattr(__import__("opcode"), "_inline_cache_entries", None)
+    for code, name in enumerate(dis.opname):
+        if size_of is not None:
+            count = size_of(name)
+        elif isinstance(entries, list):
+            count = entries[code] if code < len(entries) else 0
+        else:
+            count = 0
+        if count:
+            counts[name] = count
+    return counts
+
+
+#: Inline ``CACHE`` code units following each instruction (by name; absent: none).
+INLINE_CACHES: Dict[str, int] = _inline_cache_counts()

@@ -18,6 +18,8 @@ from __future__ import annotations
 import ast
 from typing import Any, List, Optional, Tuple
 
+from ..bytecode import versions as V
+
 #: Exit kind for "the node's value reaches the merge point".
 VALUE = "value"
 
@@ -51,7 +53,8 @@ def negate(expr: ast.expr) -> ast.expr:
     """``not expr``, undoing an existing ``not`` instead of doubling it."""
     if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
         return expr.operand
-    if isinstance(expr, ast.Compare) and len(expr.ops) == 1 and type(expr.ops[0]) in _FLIPPED:
+    if isinstance(expr, ast.Compare) and len(expr.ops) == 1 and type(expr.ops[0]) in _FLIPPED \
+            and not V.LAYOUT_IN_SOURCE_ORDER:  # 3.8 - 3.10 keep ``not (a is b)`` as IS_OP 0 + a jump
         return ast.Compare(left=expr.left, ops=[_FLIPPED[type(expr.ops[0])]()], comparators=expr.comparators)
     return ast.UnaryOp(op=ast.Not(), operand=expr)
 
@@ -85,6 +88,8 @@ def _merge_pair(a: Node, b: Node) -> Optional[Node]:
     if a_false_is_b and _same(a.true, b.false):
         return Node(a.entry, _boolop(ast.And(), negate(a.expr), b.expr), b.true, b.false)
     if a_true_is_b and _same(a.false, b.true):
+        if V.LAYOUT_IN_SOURCE_ORDER:  # the same jumps; ``a and not b`` reads better and keeps a's operator
+            return Node(a.entry, _boolop(ast.And(), a.expr, negate(b.expr)), b.false, b.true)
         return Node(a.entry, _boolop(ast.Or(), negate(a.expr), b.expr), b.true, b.false)
     return None
 

@@ -59,7 +59,7 @@ class LegacyBlockOps:
         top = stack[-count:] if count <= len(stack) else []
         if count == 2 and len(top) == 2 and all(isinstance(v, M.TargetSlot) for v in top) \
                 and top[0].owner is top[1].owner and getattr(top[0].owner, "legacy_rotations", 0) == 1:
-            top[0].owner.legacy_rotations = 0  # type: ignore[attr-defined]
+            top[0].owner.legacy_rotations = 0
             return True
         if len(top) != count or not all(_plain(v) for v in top):
             return False

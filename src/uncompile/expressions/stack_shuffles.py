@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import ast
 from types import CodeType
-from typing import Any, Iterable, List, Set
+from typing import AbstractSet, Any, Iterable, List, Set
 
 from ..bytecode import versions as V
 from ..bytecode.exception_table import exception_handlers
@@ -113,34 +113,48 @@ def _commutes(statement: ast.stmt) -> bool:
     return False
 
 
-def _loads_only(node: Any) -> bool:
+def _loads_only(node: Any, helpers: AbstractSet[str] = frozenset()) -> bool:
     """Names, constants and attribute/item loads of them: what Dynamo loads to pass to a graph.
 
     Such loads are taken to have no effect (module attributes, parameter dicts), so they
-    commute with each other and with assignments of such loads.
+    commute with each other and with assignments of such loads. Calls of Dynamo's own
+    helpers (:func:`_is_bookkeeping`, e.g. ``call_size(x, 0)``) with such arguments count too.
     """
     if isinstance(node, (ast.Name, ast.Constant)):
         return True
     if isinstance(node, ast.Attribute):
-        return _loads_only(node.value)
+        return _loads_only(node.value, helpers)
     if isinstance(node, ast.Subscript):
-        return _loads_only(node.value) and _loads_only(node.slice)
+        return _loads_only(node.value, helpers) and _loads_only(node.slice, helpers)
     if isinstance(node, ast.Tuple):
-        return all(_loads_only(item) for item in node.elts)
+        return all(_loads_only(item, helpers) for item in node.elts)
+    if isinstance(node, ast.Call):
+        return _is_bookkeeping(node.func, helpers) and not node.keywords and all(
+            _loads_only(arg, helpers) for arg in node.args)
     return False
 
 
-def _loads_only_assignment(statement: ast.stmt) -> bool:
-    return isinstance(statement, ast.Assign) and _loads_only(statement.value) and all(
+def _loads_only_assignment(statement: ast.stmt, helpers: AbstractSet[str]) -> bool:
+    return isinstance(statement, ast.Assign) and _loads_only(statement.value, helpers) and all(
         isinstance(target, ast.Name) for target in statement.targets)
 
 
-def _is_bookkeeping(func: Any, names: Set[str]) -> bool:
-    """``__import_torch_dot__dynamo_dot_utils.record_...`` or a name holding one of those."""
+def _empty_insert(key: Any, value: Any) -> bool:
+    """``[k:k]`` with an empty list display as the value."""
+    if not (isinstance(value, ast.List) and not value.elts and isinstance(key, ast.Slice)):
+        return False
+    lower, upper = key.lower, key.upper
+    return key.step is None and isinstance(lower, ast.Constant) and isinstance(upper, ast.Constant) \
+        and lower.value == upper.value
+
+
+def _is_bookkeeping(func: Any, names: AbstractSet[str]) -> bool:
+    """A helper of Dynamo's own (``__import_torch_dot__dynamo_dot_utils.record_...``/``call_size``...)
+    or a name holding one of those: calls of them have no effect on the program's values."""
     if isinstance(func, ast.Name):
         return func.id in names
-    return isinstance(func, ast.Attribute) and func.attr.startswith("record_") \
-        and isinstance(func.value, ast.Name) and func.value.id.startswith("__import_torch_dot__dynamo")
+    return isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
+        and func.value.id == "__import_torch_dot__dynamo_dot_utils"
 
 
 class DynamoSimulator(Simulator):
@@ -230,15 +244,15 @@ class DynamoSimulator(Simulator):
             if self.deferred and bound & {name for d in self.deferred for name in _names_bound(d)}:
                 self.flush_deferred(stack)
                 readers = [item for item in stack if self._spillable(item) and _names_read(item) & bound]
-            if readers and isinstance(stmt, ast.Delete) and _commutes(stmt) \
-                    and all(_loads_only(item) for item in readers) and self._straight_segment():
+            if readers and isinstance(stmt, ast.Delete) and _commutes(stmt) and self._straight_segment():
                 self.deferred.append(stmt)  # ``del graph_out_0`` before ``return graph_out_0[0]``
                 return
             if isinstance(stmt, ast.Raise):
                 self.flush_deferred(stack)
             hazards = readers
-            if _loads_only_assignment(stmt) or self._bookkeeping(stmt):
-                hazards += [item for item in self.unstable(stack) if not _loads_only(item)]
+            helpers = self._bookkeeping_names
+            if _loads_only_assignment(stmt, helpers) or self._bookkeeping(stmt):
+                hazards += [item for item in self.unstable(stack) if not _loads_only(item, helpers)]
             elif not _commutes(stmt):
                 hazards += self.unstable(stack)
             hazards = [item for item in hazards if item is not self._exempt]
@@ -250,7 +264,8 @@ class DynamoSimulator(Simulator):
         if self.deferred and isinstance(stmt, ast.Return):
             self.deferred = []  # the frame's locals end here: the deletes cannot be observed
         elif self.deferred:
-            ready = [d for d in self.deferred if not any(_names_read(item) & _names_bound(d) for item in stack)]
+            ready = [d for d in self.deferred
+                     if not any(_names_read(item) & _names_bound(d) for item in stack)]
             self.deferred = [d for d in self.deferred if d not in ready]
             for delete in ready:
                 Simulator.emit(self, delete)
@@ -274,7 +289,8 @@ class DynamoSimulator(Simulator):
         deferred, self.deferred = self.deferred, []
         for delete in deferred:
             names = _names_bound(delete)
-            self.spill_items(stack, [item for item in stack if self._spillable(item) and _names_read(item) & names])
+            readers = [item for item in stack if self._spillable(item) and _names_read(item) & names]
+            self.spill_items(stack, readers)
             Simulator.emit(self, delete)
 
     def _bookkeeping(self, stmt: ast.stmt) -> bool:
@@ -285,7 +301,7 @@ class DynamoSimulator(Simulator):
         if isinstance(stmt, ast.Assign) and not all(isinstance(t, ast.Name) for t in stmt.targets):
             return False
         return _is_bookkeeping(value.func, self._bookkeeping_names) and all(
-            _loads_only(arg) for arg in value.args)
+            _loads_only(arg, self._bookkeeping_names) for arg in value.args)
 
     def assign(self, target: ast.expr, value: Any, stack: Stack, ins: Instr) -> None:
         if isinstance(target, ast.Name) and _is_bookkeeping(value, set()):
@@ -422,7 +438,15 @@ class DynamoSimulator(Simulator):
             self.calls.step(ins, stack, self)
             return
         item = self.pop_expr(stack, ins)
+        if isinstance(item, (ast.List, ast.Tuple)) and not item.elts:
+            return  # ``x.extend([])``
         self._method_call(stack[-ins.arg], method, [item], stack, ins)
+
+    def op_STORE_SUBSCR(self, ins: Instr, stack: Stack) -> None:
+        if len(stack) >= 3 and _empty_insert(stack[-1], stack[-3]) and _stable(stack[-2]) is not None:
+            del stack[-3:]  # ``x[k:k] = []`` changes nothing
+            return
+        Simulator.op_STORE_SUBSCR(self, ins, stack)
 
     def op_LIST_APPEND(self, ins: Instr, stack: Stack) -> None:
         if ins.arg + 1 > len(stack):

@@ -112,7 +112,15 @@ class LegacyBlocks:
 
     def _legacy_last(self, lo: int, hi: int, op: str, block: Block) -> List[int]:
         """Indices in ``[lo, hi)`` of *op* instructions that close *block*, last first."""
-        return [k for k in range(hi - 1, lo - 1, -1) if self.instrs[k].op == op and self._legacy_top_is(k, block)]
+        return [k for k in range(hi - 1, lo - 1, -1)
+                if self.instrs[k].op == op and self._legacy_top_is(k, block)]
+
+    def _legacy_first(self, lo: int, op: str, block: Block) -> Optional[int]:
+        """The first *op* instruction from index *lo* on that closes *block*, or None."""
+        for k in range(lo, len(self.instrs)):
+            if self.instrs[k].op == op and self._legacy_top_is(k, block):
+                return k
+        return None
 
     def _legacy_returns_after(self, k: int, template: Optional[List[Any]] = None) -> bool:
         """Whether the instructions from *k* only finish a ``return`` (after leaving blocks).
@@ -176,11 +184,23 @@ class LegacyBlocks:
                 return True
         return False
 
+    def legacy_loop_span(self, header: int, body: Any) -> Any:
+        """The blocks laid out between a loop's header and its last block (3.8 - 3.10 layout).
+
+        Code that leaves the loop with ``break``/``return`` (an ``except`` clause ending in
+        ``break``) never reaches the back edge, yet sits inside the loop's span.
+        """
+        last = max(body)
+        stacks = self.block_stacks()
+        return {b for b in range(header, last + 1) if stacks[self.blocks[b].start] is not None}
+
     def legacy_loop_exits(self, body: Any, outs: Any) -> Any:
         """The blocks of *outs* a loop can really exit to: those with the header's block stack.
 
         A ``break`` leaves the blocks it is in before jumping, so a loop's exits have the
         block stack of its header; handler code reached only by an exception does not.
+        Code after a loop is reached by a jump (the test, ``break``), never by falling
+        through from the body (that is an ``if`` inside it ending in ``raise``/``return``).
         """
         if not body:
             return outs
@@ -188,7 +208,8 @@ class LegacyBlocks:
         header = min(body, key=lambda b: self.blocks[b].offset)
         expected = stacks[self.blocks[header].start]
         return {s for s in outs if stacks[self.blocks[s].start] == expected
-                and self.instrs[self.blocks[s].end - 1].op != "RERAISE"}
+                and self.instrs[self.blocks[s].end - 1].op != "RERAISE"
+                and any(self.blocks[p].jump == s for p in self.blocks[s].preds if p in body)}
 
     def legacy_passes(self, start: int, limit: int) -> bool:
         """Whether the code from block *start* reaches a block laid out after block *limit*."""
@@ -218,14 +239,44 @@ class LegacyBlocks:
             return ast.Break()
         return None
 
-    def legacy_dead_after(self, then_b: int, else_b: int) -> Optional[int]:
-        """The unreachable jump past an ``else`` right after block *then_b* (see :meth:`legacy_else_end`)."""
+    def legacy_if_jump(self, test: ast.expr, then_b: int, else_b: int, ctx: Context,
+                       stack: List[Any]) -> Optional[int]:
+        """``if test: continue``/``break`` whose body is block *then_b*; -1 if it is not that.
+
+        An ``else`` was written when an unreachable jump past it follows the body: the
+        ``else`` is the code from *else_b*, or only a ``continue``/``break`` when the test
+        jumps straight to the loop (its own jump then stays behind, dead, too).
+        """
+        jump_stmt = self.legacy_loop_jump_statement(then_b, ctx)
+        if jump_stmt is None:
+            return -1
+        dead = self.legacy_dead_after(then_b, else_b)
+        orelse: List[ast.stmt] = []
+        resume = else_b
+        if dead is not None:
+            orelse = self.walk(self.blocks[else_b].start, ctx.stop_at(self.blocks[dead].jump),  # type: ignore
+                               list(stack))
+            resume = dead
+        elif else_b < then_b:
+            dead = self.legacy_dead_after(then_b, None)
+            loop = ctx.loop
+            if dead is not None and loop is not None and else_b in (loop.continue_to, loop.break_to):
+                orelse = [ast.Continue() if else_b == loop.continue_to else ast.Break()]
+                resume = dead
+        self.sim.emit(ast.If(test=test, body=[jump_stmt], orelse=orelse))
+        return self.blocks[resume].start
+
+    def legacy_dead_after(self, then_b: int, else_b: Optional[int]) -> Optional[int]:
+        """The unreachable jump past an ``else`` right after block *then_b* (see :meth:`legacy_else_end`).
+
+        With *else_b*, the jump must lead past that block; with None, anywhere forward.
+        """
         ident = then_b + 1
-        if ident >= len(self.blocks) or ident >= else_b:
+        if ident >= len(self.blocks) or (else_b is not None and ident >= else_b):
             return None
         block = self.blocks[ident]
         if block.preds or block.end - block.start != 1 or self.instrs[block.start].op != "JUMP" \
-                or block.jump is None or block.jump <= else_b:
+                or block.jump is None or block.jump <= (ident if else_b is None else else_b):
             return None
         return ident
 
@@ -296,8 +347,8 @@ class LegacyBlocks:
     def _legacy_with_continuation(self, normal: Optional[int], h: int, is_async: bool) -> Optional[int]:
         instrs = self.instrs
         if V.VERSION < (3, 9):
-            ends = [k for k in range(h, len(instrs)) if instrs[k].op == "END_FINALLY" and self._legacy_top_is(k, ("wexc", h))]
-            return ends[0] + 1 if ends else None
+            closer = self._legacy_first(h, "END_FINALLY", ("wexc", h))
+            return None if closer is None else closer + 1
         if normal is not None:
             k = normal + 1
             if tuple(x.op for x in instrs[k:k + 4]) == _EXIT_CALL_LEGACY:
@@ -307,8 +358,8 @@ class LegacyBlocks:
             if k < len(instrs) and instrs[k].op == "JUMP":
                 return self._legacy_index(instrs[k].target)
             return k
-        ends = [k for k in range(h, len(instrs)) if instrs[k].op == "POP_EXCEPT" and self._legacy_top_is(k, ("wexc", h))]
-        return ends[0] + 2 if ends else None
+        closer = self._legacy_first(h, "POP_EXCEPT", ("wexc", h))
+        return None if closer is None else closer + 2
 
     # -- try ------------------------------------------------------------------------------
 
@@ -331,14 +382,14 @@ class LegacyBlocks:
     def _legacy_try_finally(self, i: int, h: int, ctx: Context, stack: List[Any]) -> Optional[int]:
         instrs = self.instrs
         closer = "END_FINALLY" if V.VERSION < (3, 9) else "RERAISE"
-        ends = [k for k in range(h, len(instrs)) if instrs[k].op == closer and self._legacy_top_is(k, ("fin", h))]
-        if not ends:
+        found = self._legacy_first(h, closer, ("fin", h))
+        if found is None:
             raise self.fail(h, "finally without its end")  # type: ignore[attr-defined]
-        end = ends[0]
+        end = found
         template = instrs[h:end] if V.VERSION >= (3, 9) else []
         normal = self._legacy_body_end(i, h, template)
-        body = self._legacy_walk_to(i + 1, normal, ctx, list(stack),
-                                    finally_bodies=(template,) + ctx.finally_bodies if template else ctx.finally_bodies)
+        bodies = (template,) + ctx.finally_bodies if template else ctx.finally_bodies
+        body = self._legacy_walk_to(i + 1, normal, ctx, list(stack), finally_bodies=bodies)
         self.sim.pending.append(instrs[h].offset)
         final = self._legacy_walk_to(h, end, ctx, list(stack))
         if len(body) == 1 and isinstance(body[0], ast.Try) and not body[0].finalbody:
@@ -378,9 +429,10 @@ class LegacyBlocks:
         self.sim.emit(ast.Try(body=body or [ast.Pass()], handlers=clauses, orelse=orelse, finalbody=[]))
         return follow
 
-    def _legacy_clauses(self, h: int, ctx: Context, stack: List[Any]) -> Tuple[List[ast.excepthandler], List[int]]:
+    def _legacy_clauses(self, h: int, ctx: Context,
+                        stack: List[Any]) -> Tuple[List[ast.ExceptHandler], List[int]]:
         instrs = self.instrs
-        clauses: List[ast.excepthandler] = []
+        clauses: List[ast.ExceptHandler] = []
         afters: List[int] = []
         k = h
         while k < len(instrs):
@@ -407,19 +459,71 @@ class LegacyBlocks:
             if name is not None and instrs[j].op == "SETUP_FINALLY":
                 j += 1
             self.sim.pending = []
-            limit = next_k if next_k is not None else len(instrs)
+            limit = next_k if next_k is not None else self._legacy_chain_end(j)
             ends = self._legacy_last(j, limit, "POP_EXCEPT", ("exc", h))
-            end = ends[0] if ends and not self._legacy_returns_after(self._legacy_skip_name_cleanup(ends[0] + 1, name)) else None
+            end = None
+            if ends and self._legacy_clause_ends(self._legacy_skip_name_cleanup(ends[0] + 1, name), ctx,
+                                                 limit):
+                end = ends[0]
             clause_body = self._legacy_walk_to(j, end, ctx, stack + [M.Discard(), M.Discard(), M.Discard()],
-                                        except_name=name)
+                                               except_name=name)
             if end is not None:
                 q = self._legacy_skip_name_cleanup(end + 1, name)
-                afters.append(self._legacy_index(instrs[q].target) if q < len(instrs) and instrs[q].op == "JUMP" else q)
+                jumps = q < len(instrs) and instrs[q].op == "JUMP"
+                afters.append(self._legacy_index(instrs[q].target) if jumps else q)
+            else:
+                afters.extend(self._legacy_dead_clause_ends(j, limit))
             clauses.append(ast.ExceptHandler(type=type_expr, name=name, body=clause_body or [ast.Pass()]))
             if next_k is None:
                 break
             k = next_k
         return clauses, afters
+
+    def _legacy_chain_end(self, start: int) -> int:
+        """Index just past the last (bare) clause starting at *start*: its dead re-raise (3.8, 3.9)."""
+        stacks = self.block_stacks()
+        if V.KEEPS_DEAD_CODE:
+            for k in range(start, len(self.instrs)):
+                if self.instrs[k].op in ("END_FINALLY", "RERAISE") and stacks[k] is None:
+                    return k + 1
+        return len(self.instrs)
+
+    def _legacy_dead_clause_ends(self, start: int, limit: int) -> List[int]:
+        """Where an unreachable ``POP_EXCEPT; JUMP`` left after a clause's ``break``/``return`` goes.
+
+        The compiler still emits a clause's normal exit after its last statement; when that
+        statement leaves (``break``), the exit stays, dead, and shows where the ``try``
+        statement ends (past an ``else``).
+        """
+        stacks = self.block_stacks()
+        for k in range(min(limit, len(self.instrs)) - 2, start - 1, -1):
+            jump = self.instrs[k + 1]
+            if self.instrs[k].op == "POP_EXCEPT" and stacks[k] is None and jump.op == "JUMP" \
+                    and jump.target is not None and jump.target > self.instrs[k].offset:
+                return [self._legacy_index(jump.target)]
+        return []
+
+    def _legacy_clause_ends(self, q: int, ctx: Context, limit: int) -> bool:
+        """Whether a clause's last ``POP_EXCEPT``, followed by the code at *q*, is its normal end.
+
+        Not when it only leads to a ``return``, or leaves more blocks or jumps to the loop's
+        header or exit (a ``break``/``continue`` as the clause's last statement). Where dead
+        code stays (3.8, 3.9) that is known for sure: the clause's real exit follows, dead.
+        """
+        if self._legacy_returns_after(q):
+            return False
+        if q >= len(self.instrs):
+            return True
+        if V.KEEPS_DEAD_CODE:
+            return not self._legacy_dead_clause_ends(q, limit)
+        ins = self.instrs[q]
+        if ins.op in ("POP_BLOCK", "CALL_FINALLY", "POP_FINALLY", "BEGIN_FINALLY"):
+            return False
+        loop = ctx.loop
+        if ins.op == "JUMP" and loop is not None:
+            return self.block_of[self._legacy_index(ins.target)] not in (  # type: ignore[attr-defined]
+                loop.continue_to, loop.break_to)
+        return True
 
     def _legacy_skip_name_cleanup(self, k: int, name: Optional[str]) -> int:
         """Past ``name = None; del name`` after an ``except ... as name`` clause (3.9+)."""

@@ -15,7 +15,6 @@ from types import CodeType
 from typing import Any, List
 
 from ..bytecode import versions as V
-
 from .annotations import restore_annotations
 from .borrow import move_into_else
 

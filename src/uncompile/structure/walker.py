@@ -99,7 +99,8 @@ class Walker(HandlerStructurer, LegacyBlocks, CompareChains):
             depth = len(stack)
             while pos is not None and pos < len(self.instrs):
                 self.steps += 1
-                if not V.HAS_EXCEPTION_TABLE and not (first and entering) and self.legacy_loop_jump(pos, ctx, stack):
+                if not V.HAS_EXCEPTION_TABLE and not (first and entering) \
+                        and self.legacy_loop_jump(pos, ctx, stack):
                     break
                 if pos >= ctx.until:
                     self.exit = pos
@@ -221,6 +222,12 @@ class Walker(HandlerStructurer, LegacyBlocks, CompareChains):
         block = self.blocks[block_id]
         target = block.jump
         fall = block.fall
+        lone = self.blocks[fall] if value and fall is not None else None
+        if lone is not None and lone.end - lone.start == 1 and self.instrs[lone.start].op == "POP_TOP" \
+                and lone.fall is not None:
+            # ``JUMP_IF_X_OR_POP`` whose POP_TOP is a block of its own (``a and b or c``): the
+            # value is dropped on the way to the next block, which is this side's exit
+            fall = lone.fall
         if ins.op in ("POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE"):
             op = ast.Is() if ins.op == "POP_JUMP_IF_NONE" else ast.IsNot()
             expr = ast.Compare(left=expr, ops=[op], comparators=[ast.Constant(value=None)])
@@ -311,16 +318,12 @@ class Walker(HandlerStructurer, LegacyBlocks, CompareChains):
         else:
             test, then_b, else_b = head.expr, head.true, head.false
         if V.LAYOUT_IN_SOURCE_ORDER and then_b == fall and else_b is not None:
-            jump_stmt = self.legacy_loop_jump_statement(then_b, ctx)
-            if jump_stmt is not None:  # ``if c: continue`` / ``if c: break`` kept as written
-                dead = self.legacy_dead_after(then_b, else_b)
-                orelse = self.walk(self.start_of(else_b), ctx.stop_at(self.blocks[dead].jump), list(stack)) \
-                    if dead is not None else []
-                self.sim.emit(ast.If(test=test, body=[jump_stmt], orelse=orelse))
-                return self.start_of(else_b if dead is None else dead)
+            jumped = self.legacy_if_jump(test, then_b, else_b, ctx, stack)
+            if jumped != -1:  # ``if c: continue`` / ``if c: break`` kept as written
+                return jumped
         follow = self.follow(block_id, ctx)
-        if V.LAYOUT_IN_SOURCE_ORDER and follow is not None and follow == then_b == fall and else_b is not None \
-                and not self.reaches(else_b, follow, ctx):
+        if V.LAYOUT_IN_SOURCE_ORDER and follow is not None and follow == then_b == fall \
+                and else_b is not None and not self.reaches(else_b, follow, ctx):
             # the fall-through body is the if's body: it ends in return/raise (the jump target
             # comes after the if), or jumps past the else (found below)
             follow = None if self.legacy_passes(then_b, else_b) else else_b
@@ -468,6 +471,8 @@ class Walker(HandlerStructurer, LegacyBlocks, CompareChains):
         first = self.instrs[head.start]
         if first.op == "FOR_ITER" and head.end - head.start == 1:
             return self.for_loop(header, body, ctx, stack)
+        if V.LAYOUT_IN_SOURCE_ORDER:
+            body |= self.legacy_loop_span(header, body)
         return self.while_loop(header, body, ctx, stack)
 
     def _exits(self, body: set, exclude: Optional[int]) -> List[int]:

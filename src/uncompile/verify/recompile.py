@@ -35,8 +35,8 @@ from types import CodeType
 from typing import Any, List, Optional, Set, Tuple
 
 from ..errors import RecompileError
-from .bind import bind_placeholders
 from ..expressions.stack_shuffles import is_dynamo_code
+from .bind import bind_placeholders
 from .closure import match_closure_layout
 from .frame_layout import match_frame_layout
 

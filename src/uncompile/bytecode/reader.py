@@ -1,0 +1,237 @@
+"""A fast reader of a code object's raw instructions, decoding ``co_code`` directly.
+
+:func:`read_raw` gives the instructions :func:`dis.get_instructions` gives (no ``CACHE``
+entries; ``EXTENDED_ARG`` included, its ``arg`` the accumulated value), as light
+:class:`RawInstruction` objects holding only what the normalizer in
+:mod:`uncompile.bytecode.instructions` reads: ``offset``, ``opcode``, ``opname``, ``arg``,
+``argval``, ``line`` and, for the few instructions whose text it reads (``BINARY_OP``,
+``COMPARE_OP``, ``LOAD_SPECIAL``), ``argrepr``. It costs a fraction of :mod:`dis`, which
+builds named tuples, positions and the text of every argument.
+
+Per-version encoding facts (jump units and direction, inline caches, flag bits in name
+operands, paired local operands, comparison operand layout) come from
+:mod:`uncompile.bytecode.versions`; which opcodes take constants, names, locals, cells or
+jump offsets comes from the interpreter's own :mod:`dis` tables.
+
+``line`` is what the normalizer used from :mod:`dis`: on 3.11+ the line of every
+instruction (``positions.lineno``), on 3.8 - 3.10 the line only where one starts
+(``starts_line``), ``None`` elsewhere.
+"""
+
+from __future__ import annotations
+
+import dis
+from types import CodeType
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+from . import versions as V
+
+__all__ = ["RawInstruction", "read_raw"]
+
+
+class RawInstruction:
+    """One raw instruction; the fields mean what they mean in :class:`dis.Instruction`."""
+
+    __slots__ = ("offset", "opcode", "opname", "arg", "argval", "argrepr", "line")
+
+    def __init__(self, offset: int, opcode: int, opname: str, arg: Optional[int], argval: Any,
+                 argrepr: str, line: Optional[int]) -> None:
+        self.offset = offset
+        self.opcode = opcode
+        self.opname = opname
+        self.arg = arg
+        self.argval = argval
+        self.argrepr = argrepr
+        self.line = line
+
+    def __repr__(self) -> str:
+        return "<%d %s %r>" % (self.offset, self.opname, self.argval)
+
+
+# How an opcode's operand becomes its ``argval``.
+_NO_ARG, _PLAIN, _CONST, _NAME, _JUMP_FORWARD, _JUMP_BACKWARD, _JUMP_ABSOLUTE, _LOCAL, _CELL, \
+    _LOCAL_PAIR, _COMPARE, _FORMAT_VALUE, _CONVERT_VALUE, _COMMON_CONSTANT, _EXTENDED_ARG, \
+    _UNKNOWN = range(16)
+
+#: ``FORMAT_VALUE`` (<= 3.12) and ``CONVERT_VALUE`` (3.13+) conversion functions by operand.
+_CONVERTERS = (None, str, repr, ascii)
+
+
+def _operand_kind(code: int, name: str) -> int:
+    """How *code*'s operand is resolved, following the interpreter's :mod:`dis` tables."""
+    has_arg = code in dis.hasarg if hasattr(dis, "hasarg") else code >= dis.HAVE_ARGUMENT
+    if not has_arg:
+        return _NO_ARG
+    if name == "EXTENDED_ARG":
+        return _EXTENDED_ARG
+    if name == "KW_NAMES" and V.VERSION < (3, 12):
+        return _UNKNOWN  # 3.11's dis resolves only LOAD_CONST's constant
+    if code in dis.hasconst:
+        return _CONST
+    if code in dis.hasname:
+        return _NAME
+    if code in dis.hasjabs:
+        return _JUMP_ABSOLUTE
+    if code in dis.hasjrel:
+        return _JUMP_BACKWARD if name in V.BACKWARD_JUMPS else _JUMP_FORWARD
+    if name in V.PAIRED_LOCAL_OPS:
+        return _LOCAL_PAIR
+    if code in dis.haslocal:
+        return _LOCAL
+    if code in dis.hasfree:
+        return _CELL
+    if code in dis.hascompare:
+        return _COMPARE
+    if name == "FORMAT_VALUE":
+        return _FORMAT_VALUE
+    if name == "CONVERT_VALUE":
+        return _CONVERT_VALUE
+    if name == "LOAD_COMMON_CONSTANT" and V.VERSION >= (3, 15):
+        return _COMMON_CONSTANT
+    return _PLAIN
+
+
+#: Per opcode: (name, operand kind, inline cache units, flag bits of a name operand).
+_OPCODES: List[Tuple[str, int, int, int]] = [
+    (name, _operand_kind(code, name), V.INLINE_CACHES.get(name, 0), V.NAME_FLAG_BITS.get(name, 0))
+    for code, name in enumerate(dis.opname)
+]
+
+#: Instructions whose ``argrepr`` the normalizer reads, and how to make it from the operand.
+_BINARY_OP = dis.opmap.get("BINARY_OP", -1)
+_LOAD_SPECIAL = dis.opmap.get("LOAD_SPECIAL", -1)
+_COMPARE_OP = dis.opmap["COMPARE_OP"]
+_BINARY_OP_TEXT: List[str] = [text for _, text in getattr(dis, "_nb_ops", [])]
+_SPECIAL_NAMES: Sequence[str] = getattr(__import__("opcode"), "_special_method_names", ())
+
+
+def _local_names(code: CodeType) -> Tuple[Sequence[str], Sequence[str]]:
+    """The names local and cell/free operands index: (locals, cells)."""
+    if V.VERSION < (3, 11):
+        return code.co_varnames, code.co_cellvars + code.co_freevars
+    name_of: Callable[[int], str] = code._varname_from_oparg  # type: ignore[attr-defined]
+    names: List[str] = []
+    try:
+        while True:
+            names.append(name_of(len(names)))
+    except (IndexError, ValueError):
+        pass
+    return names, names
+
+
+def _line_starts_lnotab(code: CodeType) -> Dict[int, int]:
+    """3.8 - 3.9: offset -> line where a line starts, decoded from ``co_lnotab``."""
+    table = code.co_lnotab
+    size = len(code.co_code)
+    starts: Dict[int, int] = {}
+    last: Optional[int] = None
+    line = code.co_firstlineno
+    address = 0
+    for index in range(0, len(table) - 1, 2):
+        byte_step, line_step = table[index], table[index + 1]
+        if byte_step:
+            if line != last:
+                starts[address] = line
+                last = line
+            address += byte_step
+            if address >= size:
+                return starts
+        line += line_step - 256 if line_step >= 128 else line_step
+    if line != last:
+        starts[address] = line
+    return starts
+
+
+def _line_starts_co_lines(code: CodeType) -> Dict[int, int]:
+    """3.10: offset -> line where a line starts, from ``co_lines()``."""
+    starts: Dict[int, int] = {}
+    last: Optional[int] = None
+    for start, _end, line in code.co_lines():  # type: ignore[attr-defined]
+        if line is not None and line != last:
+            starts[start] = line
+            last = line
+    return starts
+
+
+def _every_line(code: CodeType) -> List[Optional[int]]:
+    """3.11+: the line of every code unit, from ``co_lines()``."""
+    lines: List[Optional[int]] = [None] * (len(code.co_code) // 2)
+    for start, end, line in code.co_lines():  # type: ignore[attr-defined]
+        if line is not None:
+            lines[start // 2:end // 2] = [line] * ((end - start) // 2)
+    return lines
+
+
+def read_raw(code: CodeType) -> List[RawInstruction]:  # noqa: C901 - one flat decoding loop
+    """The instructions of *code* as :func:`dis.get_instructions` lists them (fields above)."""
+    raw = code.co_code
+    consts, names = code.co_consts, code.co_names
+    local_names, cell_names = _local_names(code)
+    every_line: Optional[List[Optional[int]]] = None
+    line_starts: Dict[int, int] = {}
+    if V.VERSION >= (3, 11):
+        every_line = _every_line(code)
+    elif V.VERSION >= (3, 10):
+        line_starts = _line_starts_co_lines(code)
+    else:
+        line_starts = _line_starts_lnotab(code)
+    unit = V.JUMP_OPERAND_BYTES
+    skip_caches = V.JUMPS_SKIP_CACHES
+    compare_shift = V.COMPARE_OPERAND_SHIFT
+    opcodes = _OPCODES
+    out: List[RawInstruction] = []
+    append = out.append
+    extended = 0
+    offset = 0
+    size = len(raw)
+    while offset < size:
+        code_op = raw[offset]
+        name, kind, caches, flag_bits = opcodes[code_op]
+        line = every_line[offset >> 1] if every_line is not None else line_starts.get(offset)
+        argrepr = ""
+        if kind == _NO_ARG:
+            arg: Optional[int] = None
+            argval: Any = None
+            extended = 0
+        else:
+            arg = raw[offset + 1] | extended
+            extended = 0
+            if kind == _PLAIN:
+                argval = arg
+            elif kind == _NAME:
+                argval = names[arg >> flag_bits]
+            elif kind == _LOCAL:
+                argval = local_names[arg]
+            elif kind == _CONST:
+                argval = consts[arg]
+            elif kind == _JUMP_FORWARD:
+                argval = offset + 2 + arg * unit + (2 * caches if skip_caches else 0)
+            elif kind == _JUMP_BACKWARD:
+                argval = offset + 2 - arg * unit + (2 * caches if skip_caches else 0)
+            elif kind == _JUMP_ABSOLUTE:
+                argval = arg * unit
+            elif kind == _EXTENDED_ARG:
+                argval = arg
+                extended = arg << 8
+            elif kind == _CELL:
+                argval = cell_names[arg]
+            elif kind == _LOCAL_PAIR:
+                argval = (local_names[arg >> 4], local_names[arg & 15])
+            elif kind == _COMPARE:
+                argval = dis.cmp_op[arg >> compare_shift]
+                argrepr = "bool(%s)" % argval if compare_shift == 5 and arg & 16 else argval
+            elif kind == _FORMAT_VALUE:
+                argval = (_CONVERTERS[arg & 3], bool(arg & 4))
+            elif kind == _CONVERT_VALUE:
+                argval = _CONVERTERS[arg]
+            elif kind == _COMMON_CONSTANT:  # 3.15
+                argval = V.COMMON_CONSTANTS[arg]
+            else:
+                argval = dis.UNKNOWN
+            if code_op == _BINARY_OP:
+                argrepr = _BINARY_OP_TEXT[arg]
+            elif code_op == _LOAD_SPECIAL:
+                argrepr = _SPECIAL_NAMES[arg]
+        append(RawInstruction(offset, code_op, name, arg, argval, argrepr, line))
+        offset += 2 + 2 * caches
+    return out
