@@ -1,37 +1,40 @@
-"""The main job on the bundled example: what `make demo` runs (in the torch environment).
+"""The main job on the bundled example: what ``make demo`` runs (in the torch environment).
 
-For now it decompiles ``examples/inventory.py``, writes the source to ``out/demo/`` and
-checks that every function recompiles to identical bytecode; it prints where the output went.
+Trains the small model of ``examples/model.py`` for a few steps under ``torch.compile``
+inside ``uncompile.prepare_debug`` and prints where the dump went and what is in it.
 """
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "src"))
+sys.path.insert(0, str(HERE))
 
-import uncompile
-from uncompile.verify.roundtrip import check_file, summarize
+import uncompile  # noqa: E402
 
 
 def main() -> int:
-    example = HERE / "inventory.py"
-    output_dir = HERE.parent / "out" / "demo"
-    output_dir.mkdir(parents=True, exist_ok=True)
-    output = output_dir / "inventory.py"
-    source = uncompile.decompile(str(example))
-    assert isinstance(source, str)
-    output.write_text(source)
-    results = check_file(str(example))
-    for result in results:
-        print("  %-28s %s" % (result.qualname, result.outcome))
-    summary = summarize(results)
-    identical = summary.counts["identical"]
-    print("%d of %d code objects recompile to identical bytecode" % (identical, summary.total))
-    print("decompiled %s -> %s" % (example.relative_to(HERE.parent), output))
-    return 0 if identical == summary.total else 1
+    import model
+
+    dump_dir = HERE.parent / "out" / "demo" / "dump"
+    with uncompile.prepare_debug(str(dump_dir)):
+        losses = model.run()
+    print("losses: %s" % ", ".join("%.4f" % loss for loss in losses))
+    index = sorted(dump_dir.rglob("index.json"))
+    if not index:
+        print("no index.json under %s" % dump_dir, file=sys.stderr)
+        return 1
+    data = json.loads(index[0].read_text())
+    files = sorted(p for p in index[0].parent.rglob("*") if p.is_file())
+    print("%d files dumped, %d compiled functions" % (len(files), len(data.get("functions", []))))
+    for name in ("index.html", "index.md"):
+        print("report: %s" % (index[0].parent / name))
+    print("dump directory: %s" % index[0].parent)
+    return 0
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@ def straight_line(a, b=2, *args, c, **kwargs):
     y = x = a
     a.b.c = x[1:2]
     del kwargs["k"]
-    return f(x, *args, key=y, **kwargs)
+    return print(x, *args, key=y, **kwargs)
 
 
 def branches(a, b):
@@ -40,7 +40,7 @@ def loops(items):
             break
         total += item
     else:
-        total = -1
+        total = 1
     while total < 100:
         total *= 2
     return total
@@ -58,7 +58,7 @@ def handlers(path):
 
 def comprehensions(items):
     squares = [x * x for x in items if x]
-    table = {k: v for k, v in items}
+    table = {k: v + 1 for k, v in items}
     return squares, table, lambda q: q + 1
 
 

@@ -68,14 +68,14 @@ def _decompile(code: CodeType) -> list:
     if not code.co_flags & inspect.CO_NEWLOCALS:  # a class body
         node = ast.ClassDef(name=name, bases=[], keywords=[], body=body or [ast.Pass()], decorator_list=[])
         if hasattr(ast, "TypeAlias"):
-            node.type_params = []  # type: ignore[attr-defined]
+            setattr(node, "type_params", [])  # noqa: B010 - the field is new in 3.12
         return [node]
     is_async = bool(code.co_flags & (inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR))
     node_type = ast.AsyncFunctionDef if is_async else ast.FunctionDef
     func = node_type(name=name, args=signature(code), body=body or [ast.Pass()], decorator_list=[],
                      returns=None, type_comment=None)
     if hasattr(ast, "TypeAlias"):
-        func.type_params = []  # type: ignore[attr-defined]
+        setattr(func, "type_params", [])  # noqa: B010 - the field is new in 3.12
     return [func]
 
 
@@ -83,12 +83,10 @@ def _print(tree: ast.Module) -> str:
     """Source text for *tree*: the project's printer when present, else ``ast.unparse``."""
     try:
         from .source.printer import to_source
-    except ImportError:
-        to_source = None
-    if to_source is not None:
-        return to_source(tree)
-    ast.fix_missing_locations(tree)
-    return ast.unparse(tree)  # type: ignore[attr-defined]
+    except ImportError:  # pragma: no cover - the printer is part of the package
+        ast.fix_missing_locations(tree)
+        return str(getattr(ast, "unparse")(tree))  # noqa: B009 - absent on 3.8
+    return to_source(tree)
 
 
 def decompile_code(code: CodeType) -> str:

@@ -17,8 +17,10 @@ measured and reported (``-s`` prints the table), not asserted per code object.
 
 from __future__ import annotations
 
+import ast
 import functools
 import os
+import re
 import sys
 from dataclasses import dataclass, field
 from types import CodeType
@@ -135,6 +137,35 @@ def test_every_code_object_decompiles(captures: Dict[str, Capture]) -> None:
             continue
         uncompile.recompile(transformed)  # compiles, inside the scaffold of its qualified name
     assert not failures, "\n".join(failures)
+
+
+def _del_before_assignment(source: str) -> List[str]:
+    """Names deleted (``del name``) before any statement of the source binds them."""
+    function = ast.parse(source).body[0]
+    assert isinstance(function, ast.FunctionDef)
+    bound = {arg.arg for arg in ast.walk(function.args) if isinstance(arg, ast.arg)}
+    problems = []
+    for node in ast.walk(function):  # breadth-first: statements of a body in order
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            bound.add(node.id)
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Del) and node.id not in bound:
+            problems.append(node.id)
+        if isinstance(node, (ast.Nonlocal, ast.Global)):
+            bound.update(node.names)
+    return problems
+
+
+def test_sources_are_readable(captures: Dict[str, Capture]) -> None:
+    for name, _, transformed in _all_pairs(captures):
+        source = decompile_code(transformed)
+        where = "%s/%s:\n%s" % (name, transformed.co_name, source)
+        graphs = [n for n in transformed.co_names if n.startswith("__compiled_fn_")]
+        for graph in graphs:  # the graph call is a statement of its own, with Dynamo's names
+            assert re.search(r"^ *(graph_out_\d+ = )?%s\(" % graph, source, re.M), where
+        assert not _del_before_assignment(source), where
+        if not any(n.startswith("__resume_at_") for n in transformed.co_names):
+            # Values kept on the stack only need names around the calls of resume functions.
+            assert not re.search(r"\bstack_\d+\b", source), where
 
 
 def test_recompiled_code_replaces_dynamos(captures: Dict[str, Capture]) -> None:

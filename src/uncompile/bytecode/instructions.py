@@ -179,7 +179,8 @@ class _Reader:
             self.emit(ins, "IMPORT_NAME_LAZY", arg)
             return
         if name == "LOAD_GLOBAL" and V.ASSERT_LOADS_GLOBAL and arg == "AssertionError" and self.out \
-                and self.out[-1].op in V.CONDITIONAL_JUMPS:  # 3.8 ``assert``
+                and (self.out[-1].op in V.CONDITIONAL_JUMPS  # 3.8 ``assert``, also after a chain's cleanup
+                     or [x.op for x in self.out[-2:]] == ["SWAP", "POP_TOP"]):
             self.emit(ins, "LOAD_ASSERTION_ERROR")
             return
         if name == "LOAD_GLOBAL":

@@ -102,6 +102,7 @@ _BINARY_OP = dis.opmap.get("BINARY_OP", -1)
 _LOAD_SPECIAL = dis.opmap.get("LOAD_SPECIAL", -1)
 _COMPARE_OP = dis.opmap["COMPARE_OP"]
 _BINARY_OP_TEXT: List[str] = [text for _, text in getattr(dis, "_nb_ops", [])]
+_UNKNOWN_VALUE: Any = getattr(dis, "UNKNOWN", None)  # what 3.11's dis gives for KW_NAMES
 _SPECIAL_NAMES: Sequence[str] = getattr(__import__("opcode"), "_special_method_names", ())
 
 
@@ -146,7 +147,7 @@ def _line_starts_co_lines(code: CodeType) -> Dict[int, int]:
     """3.10: offset -> line where a line starts, from ``co_lines()``."""
     starts: Dict[int, int] = {}
     last: Optional[int] = None
-    for start, _end, line in code.co_lines():  # type: ignore[attr-defined]
+    for start, _end, line in code.co_lines():
         if line is not None and line != last:
             starts[start] = line
             last = line
@@ -156,7 +157,7 @@ def _line_starts_co_lines(code: CodeType) -> Dict[int, int]:
 def _every_line(code: CodeType) -> List[Optional[int]]:
     """3.11+: the line of every code unit, from ``co_lines()``."""
     lines: List[Optional[int]] = [None] * (len(code.co_code) // 2)
-    for start, end, line in code.co_lines():  # type: ignore[attr-defined]
+    for start, end, line in code.co_lines():
         if line is not None:
             lines[start // 2:end // 2] = [line] * ((end - start) // 2)
     return lines
@@ -227,7 +228,7 @@ def read_raw(code: CodeType) -> List[RawInstruction]:  # noqa: C901 - one flat d
             elif kind == _COMMON_CONSTANT:  # 3.15
                 argval = V.COMMON_CONSTANTS[arg]
             else:
-                argval = dis.UNKNOWN
+                argval = _UNKNOWN_VALUE
             if code_op == _BINARY_OP:
                 argrepr = _BINARY_OP_TEXT[arg]
             elif code_op == _LOAD_SPECIAL:

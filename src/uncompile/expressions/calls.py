@@ -96,7 +96,7 @@ class CallBuilder:
     def op_CALL_KW(self, ins: Instr, stack: Stack, sim: Any) -> None:
         argc, null_slot = ins.arg
         names = sim.pop(stack, ins)
-        kwnames = names.value if isinstance(names, ast.Constant) else ()
+        kwnames: Any = names.value if isinstance(names, ast.Constant) else ()
         args = sim.pop_n_raw(stack, argc, ins)
         func, extra = self._callable(stack, null_slot, sim, ins)
         split = len(args) - len(kwnames)
@@ -122,7 +122,8 @@ class CallBuilder:
             kwargs = sim.expr(kwargs, ins)
             if isinstance(kwargs, ast.Dict) and getattr(kwargs, "uncompile_call_kwargs", False):
                 for key, value in zip(kwargs.keys, kwargs.values):
-                    keywords.append(ast.keyword(arg=key.value if key is not None else None, value=value))
+                    name: Any = getattr(key, "value", None)
+                    keywords.append(ast.keyword(arg=name, value=value))
             else:
                 keywords.append(ast.keyword(arg=None, value=kwargs))
         self._finish_call(func, extra + args, keywords, stack, sim, ins)

@@ -53,10 +53,17 @@ def negate(expr: ast.expr) -> ast.expr:
     """``not expr``, undoing an existing ``not`` instead of doubling it."""
     if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
         return expr.operand
-    if isinstance(expr, ast.Compare) and len(expr.ops) == 1 and type(expr.ops[0]) in _FLIPPED \
-            and not V.LAYOUT_IN_SOURCE_ORDER:  # 3.8 - 3.10 keep ``not (a is b)`` as IS_OP 0 + a jump
+    if isinstance(expr, ast.BoolOp):  # De Morgan: the compiler threads jumps of this form best
+        flipped: ast.boolop = ast.Or() if isinstance(expr.op, ast.And) else ast.And()
+        return ast.BoolOp(op=flipped, values=[negate(value) for value in expr.values])
+    if isinstance(expr, ast.Compare) and len(expr.ops) == 1 and type(expr.ops[0]) in _FLIPPED:
         return ast.Compare(left=expr.left, ops=[_FLIPPED[type(expr.ops[0])]()], comparators=expr.comparators)
     return ast.UnaryOp(op=ast.Not(), operand=expr)
+
+
+def _flips(expr: ast.expr) -> bool:
+    """Whether :func:`negate` turns *expr* into another comparison (its operator would change)."""
+    return isinstance(expr, ast.Compare) and len(expr.ops) == 1 and type(expr.ops[0]) in _FLIPPED
 
 
 def _boolop(op: ast.boolop, left: ast.expr, right: ast.expr) -> ast.BoolOp:
@@ -88,7 +95,8 @@ def _merge_pair(a: Node, b: Node) -> Optional[Node]:
     if a_false_is_b and _same(a.true, b.false):
         return Node(a.entry, _boolop(ast.And(), negate(a.expr), b.expr), b.true, b.false)
     if a_true_is_b and _same(a.false, b.true):
-        if V.LAYOUT_IN_SOURCE_ORDER:  # the same jumps; ``a and not b`` reads better and keeps a's operator
+        if V.LAYOUT_IN_SOURCE_ORDER and _flips(a.expr) and not _flips(b.expr):
+            # the same jumps as ``not a or b``; negating a's comparison would change its operator
             return Node(a.entry, _boolop(ast.And(), a.expr, negate(b.expr)), b.false, b.true)
         return Node(a.entry, _boolop(ast.Or(), negate(a.expr), b.expr), b.true, b.false)
     return None

@@ -78,3 +78,50 @@ def _plain(value: Any) -> bool:
     return isinstance(value, ast.expr) and not M.is_marker(value) \
         and not getattr(value, "uncompile_inplace", False) and not hasattr(value, "uncompile_import") \
         and not hasattr(value, "uncompile_import_from")
+
+
+def _sequence_items(part: Any) -> List[ast.expr]:
+    """The items one operand of a 3.8 ``BUILD_*_UNPACK`` contributes: a display's own, or ``*part``."""
+    if isinstance(part, (ast.Tuple, ast.List, ast.Set)) and not getattr(part, "uncompile_comprehension", None):
+        return list(part.elts)
+    if isinstance(part, ast.Constant) and isinstance(part.value, (tuple, frozenset)):
+        return [ast.Constant(value=item) for item in part.value]
+    return [ast.Starred(value=part, ctx=ast.Load())]
+
+
+class LegacyUnpackOps:
+    """3.8's ``BUILD_*_UNPACK`` (3.9+ build displays with ``LIST_EXTEND``/``DICT_UPDATE``...)."""
+
+    def _unpack_parts(self, ins: Any, stack: Stack) -> List[ast.expr]:
+        return self.pop_n(stack, ins.arg, ins)  # type: ignore[attr-defined,no-any-return]
+
+    def op_BUILD_TUPLE_UNPACK(self, ins: Any, stack: Stack) -> None:
+        items = [item for part in self._unpack_parts(ins, stack) for item in _sequence_items(part)]
+        stack.append(ast.Tuple(elts=items, ctx=ast.Load()))
+
+    op_BUILD_TUPLE_UNPACK_WITH_CALL = op_BUILD_TUPLE_UNPACK
+
+    def op_BUILD_LIST_UNPACK(self, ins: Any, stack: Stack) -> None:
+        items = [item for part in self._unpack_parts(ins, stack) for item in _sequence_items(part)]
+        stack.append(ast.List(elts=items, ctx=ast.Load()))
+
+    def op_BUILD_SET_UNPACK(self, ins: Any, stack: Stack) -> None:
+        items = [item for part in self._unpack_parts(ins, stack) for item in _sequence_items(part)]
+        stack.append(ast.Set(elts=items))
+
+    def op_BUILD_MAP_UNPACK(self, ins: Any, stack: Stack) -> None:
+        keys: List[Any] = []
+        values: List[ast.expr] = []
+        for part in self._unpack_parts(ins, stack):
+            if isinstance(part, ast.Dict) and not getattr(part, "uncompile_comprehension", None):
+                keys.extend(part.keys)
+                values.extend(part.values)
+            else:
+                keys.append(None)
+                values.append(part)
+        node = ast.Dict(keys=keys, values=values)
+        if ins.op == "BUILD_MAP_UNPACK_WITH_CALL":
+            node.uncompile_call_kwargs = True  # type: ignore[attr-defined]
+        stack.append(node)
+
+    op_BUILD_MAP_UNPACK_WITH_CALL = op_BUILD_MAP_UNPACK

@@ -10,7 +10,7 @@ the structurer (:mod:`uncompile.structure`) drives it block by block.
 from __future__ import annotations
 
 import ast
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, cast
 
 from ..bytecode import versions as V
 from ..bytecode.instructions import Instr
@@ -18,7 +18,7 @@ from ..errors import DecompileError
 from . import values as M
 from .calls import CallBuilder
 from .constants import constant_expr
-from .legacy_ops import LegacyBlockOps
+from .legacy_ops import LegacyBlockOps, LegacyUnpackOps
 from .operators import BINARY, COMPARE, UNARY, binary, compare
 from .ops314 import Ops314
 
@@ -39,7 +39,7 @@ def _store(target: ast.expr) -> ast.expr:
     return target
 
 
-class Simulator(Ops314, LegacyBlockOps):
+class Simulator(Ops314, LegacyBlockOps, LegacyUnpackOps):
     """Executes instructions of one code object; see the module docstring."""
 
     def __init__(self, code: Any, nested: Callable[[Any], Any]) -> None:
@@ -84,7 +84,7 @@ class Simulator(Ops314, LegacyBlockOps):
             self.chain = ast.Assign(targets=[target], value=value, type_comment=None)
             return
         if isinstance(value, ast.BinOp) and getattr(value, "uncompile_inplace", False):
-            self.emit(ast.AugAssign(target=target, op=value.op, value=value.right))
+            self.emit(ast.AugAssign(target=cast(Any, target), op=value.op, value=value.right))
             return
         if isinstance(target, ast.Name) and self._import(target.id, value):
             self.mark_lazy(value)
@@ -96,7 +96,7 @@ class Simulator(Ops314, LegacyBlockOps):
 
     def _import(self, name: str, value: Any) -> bool:
         """Emit ``import``/``from ... import`` for storing an import result; False if not one."""
-        info = getattr(value, "uncompile_import", None)
+        info: Any = getattr(value, "uncompile_import", None)
         if info is not None:
             module = info[0]
             asname = None if module.split(".")[0] == name else name
@@ -133,13 +133,13 @@ class Simulator(Ops314, LegacyBlockOps):
         owner.filled += 1
         if owner.filled < len(owner.targets):
             return
-        whole = ast.Tuple(elts=list(owner.targets), ctx=ast.Store())
+        whole = ast.Tuple(elts=[t for t in owner.targets if t is not None], ctx=ast.Store())
         self.assign(whole, owner.value, stack, ins)
 
     def expr(self, value: Any, ins: Instr) -> ast.expr:
         """*value* as an expression; markers that have none are an error."""
         if isinstance(value, (ast.expr, ast.Slice)):  # ast.Slice is no ast.expr on 3.8
-            return value  # type: ignore[return-value]
+            return value
         if isinstance(value, M.FunctionValue):
             return self.calls.function_expr(value)
         raise self.fail(ins, "stack holds %r where an expression is needed" % (value,))
@@ -350,7 +350,7 @@ class Simulator(Ops314, LegacyBlockOps):
 
     def op_COMPARE_OP(self, ins: Instr, stack: Stack) -> None:
         right = self.pop_expr(stack, ins)
-        stack.append(compare(COMPARE[ins.arg], self.pop_expr(stack, ins), right))
+        stack.append(compare(COMPARE[ins.arg](), self.pop_expr(stack, ins), right))
 
     def op_IS_OP(self, ins: Instr, stack: Stack) -> None:
         right = self.pop_expr(stack, ins)
@@ -433,7 +433,7 @@ class Simulator(Ops314, LegacyBlockOps):
         stack.append(node)
 
     def op_IMPORT_FROM(self, ins: Instr, stack: Stack) -> None:
-        module = stack[-1] if stack else None
+        module: Any = stack[-1] if stack else None
         node = ast.Attribute(value=module, attr=ins.arg, ctx=ast.Load())
         node.uncompile_import_from = ins.arg  # type: ignore[attr-defined]
         stack.append(node)

@@ -172,6 +172,7 @@ class DynamoSimulator(Simulator):
         self._jump_targets |= {handler.target for handler in exception_handlers(code, self.instrs)}
         self.current: Any = None
         self._bookkeeping_names: Set[str] = set()
+        self._swallow: List[int] = []
         #: ``del`` statements moved after the statement that consumes what reads their names.
         self.deferred: List[ast.stmt] = []
 
@@ -334,6 +335,10 @@ class DynamoSimulator(Simulator):
     # -- the dispatcher -------------------------------------------------------------------
 
     def step(self, ins: Instr, stack: Stack) -> None:
+        if self._swallow and ins.index == self._swallow[0]:
+            del self._swallow[0]  # part of a pattern already executed (see :meth:`_element_taken`)
+            return
+        self._swallow = []
         self.stack = stack
         self.current = ins
         Simulator.step(self, ins, stack)
@@ -344,10 +349,33 @@ class DynamoSimulator(Simulator):
         if ins.arg > len(stack):
             raise self.fail(ins, "value stack underflow")
         item = stack[-ins.arg]
+        element = self._element_taken(ins, item)
+        if element is not None:  # ``[a, b][k]`` of a list only the stack holds: just the element
+            stack[-1] = element
+            self._swallow = [i.index for i in self.instrs[ins.index + 1: ins.index + 5]]
+            return
         if self._spillable(item) and (not _stable(item) or _mutable(item)) and not self._stored_next(ins):
             where = next(position for position, other in enumerate(stack) if other is item)
             self.spill_items(stack, self.unstable(stack[:where]) + [item])
         stack.append(stack[-ins.arg])
+
+    def _element_taken(self, ins: Instr, item: Any) -> Any:
+        """``COPY 1; LOAD_CONST k; BINARY_SUBSCR; SWAP 2; POP_TOP`` on a fresh list display: its item k."""
+        if ins.arg != 1 or not isinstance(item, ast.List) or getattr(item, "uncompile_comprehension", None):
+            return None
+        following = self.instrs[ins.index + 1: ins.index + 5]
+        if [i.op for i in following] != ["LOAD_CONST", "BINARY_SUBSCR", "SWAP", "POP_TOP"] \
+                or following[2].arg != 2 or any(i.offset in self._jump_targets for i in following):
+            return None
+        index = following[0].arg[0]
+        elts = item.elts
+        if type(index) is not int or not -len(elts) <= index < len(elts) \
+                or any(isinstance(e, ast.Starred) for e in elts):
+            return None
+        chosen = elts[index]
+        if not all(_stable(e) for e in elts if e is not chosen):
+            return None  # the other items were evaluated for their effects
+        return chosen
 
     def _stored_next(self, ins: Instr) -> bool:
         """``COPY 1; STORE_FAST name``: the store names the value (see :meth:`assign`)."""

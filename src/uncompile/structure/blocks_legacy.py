@@ -93,6 +93,21 @@ class LegacyBlocks:
         self._legacy_stacks = stacks
         return stacks
 
+    def legacy_link_handlers(self) -> None:
+        """Give each block ending in ``SETUP_*`` its handler as a successor.
+
+        The handler is entered from anywhere in the body, but for the graph's purposes
+        (reachability, loops, where statements merge) one edge from the set-up suffices
+        and leaves the body's own branches alone.
+        """
+        for block in self.blocks:
+            last = self.instrs[block.end - 1]
+            if last.op.startswith("SETUP_") and last.target is not None:
+                target = self.cfg.block_of_offset(last.target)  # type: ignore[attr-defined]
+                if target is not None and target.id not in block.succs:
+                    block.succs.append(target.id)
+                    target.preds.append(block.id)
+
     def _legacy_top_is(self, i: int, block: Block) -> bool:
         stack = self.block_stacks()[i]
         return bool(stack) and stack[-1] == block  # type: ignore[index]

@@ -20,6 +20,7 @@ from types import CodeType
 from typing import List, Optional
 
 from ..bytecode import versions as V
+from ..bytecode.reader import read_raw
 
 _ENDS_BLOCK = frozenset({"RETURN_VALUE", "RAISE_VARARGS", "RERAISE"})
 
@@ -34,7 +35,7 @@ def else_block_follows(code: CodeType, offset: int) -> bool:
 
 def _first_load_borrowed(code: CodeType, offset: int) -> Optional[bool]:
     """Whether the local loads of the block at *offset* are borrowed (None: it loads none)."""
-    for ins in dis.get_instructions(code):
+    for ins in read_raw(code):
         if ins.offset < offset:
             continue
         name = ins.opname

@@ -15,8 +15,10 @@ from types import CodeType
 from typing import Any, List
 
 from ..bytecode import versions as V
+from ..bytecode.reader import read_raw
 from .annotations import restore_annotations
 from .borrow import move_into_else
+from .statements import iter_statements
 
 _CLASS_BOOKKEEPING = ("__module__", "__qualname__", "__firstlineno__", "__static_attributes__",
                       "__classdictcell__", "__classcell__", "__type_params__")
@@ -54,10 +56,9 @@ def _drop_trailing(stmts: List[ast.stmt], kind: Any) -> List[ast.stmt]:
 
 
 def _tidy_loops(stmts: List[ast.stmt]) -> None:
-    for node in stmts:
-        for child in ast.walk(node):
-            if isinstance(child, (ast.For, ast.While, ast.AsyncFor)):
-                child.body = _drop_trailing(child.body, lambda s: isinstance(s, ast.Continue)) or [ast.Pass()]
+    for child in iter_statements(stmts):
+        if isinstance(child, (ast.For, ast.While, ast.AsyncFor)):
+            child.body = _drop_trailing(child.body, lambda s: isinstance(s, ast.Continue)) or [ast.Pass()]
 
 
 def _is_class_bookkeeping(stmt: ast.stmt) -> bool:
@@ -113,7 +114,7 @@ def _has_docstring(code: CodeType) -> bool:
     if flag is not None:
         return bool(code.co_flags & flag)
     first = code.co_consts[0]
-    for ins in __import__("dis").get_instructions(code):
+    for ins in read_raw(code):
         if ins.opname in ("LOAD_CONST", "RETURN_CONST") and ins.arg == 0:
             return False
     return isinstance(first, str)

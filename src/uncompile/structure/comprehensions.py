@@ -9,13 +9,13 @@ internal ``ComprehensionItem`` (``LIST_APPEND``/``SET_ADD``/``MAP_ADD``) or a ``
 from __future__ import annotations
 
 import ast
-from typing import List, Optional
+from typing import Any, List, Optional
 
 from ..expressions.calls import ComprehensionItem
 from ..expressions.conditions import negate
 
 
-def _item(stmts: List[ast.stmt], generators: List[ast.comprehension]) -> Optional[ast.expr]:
+def _item(stmts: List[ast.stmt], generators: List[ast.comprehension]) -> Any:
     """Walk a loop body, adding generators/conditions; returns the innermost item."""
     while stmts:
         first = stmts[0]

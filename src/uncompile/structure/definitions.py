@@ -28,7 +28,7 @@ def _const_items(node: Any) -> Optional[List[ast.expr]]:
     return None
 
 
-def _annotations(node: Any) -> Dict[str, ast.expr]:
+def _annotations(node: Any) -> Dict[Any, ast.expr]:
     if node is None:
         return {}
     if isinstance(node, M.FunctionValue):  # 3.14+: an __annotate__ function
@@ -103,9 +103,10 @@ class Nested:
         is_async = bool(code.co_flags & (inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR))
         node_type = ast.AsyncFunctionDef if is_async else ast.FunctionDef
         node = node_type(name=code.co_name, args=signature(code, value), body=body or [ast.Pass()],
-                         decorator_list=list(value.decorators), returns=notes.get("return"), type_comment=None)
+                         decorator_list=list(value.decorators), returns=notes.get("return"),
+                         type_comment=None)
         if hasattr(ast, "TypeAlias"):
-            node.type_params = []  # type: ignore[attr-defined]
+            setattr(node, "type_params", [])  # noqa: B010 - the field is new in 3.12
         return node
 
     def class_def(self, value: M.ClassValue, name: str) -> ast.stmt:
@@ -113,7 +114,7 @@ class Nested:
         node = ast.ClassDef(name=value.name, bases=value.bases, keywords=value.keywords,
                             body=body or [ast.Pass()], decorator_list=list(value.decorators))
         if hasattr(ast, "TypeAlias"):
-            node.type_params = []  # type: ignore[attr-defined]
+            setattr(node, "type_params", [])  # noqa: B010 - the field is new in 3.12
         if name != value.name:
             raise DecompileError("class %s stored as %s" % (value.name, name), construct="class")
         return node
@@ -129,7 +130,8 @@ class Nested:
         elif len(body) == 1 and isinstance(body[0], ast.Expr) and code.co_flags & inspect.CO_GENERATOR:
             expr = body[0].value
         else:
-            raise DecompileError("lambda body is not an expression", function=code.co_name, construct="lambda")
+            raise DecompileError("lambda body is not an expression", function=code.co_name,
+                                 construct="lambda")
         node: ast.expr = ast.Lambda(args=signature(code, value), body=expr)
         for decorator in reversed(value.decorators):
             node = ast.Call(func=decorator, args=[node], keywords=[])
@@ -147,7 +149,7 @@ class Nested:
             expr = body[-1].value
         if expr is None or not hasattr(expr, "generators"):
             raise DecompileError("comprehension body", function=code.co_name, construct="comprehension")
-        first = expr.generators[0]  # type: ignore[attr-defined]
+        first = getattr(expr, "generators")[0]  # noqa: B009
         if isinstance(first.iter, ast.Name) and first.iter.id == "_0_":
             first.iter = iterable
         return expr

@@ -29,6 +29,11 @@ class HandlerStructurer:
     handlers: List[Any]
     sim: Any
     exit: Optional[int]
+    cfg: Any
+    block_of: List[int]
+    walk: Any
+    fail: Any
+    handler_of: Any
 
     # -- facts about handlers -----------------------------------------------------------
 
@@ -38,7 +43,7 @@ class HandlerStructurer:
         return min(e.start for e in entries), max(e.end for e in entries)
 
     def index_at(self, offset: int) -> int:
-        return self.cfg.index_for(offset)  # type: ignore[attr-defined]
+        return self.cfg.index_for(offset)
 
     def is_try_handler(self, entry: Any) -> bool:
         i = self.index_at(entry.target)
@@ -59,7 +64,7 @@ class HandlerStructurer:
                     return handler_index + 1, i
                 depth -= 1
             i += 1
-        raise self.fail(handler_index, "finally handler without RERAISE")  # type: ignore[attr-defined]
+        raise self.fail(handler_index, "finally handler without RERAISE")
 
     def _is_cleanup(self, i: int) -> bool:
         ops = [ins.op for ins in self.instrs[i:i + 3]]
@@ -144,13 +149,13 @@ class HandlerStructurer:
             extra = self.sim.out
             self.sim.out = saved
             if extra:
-                raise self.fail(j, "with target")  # type: ignore[attr-defined]
+                raise self.fail(j, "with target")
             target, j = slot.target, k
-        entry = self.handler_of(self.instrs[j].offset)  # type: ignore[attr-defined]
+        entry = self.handler_of(self.instrs[j].offset)
         if entry is None:
-            raise self.fail(j, "with body without handler")  # type: ignore[attr-defined]
+            raise self.fail(j, "with body without handler")
         lo, hi = self.span(entry.target)
-        body = self.walk(j, ctx.inside(lo, hi, entry.target), list(stack), entering=True)  # type: ignore
+        body = self.walk(j, ctx.inside(lo, hi, entry.target), list(stack), entering=True)
         del stack[len(stack) - V.WITH_EXIT_SLOTS:]
         after_index = self.exit
         item = ast.withitem(context_expr=manager, optional_vars=target)
@@ -170,9 +175,9 @@ class HandlerStructurer:
 
     def try_statement(self, pos: int, entry: Any, ctx: Context, stack: List[Any]) -> Optional[int]:
         handler_index = self.index_at(entry.target)
-        outer = self.handler_of(self.instrs[handler_index].offset)  # type: ignore[attr-defined]
+        outer = self.handler_of(self.instrs[handler_index].offset)
         if outer is not None:
-            cleanup = self.handler_of(outer.target)  # type: ignore[attr-defined]
+            cleanup = self.handler_of(outer.target)
             if cleanup is not None and cleanup.target not in ctx.active and self.is_try_handler(cleanup) \
                     and not self._is_except(self.index_at(cleanup.target)) and cleanup.target != entry.target:
                 lo, hi = self.span(cleanup.target)
@@ -189,7 +194,7 @@ class HandlerStructurer:
         lo, hi = self.span(entry.target)
         inner = ctx.inside(lo, hi, entry.target)._replace(finally_bodies=(template,) + ctx.finally_bodies)
         body_stack = list(stack)
-        body = self.walk(pos, inner, body_stack, entering=True)  # type: ignore[attr-defined]
+        body = self.walk(pos, inner, body_stack, entering=True)
         after = self.exit
         carry = getattr(self.sim, "carry_stack", None)  # Dynamo's code: values live across the region
         if carry is not None and after is not None:
@@ -212,17 +217,17 @@ class HandlerStructurer:
     def _walk_until(self, start: int, end: int, ctx: Context, stack: List[Any]) -> List[ast.stmt]:
         """Statements of instructions ``[start, end)`` (a handler body)."""
         body = self.walk(start, ctx._replace(until=end, lo=-1, hi=1 << 60), stack,
-                         entering=True)  # type: ignore[attr-defined]
+                         entering=True)
         return body
 
     def try_except(self, pos: int, entry: Any, ctx: Context, stack: List[Any]) -> Optional[int]:
         lo, hi = self.span(entry.target)
-        body = self.walk(pos, ctx.inside(lo, hi, entry.target), list(stack), entering=True)  # type: ignore
+        body = self.walk(pos, ctx.inside(lo, hi, entry.target), list(stack), entering=True)
         after = self.exit
         handler_index = self.index_at(entry.target)
         clauses, follow = self._clauses(handler_index + 1, ctx, stack)
         if after is not None and after != follow and self._returns_at(after):
-            body = body + self.walk(after, ctx, list(stack), entering=True)  # type: ignore[attr-defined]
+            body = body + self.walk(after, ctx, list(stack), entering=True)
             after = None
         else_next = follow is None and after is not None \
             and else_block_follows(self.code, self.instrs[after].offset)  # type: ignore[attr-defined]
@@ -230,8 +235,8 @@ class HandlerStructurer:
             follow = after
         orelse: List[ast.stmt] = []
         if after is not None and follow is not None and after != follow:
-            follow_block = self.block_of[follow]  # type: ignore[attr-defined]
-            orelse = self.walk(after, ctx.stop_at(follow_block), list(stack))  # type: ignore[attr-defined]
+            follow_block = self.block_of[follow]
+            orelse = self.walk(after, ctx.stop_at(follow_block), list(stack))
         node = ast.Try(body=body or [ast.Pass()], handlers=clauses, orelse=orelse,  # type: ignore[arg-type]
                        finalbody=[])
         self.sim.emit(mark_else_next(node) if else_next else node)
@@ -248,7 +253,8 @@ class HandlerStructurer:
             i += 1
         return False
 
-    def _clauses(self, i: int, ctx: Context, stack: List[Any]) -> Tuple[List[ast.excepthandler], Optional[int]]:
+    def _clauses(self, i: int, ctx: Context,
+                 stack: List[Any]) -> Tuple[List[ast.excepthandler], Optional[int]]:
         clauses: List[ast.excepthandler] = []
         follow: Optional[int] = None
         base = stack + [M.Discard()]
@@ -303,11 +309,11 @@ class HandlerStructurer:
         loop = ctx.loop
         if exit_index is not None and loop is not None and exit_index < len(self.instrs) \
                 and self.block_of[exit_index] in (loop.continue_to, loop.break_to) \
-                and self.blocks[self.block_of[exit_index]].start == exit_index:  # type: ignore[attr-defined]
+                and self.blocks[self.block_of[exit_index]].start == exit_index:
             exit_index = None
         until = end + 1 if exit_index is not None else ctx.until
         body = self.walk(i, ctx._replace(until=until, except_name=name), stack,
-                         entering=True)  # type: ignore[attr-defined]
+                         entering=True)
         return body, exit_index
 
     def _clause_end(self, k: int, name: Optional[str]) -> Optional[int]:
@@ -320,6 +326,7 @@ class HandlerStructurer:
             return self.index_at(self.instrs[k].target)
         if k < len(self.instrs) and self.instrs[k].op in ("RETURN_VALUE", "RAISE_VARARGS"):
             return None
-        if k + 1 < len(self.instrs) and self.instrs[k].op == "LOAD_CONST" and self.instrs[k + 1].op == "RETURN_VALUE":
+        if k + 1 < len(self.instrs) and self.instrs[k].op == "LOAD_CONST" \
+                and self.instrs[k + 1].op == "RETURN_VALUE":
             return None
         return k if V.VERSION >= (3, 11) else None

@@ -49,6 +49,8 @@ class Walker(HandlerStructurer, LegacyBlocks, CompareChains):
         self.handlers = exception_handlers(code, self.instrs) if V.HAS_EXCEPTION_TABLE else []
         self.cfg = ControlFlowGraph(self.instrs, self.handlers)
         self.blocks = self.cfg.blocks
+        if not V.HAS_EXCEPTION_TABLE:
+            self.legacy_link_handlers()
         self.sim = simulator_for(code, nested)
         self.block_of: List[int] = [0] * len(self.instrs)
         for block in self.blocks:
@@ -79,7 +81,8 @@ class Walker(HandlerStructurer, LegacyBlocks, CompareChains):
             succs = {b: self.blocks[b].succs + self.blocks[b].handlers for b in nodes}
             if ctx.loop is not None:
                 succs[ctx.loop.header] = []
-            raising = [b for b in nodes if self.instrs[self.blocks[b].end - 1].op in ("RAISE_VARARGS", "RERAISE")]
+            raising = [b for b in nodes
+                       if self.instrs[self.blocks[b].end - 1].op in ("RAISE_VARARGS", "RERAISE")]
             self._pdoms[region] = immediate_postdominators(succs, nodes, raising)
         return self._pdoms[region].get(block)
 
@@ -89,7 +92,8 @@ class Walker(HandlerStructurer, LegacyBlocks, CompareChains):
         stack: List[Any] = []
         return self.walk(0, Context(), stack)
 
-    def walk(self, pos: Optional[int], ctx: Context, stack: List[Any], entering: bool = False) -> List[ast.stmt]:
+    def walk(self, pos: Optional[int], ctx: Context, stack: List[Any],
+             entering: bool = False) -> List[ast.stmt]:
         """Statements from instruction index *pos* until a stop; ``self.exit`` is where it stopped."""
         out: List[ast.stmt] = []
         saved, self.sim.out = self.sim.out, out
@@ -188,7 +192,9 @@ class Walker(HandlerStructurer, LegacyBlocks, CompareChains):
         try:
             for i in range(start, block.end - 1):
                 ins = self.instrs[i]
-                if ins.op in _PURE_FORBIDDEN or ins.op.startswith("STORE") or ins.target is not None:
+                genexpr_iter = ins.op == "GET_ITER" and self.instrs[i + 1].op == "CALL"  # f(x for x in y)
+                if (ins.op in _PURE_FORBIDDEN and not genexpr_iter) or ins.op.startswith("STORE") \
+                        or ins.target is not None:
                     return None
                 self.sim.step(ins, work)
             last = self.instrs[block.end - 1]
@@ -332,7 +338,8 @@ class Walker(HandlerStructurer, LegacyBlocks, CompareChains):
         elif follow is None and else_b is not None and else_b > 0:
             before = self.blocks[else_b - 1]
             last = self.instrs[before.end - 1]
-            if last.op == "JUMP" and before.jump is not None and before.offset >= self.blocks[block_id].offset \
+            if last.op == "JUMP" and before.jump is not None \
+                    and before.offset >= self.blocks[block_id].offset \
                     and self.blocks[before.jump].offset > self.blocks[else_b].offset \
                     and (ctx.loop is None or before.jump in ctx.loop.body and before.jump != ctx.loop.header):
                 follow = before.jump
@@ -386,7 +393,12 @@ class Walker(HandlerStructurer, LegacyBlocks, CompareChains):
             return -1
         bottom = self.blocks[sources[0]]
         last = self.instrs[bottom.end - 1]
-        if last.op not in V.CONDITIONAL_JUMPS or bottom.jump != body_b or bottom.fall != exit_b:
+        if last.op == "JUMP" and bottom.end - bottom.start == 1 and len(bottom.preds) == 1:
+            bottom = self.blocks[bottom.preds[0]]  # 3.12+: cond; POP_JUMP_IF_FALSE exit; JUMP_BACKWARD body
+            last = self.instrs[bottom.end - 1]
+            if last.op not in V.CONDITIONAL_JUMPS or bottom.jump != exit_b or bottom.fall != sources[0]:
+                return -1
+        elif last.op not in V.CONDITIONAL_JUMPS or bottom.jump != body_b or bottom.fall != exit_b:
             return -1
         n = self._pure_suffix(block_id, bottom.id)
         if n == 0:
@@ -456,7 +468,8 @@ class Walker(HandlerStructurer, LegacyBlocks, CompareChains):
     def natural_loop(self, header: int) -> FrozenSet[int]:
         head = self.blocks[header]
         body = {header}
-        work = [p for p in head.preds if self.blocks[p].offset >= head.offset and self._reach_normal(header, p)]
+        work = [p for p in head.preds
+                if self.blocks[p].offset >= head.offset and self._reach_normal(header, p)]
         while work:
             b = work.pop()
             if b in body:
@@ -485,7 +498,8 @@ class Walker(HandlerStructurer, LegacyBlocks, CompareChains):
         head = self.blocks[header]
         exit_b = head.jump
         exit_off = self.blocks[exit_b].offset if exit_b is not None else 1 << 60
-        body |= {b.id for b in self.blocks if head.offset <= b.offset < exit_off and ctx.lo <= b.offset < ctx.hi
+        body |= {b.id for b in self.blocks
+                 if head.offset <= b.offset < exit_off and ctx.lo <= b.offset < ctx.hi
                  and not self.instrs[b.start].op == "PUSH_EXC_INFO"}
         iterator = self.sim.pop(stack, self.instrs[head.start])
         slots: List[Any] = []
@@ -500,7 +514,9 @@ class Walker(HandlerStructurer, LegacyBlocks, CompareChains):
         self.sim.pending.append(self.instrs[head.start].offset)
         inner = ctx._replace(loop=info, region=frozenset(body), stops=frozenset())
         stmts = self.walk(self.start_of(head.fall), inner, stack + [iterator] + slots + [target])
-        orelse = self.walk(self.start_of(else_b), ctx.stop_at(break_to), list(stack)) if else_b is not None else []
+        orelse: List[ast.stmt] = []
+        if else_b is not None:
+            orelse = self.walk(self.start_of(else_b), ctx.stop_at(break_to), list(stack))
         if target.target is None:
             raise self.fail(head.start, "for loop without a target")
         loop_node = ast.For(target=target.target, iter=iterator.iterable, body=stmts or [ast.Pass()],
@@ -520,7 +536,8 @@ class Walker(HandlerStructurer, LegacyBlocks, CompareChains):
     def while_loop(self, header: int, body: set, ctx: Context, stack: List[Any]) -> Optional[int]:
         head = self.blocks[header]
         last_source = max(self.blocks[b].offset for b in body)
-        body |= {b.id for b in self.blocks if head.offset <= b.offset <= last_source and ctx.lo <= b.offset < ctx.hi
+        body |= {b.id for b in self.blocks
+                 if head.offset <= b.offset <= last_source and ctx.lo <= b.offset < ctx.hi
                  and self.instrs[b.start].op != "PUSH_EXC_INFO" and self._reach_normal(header, b.id)}
         outs = self._exits(body, None)
         exit_b = outs[0] if outs else None
@@ -553,7 +570,7 @@ class Walker(HandlerStructurer, LegacyBlocks, CompareChains):
 def _assert_or_if(test: ast.expr, body: List[ast.stmt], orelse: List[ast.stmt]) -> ast.stmt:
     """``if not x: raise AssertionError(msg)`` (from ``LOAD_ASSERTION_ERROR``) is ``assert x, msg``."""
     if len(body) == 1 and not orelse and isinstance(body[0], ast.Raise) and body[0].cause is None:
-        exc = body[0].exc
+        exc: Any = body[0].exc
         msg = None
         if isinstance(exc, ast.Call) and len(exc.args) == 1 and not exc.keywords:
             exc, msg = exc.func, exc.args[0]
