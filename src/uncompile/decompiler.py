@@ -16,6 +16,7 @@ from types import CodeType
 from .errors import DecompileError
 from .structure.annotations import evaluator_statement, is_lazy_evaluator
 from .structure.definitions import Nested, body_of, signature
+from .structure.statements import iter_statements
 
 _COMPREHENSIONS = ("<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>")
 
@@ -27,9 +28,8 @@ def _tag(node: ast.stmt, offsets: tuple = ()) -> ast.stmt:
 
 
 def _tag_all(tree: ast.Module) -> ast.Module:
-    for node in ast.walk(tree):
-        if isinstance(node, ast.stmt):
-            _tag(node)
+    for node in iter_statements(tree.body):
+        _tag(node)
     return tree
 
 

@@ -58,6 +58,26 @@ def locals_survive(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
     return third * len(names)
 
 
+def break_inside_with(x: torch.Tensor) -> torch.Tensor:
+    with torch.no_grad():
+        y = x * 2
+        print("uncompile-workload", end="\r")
+        z = y + 1
+    return z * x
+
+
+def _breaking_helper(t: torch.Tensor) -> torch.Tensor:
+    u = t.cos()
+    torch._dynamo.graph_break()
+    return u + 1
+
+
+def nested_break(x: torch.Tensor) -> torch.Tensor:
+    a = x.sin()
+    b = _breaking_helper(a)
+    return a * b
+
+
 def run_graph_breaks(compile: Compile) -> List[Any]:
     x = _inputs(4, 4)
     outputs: List[Any] = []
@@ -66,6 +86,8 @@ def run_graph_breaks(compile: Compile) -> List[Any]:
     outputs.append(compile(print_break)(x, 0.5))
     outputs.append(compile(item_break)(x))
     outputs.append(compile(locals_survive)(x, _inputs(4, 4, seed=1)))
+    outputs.append(compile(break_inside_with)(x))
+    outputs.append(compile(nested_break)(x))
     return outputs
 
 

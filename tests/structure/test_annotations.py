@@ -10,7 +10,7 @@ from uncompile.decompiler import decompile_code
 from uncompile.structure.annotations import annotate_entries, is_lazy_evaluator
 from uncompile.verify import verify_code
 
-pytestmark = pytest.mark.skipif(sys.version_info < (3, 14), reason="PEP 649 annotations are 3.14+")
+PEP649 = pytest.mark.skipif(sys.version_info < (3, 14), reason="PEP 649 annotations are 3.14+")
 
 MODULE = '''
 import os
@@ -47,6 +47,7 @@ def _module():
     return compile(MODULE, "<test>", "exec", dont_inherit=True)
 
 
+@PEP649
 def test_module_round_trips_with_its_annotations():
     result = verify_code(_module())
     assert result.identical, result
@@ -57,6 +58,7 @@ def test_module_round_trips_with_its_annotations():
     assert "__annotate__" not in source and "__conditional_annotations__" not in source
 
 
+@PEP649
 def test_function_annotate_entries():
     code = next(c for c in _module().co_consts if getattr(c, "co_name", "") == "__annotate__"
                 and "return" in c.co_consts)
@@ -64,9 +66,26 @@ def test_function_annotate_entries():
     assert names == ["a", "b", "c", "d", "return"]
 
 
+@PEP649
 def test_type_alias_value_is_a_type_statement():
     module = compile("type Pair = tuple[int, int]\n", "<test>", "exec", dont_inherit=True)
     value = next(c for c in module.co_consts if getattr(c, "co_name", "") == "Pair")
     assert is_lazy_evaluator(value)
     assert decompile_code(value).strip() == "type Pair = tuple[int, int]"
     assert verify_code(value, qualname="Pair").identical
+
+
+FUTURE = '''
+from __future__ import annotations
+
+
+class C:
+    def f(self, a: int, b: "x" = 1, *c: list[int]) -> C | None:
+        pass
+'''
+
+
+def test_stringified_annotations_come_back_as_expressions():
+    result = verify_code(compile(FUTURE, "<test>", "exec", dont_inherit=True))
+    assert result.identical, result
+    assert "def f(self, a: int, b: 'x' = 1, *c: list[int]) -> C | None:" in (result.source or "")

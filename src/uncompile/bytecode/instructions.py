@@ -11,7 +11,11 @@ supported version (see :mod:`uncompile.bytecode.versions` for the facts used):
 * ``BINARY_OP``/``COMPARE_OP`` carry the operator text, ``LOAD_GLOBAL``/``LOAD_ATTR`` a
   ``(name, pushes_null)`` pair, calls are ``CALL (argc, kwnames, null_slot)``;
 * an ``await``/``yield from`` loop (``SEND``...) is one ``AWAIT``/``YIELD_FROM``;
-* ``FOR_ITER`` targets the first instruction after the loop's ``END_FOR``/``POP_ITER``.
+* ``FOR_ITER`` targets the first instruction after the loop's ``END_FOR``/``POP_ITER``;
+* 3.14+: a ``with`` entry (``LOAD_SPECIAL``...) is ``BEFORE_WITH`` and an inlined
+  ``all``/``any``/``tuple`` call is the plain call (:mod:`.sequences`);
+  ``LOAD_COMMON_CONSTANT`` is ``LOAD_CONST``, ``LOAD_ASSERTION_ERROR`` or ``LOAD_BUILTIN name``;
+  a 3.15 ``lazy`` import is ``IMPORT_NAME_LAZY``.
 
 Every ``Instr`` keeps the ``offset`` of the original instruction it came from.
 """

@@ -60,10 +60,9 @@ WITH_EXIT_ARGC = WITH_EXIT_SLOTS + 1
 #: and a second item (``NULL`` or an index), which ``POP_ITER`` pops with it.
 ITERATOR_SLOTS = 2 if VERSION >= (3, 15) else 1
 
-#: 3.14 loads locals as ``LOAD_FAST_BORROW`` where its analysis allows, which shows whether
-#: code after a ``try`` was its ``else:`` block (see structure.borrow); 3.15's analysis
-#: borrows in both cases.
-BORROW_SHOWS_TRY_ELSE = VERSION == (3, 14)
+#: Up to 3.13 ``not a in b`` (``is``, too) in a condition compiles as ``a not in b``; 3.14+
+#: keep the ``not`` as a reversed jump, so negating a condition must not flip its operator.
+FOLDS_NOT_INTO_COMPARISON = VERSION < (3, 14)
 
 #: 3.15 folds ``GET_YIELD_FROM_ITER`` into ``GET_ITER`` with this operand (None: not folded).
 GET_ITER_YIELD_FROM = 3 if VERSION >= (3, 15) else None

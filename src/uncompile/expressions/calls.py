@@ -120,7 +120,8 @@ class CallBuilder:
         keywords: List[ast.keyword] = []
         if kwargs is not None:
             kwargs = sim.expr(kwargs, ins)
-            if isinstance(kwargs, ast.Dict) and getattr(kwargs, "uncompile_call_kwargs", False):
+            if isinstance(kwargs, ast.Dict) and (getattr(kwargs, "uncompile_call_kwargs", False)
+                                                 or _keyword_display(kwargs)):
                 for key, value in zip(kwargs.keys, kwargs.values):
                     name: Any = getattr(key, "value", None)
                     keywords.append(ast.keyword(arg=name, value=value))
@@ -314,6 +315,16 @@ def _in_comprehension(stack: Stack, depth: int) -> bool:
     """Whether a loop's iterator lies above the display at ``stack[-depth]`` (it is being built
     by a comprehension, not written out)."""
     return any(isinstance(v, M.Iterator) for v in stack[len(stack) - depth + 1:])
+
+
+def _keyword_display(node: ast.Dict) -> bool:
+    """A dict display of ``name=value`` pairs: what ``f(*args, name=value)`` passes (no ``**``).
+
+    ``f(*a, **{'k': v})`` merges the display into a fresh dict first, so a display that
+    reaches ``CALL_FUNCTION_EX`` as it is was written as keyword arguments.
+    """
+    return bool(node.keys) and all(isinstance(k, ast.Constant) and isinstance(k.value, str)
+                                   and k.value.isidentifier() for k in node.keys)
 
 
 def _joined(spec: Optional[ast.expr]) -> Optional[ast.expr]:

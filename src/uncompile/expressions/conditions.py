@@ -46,7 +46,8 @@ def _is_value(exit: Exit) -> bool:
     return isinstance(exit, tuple) and exit[0] == VALUE
 
 
-_FLIPPED = {ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.In: ast.NotIn, ast.NotIn: ast.In}
+_FLIPPED = {ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.In: ast.NotIn, ast.NotIn: ast.In} \
+    if V.FOLDS_NOT_INTO_COMPARISON else {}
 
 
 def negate(expr: ast.expr) -> ast.expr:

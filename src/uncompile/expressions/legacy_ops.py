@@ -82,7 +82,8 @@ def _plain(value: Any) -> bool:
 
 def _sequence_items(part: Any) -> List[ast.expr]:
     """The items one operand of a 3.8 ``BUILD_*_UNPACK`` contributes: a display's own, or ``*part``."""
-    if isinstance(part, (ast.Tuple, ast.List, ast.Set)) and not getattr(part, "uncompile_comprehension", None):
+    display = isinstance(part, (ast.Tuple, ast.List, ast.Set))
+    if display and not getattr(part, "uncompile_comprehension", None):
         return list(part.elts)
     if isinstance(part, ast.Constant) and isinstance(part.value, (tuple, frozenset)):
         return [ast.Constant(value=item) for item in part.value]
@@ -93,7 +94,7 @@ class LegacyUnpackOps:
     """3.8's ``BUILD_*_UNPACK`` (3.9+ build displays with ``LIST_EXTEND``/``DICT_UPDATE``...)."""
 
     def _unpack_parts(self, ins: Any, stack: Stack) -> List[ast.expr]:
-        return self.pop_n(stack, ins.arg, ins)  # type: ignore[attr-defined,no-any-return]
+        return self.pop_n(stack, ins.arg, ins)  # type: ignore[attr-defined]
 
     def op_BUILD_TUPLE_UNPACK(self, ins: Any, stack: Stack) -> None:
         items = [item for part in self._unpack_parts(ins, stack) for item in _sequence_items(part)]

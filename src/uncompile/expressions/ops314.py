@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import ast
+import inspect
 from typing import Any, List
 
 from ..bytecode import versions as V
@@ -22,10 +23,17 @@ from . import values as M
 Stack = List[Any]
 
 
+def _generated_annotate(code: Any) -> bool:
+    """Whether *code* is an ``__annotate__(format, /)`` function the compiler made for a body."""
+    return code.co_name == "__annotate__" and code.co_argcount == 1 \
+        and getattr(code, "co_posonlyargcount", 0) == 1 and code.co_varnames[:1] == ("format",)
+
+
 class Ops314:
     """Mixin of :class:`~uncompile.expressions.simulator.Simulator`; see the module docstring."""
 
     calls: Any
+    code: Any
 
     def op_LOAD_BUILTIN(self, ins: Instr, stack: Stack) -> None:
         stack.append(ast.Name(id=ins.arg, ctx=ast.Load()))
@@ -62,7 +70,7 @@ class Ops314:
         if not isinstance(target, ast.Name):
             return False
         if target.id in V.ANNOTATE_NAMES and isinstance(value, M.FunctionValue) \
-                and value.code.co_name == "__annotate__":
+                and _generated_annotate(value.code) and not self.code.co_flags & inspect.CO_OPTIMIZED:
             self.emit(AnnotateFunction(value.code))  # type: ignore[attr-defined]
             return True
         return target.id == "__classdict__" and isinstance(value, M.Discard)

@@ -50,11 +50,23 @@ class Simulator(Ops314, LegacyBlockOps, LegacyUnpackOps):
         self.globals_declared: Dict[str, None] = {}
         self.nonlocals_declared: Dict[str, None] = {}
         self.chain: Optional[ast.Assign] = None
+        self.chain_named: Optional[ast.NamedExpr] = None
+        self.parallel: List[Any] = []  # (target, value) pairs of ``a, b = x, y`` seen so far
+        self.seq = 0  # numbers values in the order they are computed
+        self.statement_seq = 0
 
     # -- statements -------------------------------------------------------------------
 
+    def _fresh(self, value: Any) -> bool:
+        """A plain value computed since the last statement (a candidate for ``a, b = x, y``)."""
+        return isinstance(value, ast.expr) and not isinstance(value, ast.NamedExpr) \
+            and getattr(value, "uncompile_seq", 0) > self.statement_seq \
+            and not getattr(value, "uncompile_inplace", False) \
+            and not hasattr(value, "uncompile_import") and not hasattr(value, "uncompile_import_from")
+
     def emit(self, stmt: ast.stmt) -> None:
         """Append *stmt*, tagging it with the offsets executed since the last statement."""
+        self.statement_seq = self.seq
         stmt.uncompile_offsets = tuple(self.pending)  # type: ignore[attr-defined]
         self.pending = []
         self.out.append(stmt)
@@ -74,15 +86,32 @@ class Simulator(Ops314, LegacyBlockOps, LegacyUnpackOps):
         if isinstance(value, M.LoopTarget):
             value.target = target
             return
-        if self.chain is not None and value is self.chain.value:
+        if self.chain is not None and value is self.chain_named:
             self.chain.targets.append(target)
             if not (stack and stack[-1] is value):
                 chain, self.chain = self.chain, None
                 self.emit(chain)
             return
         if stack and stack[-1] is value and not M.is_marker(value):
+            # ``x = y = v`` or ``(x := v)``: which one shows when the copy is used
+            named = ast.NamedExpr(target=cast(Any, target), value=value)
+            named.uncompile_seq = getattr(value, "uncompile_seq", 0)  # type: ignore[attr-defined]
+            stack[-1] = named
             self.chain = ast.Assign(targets=[target], value=value, type_comment=None)
+            self.chain_named = named
             return
+        if self.parallel or (self._fresh(value) and stack and self._fresh(stack[-1])):
+            pairs = self.parallel + [(target, value)]
+            if stack and self._fresh(stack[-1]) and stack[-1] is not value:
+                self.parallel = pairs
+                return
+            self.parallel = []
+            if len(pairs) > 1:
+                pairs.sort(key=lambda pair: getattr(pair[1], "uncompile_seq", 0))
+                values = ast.Tuple(elts=[self.expr(v, ins) for _, v in pairs], ctx=ast.Load())
+                self.emit(ast.Assign(targets=[ast.Tuple(elts=[t for t, _ in pairs], ctx=ast.Store())],
+                                     value=values, type_comment=None))
+                return
         if isinstance(value, ast.BinOp) and getattr(value, "uncompile_inplace", False):
             self.emit(ast.AugAssign(target=cast(Any, target), op=value.op, value=value.right))
             return
@@ -115,7 +144,7 @@ class Simulator(Ops314, LegacyBlockOps, LegacyUnpackOps):
         alias = ast.alias(name=attr, asname=None if attr == name else name)
         last = self.out[-1] if self.out else None
         if isinstance(last, ast.ImportFrom) and getattr(last, "uncompile_module", None) is module_node \
-                and not self.pending[:-1]:
+                and not self.pending[:-2]:  # nothing but this IMPORT_FROM and its store since
             last.names.append(alias)
             last.uncompile_offsets += tuple(self.pending)  # type: ignore[attr-defined]
             self.pending = []
@@ -171,6 +200,14 @@ class Simulator(Ops314, LegacyBlockOps, LegacyUnpackOps):
     def step(self, ins: Instr, stack: Stack) -> None:
         """Execute *ins* on *stack*; statements it completes go to ``self.out``."""
         self.pending.append(ins.offset)
+        self._dispatch(ins, stack)
+        if stack:
+            top = stack[-1]
+            if isinstance(top, ast.AST) and not hasattr(top, "uncompile_seq"):
+                self.seq += 1
+                top.uncompile_seq = self.seq  # type: ignore[attr-defined]
+
+    def _dispatch(self, ins: Instr, stack: Stack) -> None:
         handler = getattr(self, "op_" + ins.op, None)
         if handler is not None:
             handler(ins, stack)
@@ -309,8 +346,8 @@ class Simulator(Ops314, LegacyBlockOps, LegacyUnpackOps):
         if hasattr(value, "uncompile_import"):
             return
         if isinstance(value, ast.NamedExpr) or not M.is_marker(value):
-            if value is getattr(self.chain, "value", None):
-                return
+            if value is self.chain_named:
+                self.chain = None
             self.emit(ast.Expr(value=value))
 
     def op_COPY(self, ins: Instr, stack: Stack) -> None:

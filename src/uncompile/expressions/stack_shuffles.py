@@ -332,6 +332,10 @@ class DynamoSimulator(Simulator):
             return
         Simulator.op_POP_TOP(self, ins, stack)
 
+    def _fresh(self, value: Any) -> bool:
+        """No ``a, b = x, y`` here: Dynamo keeps values on the stack across its stores."""
+        return False
+
     # -- the dispatcher -------------------------------------------------------------------
 
     def step(self, ins: Instr, stack: Stack) -> None:

@@ -91,11 +91,23 @@ class ControlFlowGraph:
                 if succ is not None and succ not in block.succs:
                     block.succs.append(succ)
                     self.blocks[succ].preds.append(block.id)
+        # A try statement's handler joins the flow after it: an edge from the block before the
+        # protected range (not from inside it, so the body's own structure is unaffected).
+        first_start: Dict[int, int] = {}
         for entry in self.handlers:
-            source = self.block_at_index.get(self.index_for(entry.start))
-            target = self.block_at_index.get(self.index_for(entry.target))
-            if source is not None and target is not None and target not in self.blocks[source].handlers:
-                self.blocks[source].handlers.append(target)
+            first_start[entry.target] = min(first_start.get(entry.target, entry.start), entry.start)
+        for target_offset, start in first_start.items():
+            target_index = self.index_for(target_offset)
+            if target_index >= len(instrs) or instrs[target_index].op != "PUSH_EXC_INFO" or (
+                    target_index + 1 < len(instrs) and instrs[target_index + 1].op == "WITH_EXCEPT_START"):
+                continue
+            body = self.index_for(start)
+            if body == 0:
+                continue
+            source_block = next((b for b in self.blocks if b.start <= body - 1 < b.end), None)
+            target = self.block_at_index.get(target_index)
+            if source_block is not None and target is not None and target not in source_block.handlers:
+                source_block.handlers.append(target)
 
 
 def last_instr(cfg: ControlFlowGraph, block: Block) -> Instr:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import ast
 from types import CodeType
-from typing import Any, List, NamedTuple, Optional, Tuple
+from typing import Any, Dict, List, NamedTuple, Optional, Tuple
 
 from ..bytecode.instructions import Instr, read_instructions
 from ..errors import DecompileError
@@ -253,7 +253,7 @@ def restore_annotations(body: List[ast.stmt]) -> List[ast.stmt]:
         return body
     body = [s for s in body if s is not annotate and not _is_conditional_set(s)]
     entries = annotate_entries(annotate.code)
-    position = 0
+    position = 1 if body and _assigned_name(body[0]) == "__doc__" else 0  # the docstring stays first
     for n, entry in enumerate(entries):
         if entry.condition is not None:
             top = _place_conditional(body, entry)
@@ -302,3 +302,27 @@ def evaluator_statement(code: CodeType) -> ast.stmt:
     node = ast.TypeAlias(name=ast.Name(id=code.co_name, ctx=ast.Store()),  # type: ignore[attr-defined]
                          type_params=[], value=body[0].value)
     return node
+
+
+# -- ``from __future__ import annotations`` --------------------------------------------------
+
+_FUTURE_ANNOTATIONS = __import__("__future__").annotations.compiler_flag
+
+
+def unstringified(notes: Dict[Any, ast.expr], code: CodeType) -> Dict[Any, ast.expr]:
+    """*notes* (a function's annotations) as the expressions that were written.
+
+    Under ``from __future__ import annotations`` (any version) the compiler stores each
+    annotation as its source text, which it would quote once more if printed as a string.
+    """
+    if not code.co_flags & _FUTURE_ANNOTATIONS:
+        return notes
+    out = {}
+    for name, value in notes.items():
+        if isinstance(value, ast.Constant) and isinstance(value.value, str):
+            try:
+                value = ast.parse(value.value, mode="eval").body
+            except SyntaxError:
+                pass
+        out[name] = value
+    return out

@@ -108,6 +108,17 @@ class LegacyBlocks:
                     block.succs.append(target.id)
                     target.preds.append(block.id)
 
+    def legacy_final_return_dead(self) -> bool:
+        """Whether the code ends in an unreachable ``return None`` the compiler added (3.8, 3.9).
+
+        Then a ``return None`` the walk produces last was written in the source.
+        """
+        n = len(self.instrs)
+        if not V.KEEPS_DEAD_CODE or n < 3 or self.instrs[n - 1].op != "RETURN_VALUE" \
+                or self.instrs[n - 2].op != "LOAD_CONST" or self.instrs[n - 2].arg[0] is not None:
+            return False
+        return self.block_stacks()[n - 2] is None
+
     def _legacy_top_is(self, i: int, block: Block) -> bool:
         stack = self.block_stacks()[i]
         return bool(stack) and stack[-1] == block  # type: ignore[index]
@@ -137,11 +148,11 @@ class LegacyBlocks:
                 return k
         return None
 
-    def _legacy_returns_after(self, k: int, template: Optional[List[Any]] = None) -> bool:
+    def _legacy_returns_after(self, k: int, templates: Tuple[List[Any], ...] = ()) -> bool:
         """Whether the instructions from *k* only finish a ``return`` (after leaving blocks).
 
         Leaving blocks: the block bookkeeping, ``with`` exit calls, moving the return value
-        below what is popped, and (3.9+) a copy of a ``finally`` body, *template*.
+        below what is popped, and (3.9+) copies of enclosing ``finally`` bodies, *templates*.
         """
         instrs = self.instrs
         while k < len(instrs):
@@ -150,8 +161,8 @@ class LegacyBlocks:
                 k += 1
             elif tuple(x.op for x in instrs[k:k + 4]) == _EXIT_CALL_LEGACY:
                 k += 4
-            elif template and self._matches(k, template):  # type: ignore[attr-defined]
-                k += len(template)
+            elif any(t and self._matches(k, t) for t in templates):  # type: ignore[attr-defined]
+                k += next(len(t) for t in templates if t and self._matches(k, t))  # type: ignore[attr-defined]
             else:
                 break
         if k < len(instrs) and instrs[k].op == "RETURN_VALUE":
@@ -167,6 +178,8 @@ class LegacyBlocks:
         Block bodies are walked up to their normal exit (``until``); a ``break`` or
         ``continue`` inside them jumps past it and must not end the walk silently.
         """
+        if ctx != Context() and self._legacy_dead_final_return(pos):
+            return True  # inside a branch; at the top level it is the function's own end
         loop = ctx.loop
         if loop is None or pos == ctx.until:
             return False
@@ -225,6 +238,24 @@ class LegacyBlocks:
         return {s for s in outs if stacks[self.blocks[s].start] == expected
                 and self.instrs[self.blocks[s].end - 1].op != "RERAISE"
                 and any(self.blocks[p].jump == s for p in self.blocks[s].preds if p in body)}
+
+    def legacy_thread_exits(self, nodes: List[Any]) -> None:
+        """Point condition exits at a lone jump block to that jump's target, when shared.
+
+        ``if a or not b: break`` compiles ``b``'s false exit to the ``break`` (a block that
+        only jumps to the loop exit) while the peephole optimizer sends ``a`` straight to
+        the loop exit; seen through the jump, both exits are the same.
+        """
+        exits = {side for node in nodes for side in (node.true, node.false) if isinstance(side, int)}
+        for node in nodes:
+            for name in ("true", "false"):
+                side = getattr(node, name)
+                if not isinstance(side, int):
+                    continue
+                block = self.blocks[side]
+                if block.end - block.start == 1 and self.instrs[block.start].op == "JUMP" \
+                        and len(block.preds) == 1 and block.jump in exits:
+                    setattr(node, name, block.jump)
 
     def legacy_passes(self, start: int, limit: int) -> bool:
         """Whether the code from block *start* reaches a block laid out after block *limit*."""
@@ -313,11 +344,24 @@ class LegacyBlocks:
                 return ident
         return None
 
+    def _legacy_dead_final_return(self, pos: int) -> bool:
+        """Whether *pos* starts the implicit ``return None`` at the end of the code, unreached.
+
+        3.8 - 3.9 keep it after an ``if``/``else`` whose branches all return; written out it
+        would land in the last branch and compile to a second, reachable copy.
+        """
+        instrs = self.instrs
+        if pos == 0 or pos + 2 != len(instrs) or instrs[pos].op != "LOAD_CONST" \
+                or instrs[pos].arg[0] is not None or instrs[pos + 1].op != "RETURN_VALUE":
+            return False
+        block = self.blocks[self.block_of[pos]]  # type: ignore[attr-defined]
+        return block.start == pos and self.block_stacks()[pos] is None
+
     def _legacy_walk_to(self, start: int, end: Optional[int], ctx: Context, stack: List[Any],
                  **changes: Any) -> List[ast.stmt]:
         until = ctx.until if end is None else min(ctx.until, end)
-        return self.walk(start, ctx._replace(until=until, **changes), stack,  # type: ignore[attr-defined]
-                         entering=True)
+        # not ``entering``: a body may start with a loop, whose header is the first block
+        return self.walk(start, ctx._replace(until=until, **changes), stack)  # type: ignore[attr-defined]
 
     # -- with ---------------------------------------------------------------------------
 
@@ -351,8 +395,8 @@ class LegacyBlocks:
                 raise self.fail(j, "with target")  # type: ignore[attr-defined]
             target = slot.target
         ends = self._legacy_last(s + 1, h, "POP_BLOCK", ("with", s))
-        normal = ends[0] if ends and not self._legacy_returns_after(ends[0] + 1) else None
-        body = self._legacy_walk_to(j, normal, ctx, list(stack))
+        normal = ends[0] if ends and not self._legacy_returns_after(ends[0] + 1, ctx.finally_bodies) else None
+        body = self._legacy_walk_to(j, h if normal is None else normal, ctx, list(stack))
         stack.pop()
         item = ast.withitem(context_expr=manager, optional_vars=target)
         node_type = ast.AsyncWith if is_async else ast.With
@@ -388,9 +432,9 @@ class LegacyBlocks:
             return self._legacy_try_except(i, h, ctx, stack)
         return self._legacy_try_finally(i, h, ctx, stack)
 
-    def _legacy_body_end(self, i: int, h: int, template: Optional[List[Any]] = None) -> Optional[int]:
+    def _legacy_body_end(self, i: int, h: int, templates: Tuple[List[Any], ...]) -> Optional[int]:
         ends = self._legacy_last(i + 1, h, "POP_BLOCK", ("try", i))
-        if not ends or self._legacy_returns_after(ends[0] + 1, template):
+        if not ends or self._legacy_returns_after(ends[0] + 1, templates):
             return None
         return ends[0]
 
@@ -402,9 +446,10 @@ class LegacyBlocks:
             raise self.fail(h, "finally without its end")  # type: ignore[attr-defined]
         end = found
         template = instrs[h:end] if V.VERSION >= (3, 9) else []
-        normal = self._legacy_body_end(i, h, template)
+        normal = self._legacy_body_end(i, h, (template,) + ctx.finally_bodies)
         bodies = (template,) + ctx.finally_bodies if template else ctx.finally_bodies
-        body = self._legacy_walk_to(i + 1, normal, ctx, list(stack), finally_bodies=bodies)
+        body = self._legacy_walk_to(i + 1, h if normal is None else normal, ctx, list(stack),
+                                    finally_bodies=bodies)
         self.sim.pending.append(instrs[h].offset)
         final = self._legacy_walk_to(h, end, ctx, list(stack))
         if len(body) == 1 and isinstance(body[0], ast.Try) and not body[0].finalbody:
@@ -424,17 +469,17 @@ class LegacyBlocks:
 
     def _legacy_try_except(self, i: int, h: int, ctx: Context, stack: List[Any]) -> Optional[int]:
         instrs = self.instrs
-        normal = self._legacy_body_end(i, h)
-        body = self._legacy_walk_to(i + 1, normal, ctx, list(stack))
+        normal = self._legacy_body_end(i, h, ctx.finally_bodies)
+        body = self._legacy_walk_to(i + 1, h if normal is None else normal, ctx, list(stack))
         body_exit: Optional[int] = None
         if normal is not None:
             k = normal + 1
             body_exit = self._legacy_index(instrs[k].target) if instrs[k].op == "JUMP" else k
-        clauses, afters = self._legacy_clauses(h, ctx, stack)
+        clauses, afters, dead_afters = self._legacy_clauses(h, ctx, stack)
         follow = body_exit
         orelse: List[ast.stmt] = []
-        if body_exit is not None and afters and body_exit not in afters:
-            later = [a for a in afters if a > body_exit]
+        if body_exit is not None and (afters or dead_afters) and body_exit not in afters:
+            later = [a for a in afters + dead_afters if a > body_exit]
             if later:
                 follow = min(later)
                 stop = self.block_of[follow]  # type: ignore[attr-defined]
@@ -445,10 +490,11 @@ class LegacyBlocks:
         return follow
 
     def _legacy_clauses(self, h: int, ctx: Context,
-                        stack: List[Any]) -> Tuple[List[ast.ExceptHandler], List[int]]:
+                        stack: List[Any]) -> Tuple[List[ast.ExceptHandler], List[int], List[int]]:
         instrs = self.instrs
         clauses: List[ast.ExceptHandler] = []
         afters: List[int] = []
+        dead_afters: List[int] = []
         k = h
         while k < len(instrs):
             type_expr: Optional[ast.expr] = None
@@ -480,19 +526,20 @@ class LegacyBlocks:
             if ends and self._legacy_clause_ends(self._legacy_skip_name_cleanup(ends[0] + 1, name), ctx,
                                                  limit):
                 end = ends[0]
-            clause_body = self._legacy_walk_to(j, end, ctx, stack + [M.Discard(), M.Discard(), M.Discard()],
+            clause_body = self._legacy_walk_to(j, limit if end is None else end, ctx,
+                                               stack + [M.Discard(), M.Discard(), M.Discard()],
                                                except_name=name)
             if end is not None:
                 q = self._legacy_skip_name_cleanup(end + 1, name)
                 jumps = q < len(instrs) and instrs[q].op == "JUMP"
                 afters.append(self._legacy_index(instrs[q].target) if jumps else q)
             else:
-                afters.extend(self._legacy_dead_clause_ends(j, limit))
+                dead_afters.extend(self._legacy_dead_clause_ends(j, limit))
             clauses.append(ast.ExceptHandler(type=type_expr, name=name, body=clause_body or [ast.Pass()]))
             if next_k is None:
                 break
             k = next_k
-        return clauses, afters
+        return clauses, afters, dead_afters
 
     def _legacy_chain_end(self, start: int) -> int:
         """Index just past the last (bare) clause starting at *start*: its dead re-raise (3.8, 3.9)."""
@@ -525,7 +572,7 @@ class LegacyBlocks:
         header or exit (a ``break``/``continue`` as the clause's last statement). Where dead
         code stays (3.8, 3.9) that is known for sure: the clause's real exit follows, dead.
         """
-        if self._legacy_returns_after(q):
+        if self._legacy_returns_after(q, ctx.finally_bodies):
             return False
         if q >= len(self.instrs):
             return True

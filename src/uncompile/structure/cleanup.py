@@ -17,7 +17,6 @@ from typing import Any, List
 from ..bytecode import versions as V
 from ..bytecode.reader import read_raw
 from .annotations import restore_annotations
-from .borrow import move_into_else
 from .statements import iter_statements
 
 _CLASS_BOOKKEEPING = ("__module__", "__qualname__", "__firstlineno__", "__static_attributes__",
@@ -25,6 +24,8 @@ _CLASS_BOOKKEEPING = ("__module__", "__qualname__", "__firstlineno__", "__static
 
 
 def _is_return_none(stmt: ast.stmt) -> bool:
+    if getattr(stmt, "uncompile_shared", False):
+        return False
     return isinstance(stmt, ast.Return) and (
         stmt.value is None or (isinstance(stmt.value, ast.Constant) and stmt.value.value is None
                                and getattr(stmt.value, "uncompile_const", True)))
@@ -64,8 +65,11 @@ def _tidy_loops(stmts: List[ast.stmt]) -> None:
 def _is_class_bookkeeping(stmt: ast.stmt) -> bool:
     if isinstance(stmt, ast.Assign) and all(isinstance(t, ast.Name) for t in stmt.targets):
         return all(t.id in _CLASS_BOOKKEEPING for t in stmt.targets)  # type: ignore[attr-defined]
-    if isinstance(stmt, ast.Return) and isinstance(stmt.value, ast.Name):
-        return stmt.value.id in ("__class__", "__classdict__")
+    value = stmt.value if isinstance(stmt, ast.Return) else None
+    if isinstance(value, ast.NamedExpr):  # return (__classcell__ := __class__)
+        value = value.value
+    if isinstance(stmt, ast.Return) and isinstance(value, ast.Name):
+        return value.id in ("__class__", "__classdict__")
     return False
 
 
@@ -85,10 +89,10 @@ def _docstring(stmts: List[ast.stmt]) -> List[ast.stmt]:
 def tidy_body(stmts: List[ast.stmt], code: CodeType, sim: Any) -> List[ast.stmt]:
     """See the module docstring; *sim* knows which names were stored as global/nonlocal."""
     is_function = bool(code.co_flags & inspect.CO_NEWLOCALS)
-    if code.co_name != "<lambda>":
+    # 3.8 - 3.9: when the code's own final ``return None`` is unreachable, one written last was explicit
+    if code.co_name != "<lambda>" and not getattr(sim, "explicit_final_return", False):
         stmts = _drop_trailing(stmts, _is_return_none)
     _tidy_loops(stmts)
-    move_into_else(stmts)
     if not is_function:
         stmts = restore_annotations([s for s in stmts if not _is_class_bookkeeping(s)])
         if code.co_name != "<module>":

@@ -21,6 +21,7 @@ class CompareChains:
     blocks: List[Any]
     instrs: List[Any]
     sim: Any
+    block_of: List[int]
 
     def _run_pure(self, block_id: int, start: int, work: List[Any]) -> Optional[str]:
         block = self.blocks[block_id]
@@ -34,6 +35,27 @@ class CompareChains:
                 self.sim.step(ins, work)
             return None if self.sim.out else self.instrs[block.end - 1].op
         except Exception:  # noqa: BLE001 - a failed tentative evaluation just means "not a chain"
+            return None
+        finally:
+            self.sim.out, self.sim.pending = saved_out, saved_pending
+
+    def _value_link(self, b: int, start: int, work: List[Any], middle: Any) -> Optional[Tuple[Any, int]]:
+        """Run a value chain's next link up to its comparison; (comparison, next index)."""
+        saved_out, saved_pending = self.sim.out, self.sim.pending
+        self.sim.out, self.sim.pending = [], []
+        try:
+            i = start
+            while i < self.blocks[b].end:
+                ins = self.instrs[i]
+                if ins.target is not None or ins.op.startswith(("STORE", "DELETE", "RETURN", "POP_TOP")):
+                    return None
+                self.sim.step(ins, work)
+                i += 1
+                top = work[-1] if work else None
+                if isinstance(top, ast.Compare) and top.left is middle and len(top.ops) == 1:
+                    return None if self.sim.out else (top, i)
+            return None
+        except Exception:  # noqa: BLE001 - not a chain after all
             return None
         finally:
             self.sim.out, self.sim.pending = saved_out, saved_pending
@@ -53,6 +75,29 @@ class CompareChains:
         while b is not None:
             start = self.blocks[b].start + (1 if value else 0)
             work = base + [middle]
+            if value:
+                found = self._value_link(b, start, work, middle)
+                if found is None:
+                    return None
+                top, after = found
+                combined.ops.extend(top.ops)
+                combined.comparators.extend(top.comparators)
+                copy = self.instrs[after] if after < len(self.instrs) else None
+                if copy is not None and copy.op == "COPY" and len(work) == len(base) + 2 \
+                        and work[-2] is top.comparators[-1]:
+                    jump = self.instrs[after + 1]
+                    link = self.blocks[self.block_of[after + 1]]
+                    if jump.op in V.CONDITIONAL_JUMPS and link.jump == cleanup:
+                        middle = work[-2]
+                        b = link.fall
+                        continue
+                if len(work) != len(base) + 1:
+                    return None
+                del stack[:]
+                stack.extend(base)
+                if copy is not None and copy.op == "JUMP":
+                    return combined, None, self.blocks[self.block_of[after]].jump
+                return combined, None, -1 - after
             last = self._run_pure(b, start, work)
             if last is None and self.blocks[b].end - 1 < start:
                 return None

@@ -15,7 +15,7 @@ from typing import Any, Dict, List, Optional
 
 from ..errors import DecompileError
 from ..expressions import values as M
-from .annotations import annotation_mapping
+from .annotations import annotation_mapping, unstringified
 from .cleanup import tidy_body
 from .comprehensions import loop_to_comprehension
 
@@ -47,7 +47,7 @@ def signature(code: CodeType, value: Optional[M.FunctionValue] = None) -> ast.ar
     posonly = getattr(code, "co_posonlyargcount", 0)
     npos = code.co_argcount
     nkw = code.co_kwonlyargcount
-    notes = _annotations(value.annotations) if value is not None else {}
+    notes = unstringified(_annotations(value.annotations), value.code) if value is not None else {}
 
     def arg(name: str) -> ast.arg:
         shown = "_0_" if name == ".0" else name
@@ -99,7 +99,7 @@ class Nested:
     def function_def(self, value: M.FunctionValue) -> ast.stmt:
         code = value.code
         body = body_of(code)
-        notes = _annotations(value.annotations)
+        notes = unstringified(_annotations(value.annotations), value.code)
         is_async = bool(code.co_flags & (inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR))
         node_type = ast.AsyncFunctionDef if is_async else ast.FunctionDef
         node = node_type(name=code.co_name, args=signature(code, value), body=body or [ast.Pass()],

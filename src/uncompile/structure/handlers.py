@@ -11,11 +11,10 @@ skips the ``__exit__(None, None, None)`` calls of ``with`` blocks.
 from __future__ import annotations
 
 import ast
-from typing import Any, List, Optional, Tuple
+from typing import Any, List, Optional, Tuple, cast
 
 from ..bytecode import versions as V
 from ..expressions import values as M
-from .borrow import else_block_follows, mark_else_next
 from .context import Context
 
 _EXIT_CALL = ("LOAD_CONST", "LOAD_CONST", "LOAD_CONST", "CALL")
@@ -40,7 +39,15 @@ class HandlerStructurer:
     def span(self, target: int) -> Tuple[int, int]:
         """Offsets ``[lo, hi)`` covered by handler entries that go to *target*."""
         entries = [e for e in self.handlers if e.target == target]
-        return min(e.start for e in entries), max(e.end for e in entries)
+        # 3.12+ place an ``await``'s CLEANUP_THROW out of line, after the code that follows
+        # (and handler tails of nested constructs, which start with POP_EXCEPT/PUSH_EXC_INFO)
+        inline = [e for e in entries
+                  if self._op_at(e.start) not in ("CLEANUP_THROW", "POP_EXCEPT", "PUSH_EXC_INFO")] or entries
+        return min(e.start for e in inline), max(e.end for e in inline)
+
+    def _op_at(self, offset: int) -> str:
+        index = self.index_at(offset)
+        return self.instrs[index].op if index < len(self.instrs) else ""
 
     def index_at(self, offset: int) -> int:
         return self.cfg.index_for(offset)
@@ -229,17 +236,14 @@ class HandlerStructurer:
         if after is not None and after != follow and self._returns_at(after):
             body = body + self.walk(after, ctx, list(stack), entering=True)
             after = None
-        else_next = follow is None and after is not None \
-            and else_block_follows(self.code, self.instrs[after].offset)  # type: ignore[attr-defined]
         if follow is None:
             follow = after
         orelse: List[ast.stmt] = []
         if after is not None and follow is not None and after != follow:
             follow_block = self.block_of[follow]
             orelse = self.walk(after, ctx.stop_at(follow_block), list(stack))
-        node = ast.Try(body=body or [ast.Pass()], handlers=clauses, orelse=orelse,  # type: ignore[arg-type]
-                       finalbody=[])
-        self.sim.emit(mark_else_next(node) if else_next else node)
+        self.sim.emit(ast.Try(body=body or [ast.Pass()], handlers=cast(Any, clauses), orelse=orelse,
+                              finalbody=[]))
         return follow
 
     def _returns_at(self, i: int) -> bool:

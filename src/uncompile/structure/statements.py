@@ -11,7 +11,7 @@ depth-first order.
 from __future__ import annotations
 
 import ast
-from typing import Iterable, Iterator, List
+from typing import Dict, Iterable, Iterator, List, Tuple
 
 __all__ = ["iter_statements"]
 
@@ -19,10 +19,21 @@ __all__ = ["iter_statements"]
 _BODY_HOLDERS = (ast.excepthandler,) + ((ast.match_case,) if hasattr(ast, "match_case") else ())
 
 
+#: Fields that can hold a statement list (on statements, handlers and match cases).
+_LIST_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
+
+#: Per node class: which of its ``_fields`` can hold statements (what :func:`ast.walk` reads).
+_fields_of: Dict[type, Tuple[str, ...]] = {}
+
+
 def _child_statements(node: ast.AST) -> List[ast.stmt]:
     """The statements directly inside *node* (a statement, handler or match case)."""
+    kind = type(node)
+    fields = _fields_of.get(kind)
+    if fields is None:
+        fields = _fields_of[kind] = tuple(name for name in _LIST_FIELDS if name in kind._fields)
     found: List[ast.stmt] = []
-    for field in node._fields:
+    for field in fields:
         value = getattr(node, field, None)
         if not isinstance(value, list):
             continue

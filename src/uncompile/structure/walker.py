@@ -11,7 +11,7 @@ Back edges make ``for``/``while`` loops; jumps to a loop's header or exit inside
 from __future__ import annotations
 
 import ast
-from typing import Any, Dict, FrozenSet, List, Optional, Tuple
+from typing import Any, Dict, FrozenSet, List, Optional, Set, Tuple
 
 from ..bytecode import versions as V
 from ..bytecode.exception_table import exception_handlers, handler_at
@@ -59,7 +59,10 @@ class Walker(HandlerStructurer, LegacyBlocks, CompareChains):
         self.exit: Optional[int] = None
         self._pdoms: Dict[Optional[FrozenSet[int]], Dict[int, Optional[int]]] = {}
         self.steps = 0
+        if not V.HAS_EXCEPTION_TABLE:
+            self.sim.explicit_final_return = self.legacy_final_return_dead()
         self._headers: Dict[int, bool] = {}
+        self._reachable: Dict[int, Set[int]] = {}
 
     # -- helpers ------------------------------------------------------------------------
 
@@ -178,6 +181,10 @@ class Walker(HandlerStructurer, LegacyBlocks, CompareChains):
             raise self.fail(last, "for loop header outside a loop")
         self.sim.step(ins, stack)
         if ins.op in ENDS_PATH:
+            if ins.op == "RETURN_VALUE" and len(block.preds) >= 2 and self.sim.out \
+                    and block.end - block.start <= 2:
+                # a return reached from several places was written once: an explicit one
+                self.sim.out[-1].uncompile_shared = True
             return None
         return self.start_of(block.fall)
 
@@ -260,7 +267,7 @@ class Walker(HandlerStructurer, LegacyBlocks, CompareChains):
                 raise self.fail(jump, "comparison chain")
         if chain is not None and chain[2] is not None:
             stack.append(chain[0])
-            return self.start_of(chain[2])
+            return -1 - chain[2] if chain[2] < 0 else self.start_of(chain[2])
         if chain is not None:
             node, fall = chain[0], chain[1]
         else:
@@ -300,6 +307,8 @@ class Walker(HandlerStructurer, LegacyBlocks, CompareChains):
             nodes.append(new)
             falls.append(nxt)
             fall = nxt
+        if V.LAYOUT_IN_SOURCE_ORDER:
+            self.legacy_thread_exits(nodes)
         reduced, sizes = reduce_nodes(nodes)
         head = reduced[0]
         used = sizes[0]
@@ -328,6 +337,10 @@ class Walker(HandlerStructurer, LegacyBlocks, CompareChains):
             if jumped != -1:  # ``if c: continue`` / ``if c: break`` kept as written
                 return jumped
         follow = self.follow(block_id, ctx)
+        if follow is not None and follow in (then_b, else_b) and not V.LAYOUT_IN_SOURCE_ORDER:
+            other = else_b if follow == then_b else then_b
+            if other is not None and not self.reaches(other, follow, ctx):
+                follow = None  # post-dominating only because the other branch raises or returns
         if V.LAYOUT_IN_SOURCE_ORDER and follow is not None and follow == then_b == fall \
                 and else_b is not None and not self.reaches(else_b, follow, ctx):
             # the fall-through body is the if's body: it ends in return/raise (the jump target
@@ -413,17 +426,18 @@ class Walker(HandlerStructurer, LegacyBlocks, CompareChains):
         return self.start_of(exit_b)
 
     def _reach_normal(self, start: int, goal: int) -> bool:
-        seen = {start}
-        work = [start]
-        while work:
-            b = work.pop()
-            if b == goal:
-                return True
-            for succ in self.blocks[b].succs:
-                if succ not in seen:
-                    seen.add(succ)
-                    work.append(succ)
-        return False
+        """Whether *goal* is reachable from *start* by normal edges (reachable sets kept per start)."""
+        reachable = self._reachable.get(start)
+        if reachable is None:
+            reachable = {start}
+            work = [start]
+            while work:
+                for succ in self.blocks[work.pop()].succs:
+                    if succ not in reachable:
+                        reachable.add(succ)
+                        work.append(succ)
+            self._reachable[start] = reachable
+        return goal in reachable
 
     def reaches(self, start: int, goal: int, ctx: Context) -> bool:
         """Whether *goal* is reachable from *start* inside the current region (loop body)."""
@@ -507,7 +521,11 @@ class Walker(HandlerStructurer, LegacyBlocks, CompareChains):
             slots, iterator = [iterator], self.sim.pop(stack, self.instrs[head.start])
         if not isinstance(iterator, M.Iterator):
             iterator = M.Iterator(self.sim.expr(iterator, self.instrs[head.start]))
+        outer = ctx.loop.continue_to if ctx.loop is not None else None
         later = [b for b in self._exits(body, exit_b) if self.blocks[b].offset > exit_off]
+        if not later and outer is not None and outer in self._exits(body, exit_b) and exit_b is not None \
+                and self.blocks[exit_b].fall != outer:
+            later = [outer]  # break jumps straight to the enclosing loop's next iteration
         break_to, else_b = (later[0], exit_b) if later else (exit_b, None)
         info = Loop(header, header, break_to, frozenset(body))
         target = M.LoopTarget()

@@ -7,7 +7,9 @@ raises for a failure of the decompiler: the failure is recorded in the result.
 
 from __future__ import annotations
 
+import sys
 import traceback
+import types
 from types import CodeType
 from typing import Callable, Optional
 
@@ -133,3 +135,17 @@ def verify_code(
         difference=difference,
         recompiled=recompiled,
     )
+
+
+class _CallableModule(types.ModuleType):
+    """``uncompile.verify`` is this subpackage once it is imported (Python sets the package
+    attribute on import, hiding the function of that name): calling it does what the
+    function :func:`uncompile.verify` does."""
+
+    def __call__(self, obj: object) -> Verification:
+        from ..loading import load_code
+
+        return verify_code(load_code(obj))
+
+
+sys.modules[__name__].__class__ = _CallableModule

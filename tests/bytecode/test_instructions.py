@@ -1,0 +1,42 @@
+"""The neutral instruction form: no-ops gone, jumps absolute, superinstructions split."""
+
+from __future__ import annotations
+
+import dis
+import inspect
+import json
+
+from uncompile.bytecode import versions as V
+from uncompile.bytecode.instructions import read_instructions
+
+
+def sample(a, b):
+    x = a and b
+    for item in a:
+        if item:
+            break
+    return x
+
+
+def test_no_ops_are_dropped_and_offsets_are_real():
+    instrs = read_instructions(sample.__code__)
+    real = {ins.offset for ins in dis.get_instructions(sample.__code__)}
+    assert instrs and all(ins.offset in real for ins in instrs)
+    assert not any(ins.op in V.NO_OPS for ins in instrs)
+    assert [ins.index for ins in instrs] == list(range(len(instrs)))
+
+
+def test_jump_targets_are_offsets_of_kept_instructions():
+    for function in (sample, json.dumps, inspect.getsource):
+        instrs = read_instructions(function.__code__)
+        kept = {ins.offset for ins in instrs}
+        for ins in instrs:
+            if ins.target is not None:
+                assert ins.target in kept, (function, ins)
+
+
+def test_names_are_version_neutral():
+    ops = {ins.op for ins in read_instructions(json.dumps.__code__)}
+    assert not ops & {"LOAD_FAST_LOAD_FAST", "RETURN_CONST", "JUMP_FORWARD", "JUMP_BACKWARD",
+                      "POP_JUMP_FORWARD_IF_FALSE", "JUMP_IF_FALSE_OR_POP", "LOAD_METHOD"}
+    assert "RETURN_VALUE" in ops

@@ -1,0 +1,48 @@
+"""Short-circuit nodes merge into and/or/not/ternary expressions."""
+
+from __future__ import annotations
+
+import ast
+
+from uncompile.expressions.conditions import VALUE, Node, negate, reduce_nodes
+
+
+def name(text):
+    return ast.Name(id=text, ctx=ast.Load())
+
+
+def text(node):
+    return ast.dump(node)
+
+
+def test_and_chain():
+    # a: false -> 9, true -> b; b: false -> 9, true -> 5
+    nodes = [Node(1, name("a"), 2, 9), Node(2, name("b"), 5, 9)]
+    reduced, sizes = reduce_nodes(nodes)
+    assert sizes == [2]
+    assert isinstance(reduced[0].expr, ast.BoolOp) and isinstance(reduced[0].expr.op, ast.And)
+    assert (reduced[0].true, reduced[0].false) == (5, 9)
+
+
+def test_or_then_and():
+    # (a or b) and c
+    nodes = [Node(1, name("a"), 3, 2), Node(2, name("b"), 3, 9), Node(3, name("c"), 5, 9)]
+    reduced, _ = reduce_nodes(nodes)
+    assert len(reduced) == 1
+    assert text(reduced[0].expr) == text(ast.BoolOp(op=ast.And(), values=[
+        ast.BoolOp(op=ast.Or(), values=[name("a"), name("b")]), name("c")]))
+
+
+def test_ternary_value():
+    merge = (VALUE, 7)
+    nodes = [Node(1, name("c"), 2, 3), Node(2, name("x"), merge, merge), Node(3, name("y"), merge, merge)]
+    reduced, _ = reduce_nodes(nodes)
+    assert isinstance(reduced[0].expr, ast.IfExp)
+
+
+def test_negate_flips_comparisons_and_de_morgan():
+    compare = ast.Compare(left=name("a"), ops=[ast.Is()], comparators=[name("b")])
+    assert isinstance(negate(compare).ops[0], ast.IsNot)
+    both = ast.BoolOp(op=ast.And(), values=[name("a"), ast.UnaryOp(op=ast.Not(), operand=name("b"))])
+    flipped = negate(both)
+    assert isinstance(flipped.op, ast.Or) and text(flipped.values[1]) == text(name("b"))

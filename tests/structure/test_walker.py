@@ -1,0 +1,83 @@
+"""Control-flow structuring: real functions come back with the same statements and behaviour."""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+
+from uncompile.decompiler import decompile_code, decompile_to_ast
+from uncompile.verify import verify_code
+
+
+def chained(x, lo, hi):
+    if lo < x <= hi:
+        return "in"
+    return "out" if x < lo else "above"
+
+
+def nested_loops(rows):
+    found = []
+    for row in rows:
+        for cell in row:
+            if cell is None:
+                continue
+            if cell < 0:
+                break
+            found.append(cell)
+        else:
+            found.append("end")
+    return found
+
+
+def guarded(values):
+    total = 0
+    for value in values:
+        try:
+            total += int(value)
+        except ValueError:
+            continue
+        finally:
+            total += 1000
+    return total
+
+
+def walrus_and_swap(items):
+    a, b = 1, 2
+    if (n := len(items)) > 1:
+        a, b = b, a
+    return n, a, b
+
+
+CASES = [chained, nested_loops, guarded, walrus_and_swap]
+INPUTS = {
+    chained: [(1, 0, 2), (-1, 0, 2), (5, 0, 2)],
+    nested_loops: [([[1, None, 2], [3, -1, 4]],), ([],)],
+    guarded: [(["1", "x", "3"],), ([],)],
+    walrus_and_swap: [([1, 2, 3],), ([],)],
+}
+
+
+KNOWN_DIFFERENT = {guarded}  # try/except/finally with continue in the handler: structure differs
+
+
+@pytest.mark.parametrize("function", CASES, ids=lambda f: f.__name__)
+def test_recompiles_identically(function):
+    if function in KNOWN_DIFFERENT:
+        pytest.xfail("try/except/finally around continue is not yet rebuilt identically")
+    result = verify_code(function.__code__)
+    assert result.identical, (result.difference, result.error, result.source)
+
+
+@pytest.mark.parametrize("function", CASES, ids=lambda f: f.__name__)
+def test_behaves_the_same(function):
+    namespace: dict = {}
+    exec(decompile_code(function.__code__), namespace)
+    for args in INPUTS[function]:
+        assert namespace[function.__name__](*args) == function(*args)
+
+
+def test_loops_and_handlers_keep_their_shape():
+    tree = decompile_to_ast(guarded.__code__)
+    kinds = {type(node).__name__ for node in ast.walk(tree)}
+    assert {"For", "Try", "Continue", "AugAssign"} <= kinds
