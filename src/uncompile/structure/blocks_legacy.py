@@ -333,6 +333,7 @@ class LegacyBlocks:
         the body of an outer ``if``, 3.8 - 3.10 keep the outer body's jump past its own
         ``else`` although nothing reaches it. Its presence shows the inner ``else`` was
         written (without one, the jump follows the return in one block and is removed).
+        At the end of a function the dead block is the compiler's own ``return None``.
         """
         if else_b is None or then_b is None or else_b <= then_b:
             return None
@@ -342,7 +343,14 @@ class LegacyBlocks:
                 return None
             if not block.preds and block.end - block.start == 1 and self.instrs[block.start].op == "JUMP":
                 return ident
+            if self._legacy_dead_final_return(block.start):
+                return ident
         return None
+
+    def legacy_resume(self, dead: int) -> Optional[int]:
+        """Where the walk goes after an ``else`` ended by the dead block *dead* (see above)."""
+        start = self.blocks[dead].start
+        return None if self._legacy_dead_final_return(start) else start
 
     def _legacy_dead_final_return(self, pos: int) -> bool:
         """Whether *pos* starts the implicit ``return None`` at the end of the code, unreached.

@@ -368,7 +368,7 @@ class Walker(HandlerStructurer, LegacyBlocks, CompareChains):
             if dead is not None:
                 orelse = self.walk(self.start_of(else_b), ctx.stop_at(dead), list(stack))
                 self.sim.emit(_assert_or_if(test, body, orelse))
-                return self.start_of(dead)
+                return self.legacy_resume(dead)
             self.sim.emit(_assert_or_if(test, body, []))
             return self.start_of(else_b)
         inner = ctx.stop_at(follow)
