@@ -89,3 +89,26 @@ def test_stringified_annotations_come_back_as_expressions():
     result = verify_code(compile(FUTURE, "<test>", "exec", dont_inherit=True))
     assert result.identical, result
     assert "def f(self, a: int, b: 'x' = 1, *c: list[int]) -> C | None:" in (result.source or "")
+
+
+CLASS_AND_MODULE = """\
+import os
+x: int = 1
+y: "str"
+
+
+class C:
+    \"\"\"Doc.\"\"\"
+    a: int
+    if os:
+        b: str = 3
+    c: list[int] = []
+"""
+
+
+@pytest.mark.parametrize("future", ["", "from __future__ import annotations\n"])
+def test_module_and_class_annotations_on_every_version(future):
+    result = verify_code(compile(future + CLASS_AND_MODULE, "<test>", "exec", dont_inherit=True))
+    assert result.identical, result
+    for text in ("x: int = 1", "y: 'str'", "    a: int", "        b: str = 3", "    c: list[int] = []"):
+        assert text in (result.source or ""), text

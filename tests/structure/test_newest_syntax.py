@@ -19,7 +19,7 @@ lazy from os import sep
 
 UNPACKING = """\
 def f(y):
-    return [*x for x in y], {*x for x in y}, {**d for d in y}
+    return [*x for x in y], {*x for x in y}, {**d for d in y}, list(*x for x in y if x)
 """
 
 EXCEPT_LIST = """\

@@ -23,8 +23,9 @@ Every ``Instr`` keeps the ``offset`` of the original instruction it came from.
 from __future__ import annotations
 
 import dis
+from bisect import bisect_left
 from types import CodeType
-from typing import Any, Dict, List, Optional
+from typing import Any, List, Optional
 
 from . import versions as V
 from .reader import RawInstruction, read_raw
@@ -183,7 +184,7 @@ class _Reader:
             self.emit(ins, "IMPORT_NAME_LAZY", arg)
             return
         if name == "LOAD_GLOBAL" and V.ASSERT_LOADS_GLOBAL and arg == "AssertionError" and self.out \
-                and (self.out[-1].op in V.CONDITIONAL_JUMPS  # 3.8 ``assert``, also after a chain's cleanup
+                and (self.out[-1].op == "POP_JUMP_IF_TRUE"  # 3.8 ``assert``, also after a chain's cleanup
                      or [x.op for x in self.out[-2:]] == ["SWAP", "POP_TOP"]):
             self.emit(ins, "LOAD_ASSERTION_ERROR")
             return
@@ -272,20 +273,13 @@ def read_instructions(code: CodeType) -> List[Instr]:
     """The neutral instructions of *code* (not of nested code objects), ``index`` filled in."""
     reader = _Reader(code)
     out = reader.run()
-    first_at: Dict[int, int] = {}
-    for ins in out:
-        first_at.setdefault(ins.offset, ins.offset)
     # Jumps to a dropped instruction go to the next instruction that was kept.
-    kept = sorted(first_at)
-    remap: Dict[int, int] = {}
-    raw_offsets = [ins.offset for ins in reader.raw]
-    k = 0
-    for off in raw_offsets:
-        while k < len(kept) and kept[k] < off:
-            k += 1
-        remap[off] = kept[k] if k < len(kept) else off
+    kept = sorted({ins.offset for ins in out})
+    raw_offsets = {ins.offset for ins in reader.raw}
     for index, ins in enumerate(out):
         ins.index = index
-        if ins.target is not None:
-            ins.target = remap.get(ins.target, ins.target)
+        target = ins.target
+        if target is not None and target in raw_offsets:
+            k = bisect_left(kept, target)
+            ins.target = kept[k] if k < len(kept) else target
     return out

@@ -46,8 +46,7 @@ def _is_value(exit: Exit) -> bool:
     return isinstance(exit, tuple) and exit[0] == VALUE
 
 
-_FLIPPED = {ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.In: ast.NotIn, ast.NotIn: ast.In} \
-    if V.FOLDS_NOT_INTO_COMPARISON else {}
+_FLIPPED = {ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.In: ast.NotIn, ast.NotIn: ast.In}
 
 
 def negate(expr: ast.expr) -> ast.expr:
@@ -57,14 +56,23 @@ def negate(expr: ast.expr) -> ast.expr:
     if isinstance(expr, ast.BoolOp):  # De Morgan: the compiler threads jumps of this form best
         flipped: ast.boolop = ast.Or() if isinstance(expr.op, ast.And) else ast.And()
         return ast.BoolOp(op=flipped, values=[negate(value) for value in expr.values])
-    if isinstance(expr, ast.Compare) and len(expr.ops) == 1 and type(expr.ops[0]) in _FLIPPED:
+    if _flips(expr):
+        assert isinstance(expr, ast.Compare)
         return ast.Compare(left=expr.left, ops=[_FLIPPED[type(expr.ops[0])]()], comparators=expr.comparators)
     return ast.UnaryOp(op=ast.Not(), operand=expr)
 
 
 def _flips(expr: ast.expr) -> bool:
-    """Whether :func:`negate` turns *expr* into another comparison (its operator would change)."""
-    return isinstance(expr, ast.Compare) and len(expr.ops) == 1 and type(expr.ops[0]) in _FLIPPED
+    """Whether :func:`negate` turns *expr* into another comparison (its operator would change).
+
+    3.14+ compile ``not a in b`` in a condition as a reversed jump, so only ``is (not) None``
+    (one jump instruction either way) is flipped there.
+    """
+    if not (isinstance(expr, ast.Compare) and len(expr.ops) == 1 and type(expr.ops[0]) in _FLIPPED):
+        return False
+    right = expr.comparators[0]
+    return V.FOLDS_NOT_INTO_COMPARISON or (isinstance(right, ast.Constant) and right.value is None
+                                           and isinstance(expr.ops[0], (ast.Is, ast.IsNot)))
 
 
 def _boolop(op: ast.boolop, left: ast.expr, right: ast.expr) -> ast.BoolOp:

@@ -23,6 +23,17 @@ from . import values as M
 Stack = List[Any]
 
 
+#: The name given to the items a 3.15 generator expression unpacks (``*x``) while structuring.
+UNPACKED_ITEM = "__uc_unpacked__"
+
+
+def unpacked_item(target: M.LoopTarget) -> ast.expr:
+    """The value of a loop yielded without being stored (3.15 ``(*x for x in y)``): its loop gets
+    the target :data:`UNPACKED_ITEM`, which the comprehension builder turns into ``*iterable``."""
+    target.target = ast.Name(id=UNPACKED_ITEM, ctx=ast.Store())
+    return ast.Name(id=UNPACKED_ITEM, ctx=ast.Load())
+
+
 def _generated_annotate(code: Any) -> bool:
     """Whether *code* is an ``__annotate__(format, /)`` function the compiler made for a body."""
     return code.co_name == "__annotate__" and code.co_argcount == 1 \

@@ -20,7 +20,7 @@ from .calls import CallBuilder
 from .constants import constant_expr
 from .legacy_ops import LegacyBlockOps, LegacyUnpackOps
 from .operators import BINARY, COMPARE, UNARY, binary, compare
-from .ops314 import Ops314
+from .ops314 import Ops314, unpacked_item
 
 Stack = List[Any]
 
@@ -437,7 +437,10 @@ class Simulator(Ops314, LegacyBlockOps, LegacyUnpackOps):
         self.emit(ast.Raise(exc=exc, cause=cause))
 
     def op_YIELD_VALUE(self, ins: Instr, stack: Stack) -> None:
-        stack.append(ast.Yield(value=self.pop_expr(stack, ins)))
+        value = self.pop(stack, ins)
+        if isinstance(value, M.LoopTarget) and value.target is None:  # 3.15: (*x for x in y)
+            value = unpacked_item(value)
+        stack.append(ast.Yield(value=self.expr(value, ins)))
 
     def op_YIELD_FROM(self, ins: Instr, stack: Stack) -> None:
         stack.append(ast.YieldFrom(value=self.pop_expr(stack, ins)))

@@ -25,6 +25,7 @@ from types import CodeType
 from typing import Any, Dict, List, NamedTuple, Optional, Tuple
 
 from ..bytecode.instructions import Instr, read_instructions
+from ..bytecode.reader import read_raw
 from ..errors import DecompileError
 
 CONDITIONAL_SET = "__conditional_annotations__"
@@ -246,10 +247,14 @@ def _is_conditional_set(stmt: ast.stmt) -> bool:
         and isinstance(stmt.value, ast.Set) and not stmt.value.elts
 
 
-def restore_annotations(body: List[ast.stmt]) -> List[ast.stmt]:
-    """*body* (a module or class body) with its ``__annotate__`` turned back into annotations."""
+def restore_annotations(body: List[ast.stmt], code: Optional[CodeType] = None) -> List[ast.stmt]:
+    """*body* (the statements of *code*, a module or class body) with its annotations restored:
+    from its ``__annotate__`` (3.14+) or from its ``__annotations__[name] = value`` stores."""
     annotate = next((s for s in body if isinstance(s, AnnotateFunction)), None)
     if annotate is None:
+        if code is not None and _sets_up_annotations(code):
+            body = [s for s in body if not _is_conditional_set(s)]
+            _restore_stored(body, bool(code.co_flags & _FUTURE_ANNOTATIONS))
         return body
     body = [s for s in body if s is not annotate and not _is_conditional_set(s)]
     entries = annotate_entries(annotate.code)
@@ -268,6 +273,46 @@ def restore_annotations(body: List[ast.stmt]) -> List[ast.stmt]:
                 break
         position = _place_unconditional(body, entry, position, max(stop, position)) + 1
     return body
+
+
+def _sets_up_annotations(code: CodeType) -> bool:
+    return any(ins.opname == "SETUP_ANNOTATIONS" for ins in read_raw(code))
+
+
+def _stored_annotation(stmt: ast.stmt) -> Optional[Tuple[str, ast.expr]]:
+    """``__annotations__['name'] = value`` (an annotation stored the pre-3.14 way): (name, value)."""
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
+        return None
+    target = stmt.targets[0]
+    if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) \
+            and target.value.id == "__annotations__" and isinstance(target.slice, ast.Constant) \
+            and isinstance(target.slice.value, str):
+        return target.slice.value, stmt.value
+    return None
+
+
+def _restore_stored(stmts: List[ast.stmt], stringified: bool) -> None:
+    """Turn every ``__annotations__['x'] = v`` in *stmts* (at any depth) into ``x: v``, merged
+    with an ``x = value`` just before it; *stringified*: ``v`` is the annotation's source text."""
+    k = 0
+    while k < len(stmts):
+        stored = _stored_annotation(stmts[k])
+        if stored is None:
+            for inner in _child_lists(stmts[k]):
+                _restore_stored(inner, stringified)
+            k += 1
+            continue
+        name, value = stored
+        if stringified:
+            value = unstringified({name: value}, _FUTURE_CODE)[name]
+        before = stmts[k - 1] if k > 0 else None
+        if before is not None and _assigned_name(before) == name:
+            assert isinstance(before, ast.Assign)
+            stmts[k - 1] = _ann_assign(name, value, before.value, before, before.targets[0])
+            del stmts[k]
+            continue
+        stmts[k] = _ann_assign(name, value, None, stmts[k])
+        k += 1
 
 
 # -- lazily evaluated values (type aliases, type parameter bounds) ------------------------
@@ -326,3 +371,7 @@ def unstringified(notes: Dict[Any, ast.expr], code: CodeType) -> Dict[Any, ast.e
                 pass
         out[name] = value
     return out
+
+
+#: A code object compiled under ``from __future__ import annotations`` (for :func:`unstringified`).
+_FUTURE_CODE = compile("", "<future>", "exec", flags=_FUTURE_ANNOTATIONS, dont_inherit=True)

@@ -34,7 +34,7 @@ _EXIT_CALL_LEGACY = ("LOAD_CONST", "COPY", "COPY", "CALL")
 #: Instructions that only leave blocks on the way to a ``return``.
 _LEAVING = frozenset({
     "CALL_FINALLY", "POP_FINALLY", "POP_BLOCK", "POP_EXCEPT", "BEGIN_FINALLY", "WITH_CLEANUP_START",
-    "WITH_CLEANUP_FINISH", "SWAP", "POP_TOP", "AWAIT",
+    "WITH_CLEANUP_FINISH", "SWAP", "ROT_THREE", "ROT_FOUR", "POP_TOP", "AWAIT",
 })
 
 
@@ -161,14 +161,16 @@ class LegacyBlocks:
                 k += 1
             elif tuple(x.op for x in instrs[k:k + 4]) == _EXIT_CALL_LEGACY:
                 k += 4
-            elif any(t and self._matches(k, t) for t in templates):  # type: ignore[attr-defined]
-                k += next(len(t) for t in templates if t and self._matches(k, t))  # type: ignore[attr-defined]
             else:
-                break
+                copy = next((t for t in templates if t and self._matches(k, t)), None)  # type: ignore[attr-defined]
+                if copy is None:
+                    break
+                k += len(copy)
         if k < len(instrs) and instrs[k].op == "RETURN_VALUE":
             return True
-        return k + 1 < len(instrs) and instrs[k].op in ("LOAD_CONST", "LOAD_FAST") \
-            and instrs[k + 1].op == "RETURN_VALUE"
+        # a constant is loaded after leaving the blocks, any other value before (3.10 copies
+        # a short tail like ``return x`` after a body's POP_BLOCK: that is no return inside)
+        return k + 1 < len(instrs) and instrs[k].op == "LOAD_CONST" and instrs[k + 1].op == "RETURN_VALUE"
 
     # -- walking ----------------------------------------------------------------------
 
@@ -270,6 +272,22 @@ class LegacyBlocks:
                     seen.add(succ)
                     work.append(succ)
         return False
+
+    def legacy_join_after(self, then_b: int, else_b: int) -> Optional[int]:
+        """The first block after *else_b* that the body from *then_b* jumps to: where the if ends."""
+        seen = {then_b}
+        work = [then_b]
+        best: Optional[int] = None
+        while work:
+            b = work.pop()
+            if b > else_b:
+                best = b if best is None else min(best, b)
+                continue
+            for succ in self.blocks[b].succs:
+                if succ not in seen and succ > then_b:
+                    seen.add(succ)
+                    work.append(succ)
+        return best
 
     def legacy_loop_jump_statement(self, block_id: Optional[int], ctx: Context) -> Optional[ast.stmt]:
         """``continue``/``break`` when block *block_id* is nothing but a jump to the loop's header/exit."""

@@ -94,7 +94,7 @@ def tidy_body(stmts: List[ast.stmt], code: CodeType, sim: Any) -> List[ast.stmt]
         stmts = _drop_trailing(stmts, _is_return_none)
     _tidy_loops(stmts)
     if not is_function:
-        stmts = restore_annotations([s for s in stmts if not _is_class_bookkeeping(s)])
+        stmts = restore_annotations([s for s in stmts if not _is_class_bookkeeping(s)], code)
         if code.co_name != "<module>":
             stmts = _drop_trailing(stmts, _is_return_none)
         stmts = _docstring(stmts)

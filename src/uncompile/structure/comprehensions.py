@@ -13,6 +13,7 @@ from typing import Any, List, Optional
 
 from ..expressions.calls import ComprehensionItem
 from ..expressions.conditions import negate
+from ..expressions.ops314 import UNPACKED_ITEM
 
 
 def _item(stmts: List[ast.stmt], generators: List[ast.comprehension]) -> Any:
@@ -55,6 +56,11 @@ def loop_to_comprehension(loop: ast.stmt, kind: Optional[str]) -> Optional[ast.e
     if isinstance(item, ast.Yield):
         if kind not in (None, "generator") or item.value is None:
             return None
+        last = generators[-1]
+        if isinstance(last.target, ast.Name) and last.target.id == UNPACKED_ITEM and len(generators) > 1 \
+                and not last.ifs:  # 3.15: (*x for x in y)
+            generators.pop()
+            return ast.GeneratorExp(elt=ast.Starred(value=last.iter, ctx=ast.Load()), generators=generators)
         return ast.GeneratorExp(elt=item.value, generators=generators)
     if item.kind == "list":
         return ast.ListComp(elt=item.key, generators=generators)

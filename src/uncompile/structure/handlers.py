@@ -42,8 +42,20 @@ class HandlerStructurer:
         # 3.12+ place an ``await``'s CLEANUP_THROW out of line, after the code that follows
         # (and handler tails of nested constructs, which start with POP_EXCEPT/PUSH_EXC_INFO)
         inline = [e for e in entries
-                  if self._op_at(e.start) not in ("CLEANUP_THROW", "POP_EXCEPT", "PUSH_EXC_INFO")] or entries
+                  if self._op_at(e.start) not in ("CLEANUP_THROW", "PUSH_EXC_INFO") and not self._tail(e)]
+        inline = inline or entries
         return min(e.start for e in inline), max(e.end for e in inline)
+
+    def _tail(self, entry: Any) -> bool:
+        """An entry covering only a nested handler's exit (``POP_EXCEPT; POP_TOP...; JUMP``)."""
+        i = self.index_at(entry.start)
+        if i >= len(self.instrs) or self.instrs[i].op != "POP_EXCEPT":
+            return False
+        while i < len(self.instrs) and self.instrs[i].offset < entry.end:
+            if self.instrs[i].op not in ("POP_EXCEPT", "POP_TOP", "JUMP", "RERAISE", "COPY"):
+                return False
+            i += 1
+        return True
 
     def _op_at(self, offset: int) -> str:
         index = self.index_at(offset)
@@ -197,7 +209,7 @@ class HandlerStructurer:
     def try_finally(self, pos: int, entry: Any, ctx: Context, stack: List[Any]) -> Optional[int]:
         handler_index = self.index_at(entry.target)
         start, end = self._finally_template(handler_index)
-        template = self.instrs[start:end]
+        template = [ins for ins in self.instrs[start:end] if ins.op != "RERAISE"]  # 3.12+ copies exits
         lo, hi = self.span(entry.target)
         inner = ctx.inside(lo, hi, entry.target)._replace(finally_bodies=(template,) + ctx.finally_bodies)
         body_stack = list(stack)

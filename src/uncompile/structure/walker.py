@@ -112,7 +112,7 @@ class Walker(HandlerStructurer, LegacyBlocks, CompareChains):
                 if pos >= ctx.until:
                     self.exit = pos
                     break
-                if self.steps > 200000:
+                if self.steps > 50 * len(self.instrs) + 5000:  # each block is walked a few times at most
                     raise self.fail(pos, "structuring does not terminate")
                 block = self.blocks[self.block_of[pos]]
                 if pos == block.start and not (first and entering):
@@ -127,12 +127,15 @@ class Walker(HandlerStructurer, LegacyBlocks, CompareChains):
                     if loop is not None and block.id == loop.break_to:
                         self.sim.emit(ast.Break())
                         break
-                    if self.is_loop_header(block.id) and (loop is None or loop.header != block.id):
+                    entry = self.handler_of(block.offset)
+                    is_try = entry is not None and entry.target not in ctx.active \
+                        and self.is_try_handler(entry)
+                    if self.is_loop_header(block.id) and (loop is None or loop.header != block.id) \
+                            and not (is_try and self._try_encloses_loop(block, entry)):
                         pos = self.loop(block.id, ctx, stack)
                         first = False
                         continue
-                    entry = self.handler_of(block.offset)
-                    if entry is not None and entry.target not in ctx.active and self.is_try_handler(entry):
+                    if is_try:
                         pos = self.try_statement(pos, entry, ctx, stack)
                         first = False
                         continue
@@ -153,6 +156,8 @@ class Walker(HandlerStructurer, LegacyBlocks, CompareChains):
             skip = self.skip_copies(i, ctx, stack)
             if skip:
                 i += skip
+                if i > last:  # the copy spans blocks (a finally body with an if): go on after it
+                    return i
                 continue
             ins = self.instrs[i]
             if ins.op in ("BEFORE_WITH", "SETUP_WITH"):
@@ -320,8 +325,9 @@ class Walker(HandlerStructurer, LegacyBlocks, CompareChains):
         if isinstance(head.true, tuple) or isinstance(head.false, tuple):
             raise self.fail(jump, "mixed boolean value and condition")
         fall_block = falls[used - 1]
-        if V.DUPLICATES_WHILE_CONDITION and used == 1:
-            loop_exit = self.bottom_tested_loop(block_id, head, fall_block, ctx, stack)
+        if V.DUPLICATES_WHILE_CONDITION:
+            loop_exit = self.bottom_tested_loop(block_id, head, fall_block, ctx, stack,
+                                                [n.entry for n in nodes[:used]])
             if loop_exit != -1:
                 return loop_exit
         return self.if_statement(nodes[used - 1].entry, head, fall_block, ctx, stack)
@@ -345,7 +351,7 @@ class Walker(HandlerStructurer, LegacyBlocks, CompareChains):
                 and else_b is not None and not self.reaches(else_b, follow, ctx):
             # the fall-through body is the if's body: it ends in return/raise (the jump target
             # comes after the if), or jumps past the else (found below)
-            follow = None if self.legacy_passes(then_b, else_b) else else_b
+            follow = self.legacy_join_after(then_b, else_b) if self.legacy_passes(then_b, else_b) else else_b
         if follow is None and then_b is not None and else_b is not None and self.reaches(then_b, else_b, ctx):
             follow = else_b
         elif follow is None and else_b is not None and else_b > 0:
@@ -385,14 +391,15 @@ class Walker(HandlerStructurer, LegacyBlocks, CompareChains):
         n = 0
         while x - n >= self.blocks[a].start and y - n >= self.blocks[b].start:
             p, q = self.instrs[x - n], self.instrs[y - n]
-            if p.op != q.op or p.arg != q.arg or p.op in _PURE_FORBIDDEN or p.op.startswith("STORE") \
-                    or p.target is not None:
+            walrus = p.op.startswith("STORE_") and x - n - 1 >= 0 and self.instrs[x - n - 1].op == "COPY"
+            if p.op != q.op or p.arg != q.arg or p.target is not None or (
+                    not walrus and (p.op in _PURE_FORBIDDEN or p.op.startswith("STORE"))):
                 break
             n += 1
         return n
 
     def bottom_tested_loop(self, block_id: int, head: Node, fall: Optional[int], ctx: Context,
-                           stack: List[Any]) -> Optional[int]:
+                           stack: List[Any], top: Optional[List[int]] = None) -> Optional[int]:
         """``while c: body`` compiled as ``if c: (body; if c: repeat)``; -1 if not that shape."""
         if head.false == fall:
             test, body_b, exit_b = negate(head.expr), head.false, head.true
@@ -413,6 +420,12 @@ class Walker(HandlerStructurer, LegacyBlocks, CompareChains):
                 return -1
         elif last.op not in V.CONDITIONAL_JUMPS or bottom.jump != body_b or bottom.fall != exit_b:
             return -1
+        top = top or [block_id]
+        if len(top) > 1:  # a condition of several blocks (and/or) is copied block by block
+            first = bottom.id - (len(top) - 1)
+            if first < body_b or any(not self._same_code(t, first + k) for k, t in enumerate(top) if k):
+                return -1
+            block_id, bottom = top[0], self.blocks[first]
         n = self._pure_suffix(block_id, bottom.id)
         if n == 0:
             return -1
@@ -424,6 +437,23 @@ class Walker(HandlerStructurer, LegacyBlocks, CompareChains):
         stmts = self.walk(header.start, inner, list(stack), entering=True)
         self.sim.emit(ast.While(test=test, body=stmts or [ast.Pass()], orelse=[]))
         return self.start_of(exit_b)
+
+    def _try_encloses_loop(self, header: Any, entry: Any) -> bool:
+        """A try starting at a loop header holds the whole loop when its back edges are inside."""
+        lo, hi = self.span(entry.target)
+        sources = [self.blocks[p] for p in header.preds if self.blocks[p].offset >= header.offset]
+        return bool(sources) and all(lo <= self.instrs[b.end - 1].offset < hi for b in sources)
+
+    def _same_code(self, a: int, b: int) -> bool:
+        """Blocks *a* and *b* hold the same instructions (jump targets aside)."""
+        x, y = self.blocks[a], self.blocks[b]
+        if x.end - x.start != y.end - y.start:
+            return False
+        jumps = V.CONDITIONAL_JUMPS
+        if self.instrs[x.end - 1].op not in jumps or self.instrs[y.end - 1].op not in jumps:
+            return False
+        return all(p.op == q.op and (p.target is not None or p.arg == q.arg)
+                   for p, q in zip(self.instrs[x.start:x.end - 1], self.instrs[y.start:y.end - 1]))
 
     def _reach_normal(self, start: int, goal: int) -> bool:
         """Whether *goal* is reachable from *start* by normal edges (reachable sets kept per start)."""
@@ -539,7 +569,7 @@ class Walker(HandlerStructurer, LegacyBlocks, CompareChains):
             raise self.fail(head.start, "for loop without a target")
         loop_node = ast.For(target=target.target, iter=iterator.iterable, body=stmts or [ast.Pass()],
                             orelse=orelse, type_comment=None)
-        if contains_item(stmts):
+        if contains_item(stmts) and stack and hasattr(stack[-1], "uncompile_comprehension"):
             comprehension = loop_to_comprehension(loop_node, None)
             result = next((k for k in range(len(stack) - 1, -1, -1)
                            if hasattr(stack[k], "uncompile_comprehension")), None)
