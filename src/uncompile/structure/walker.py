@@ -409,14 +409,16 @@ class Walker(HandlerStructurer, LegacyBlocks, CompareChains):
             return -1
         header = self.blocks[body_b]
         sources = [p for p in header.preds if self.blocks[p].offset >= header.offset]
-        if len(sources) != 1:
+        if not sources:
             return -1
-        bottom = self.blocks[sources[0]]
+        sources.sort()
+        bottom = self.blocks[sources[-1]]
         last = self.instrs[bottom.end - 1]
         if last.op == "JUMP" and bottom.end - bottom.start == 1 and len(bottom.preds) == 1:
             bottom = self.blocks[bottom.preds[0]]  # 3.12+: cond; POP_JUMP_IF_FALSE exit; JUMP_BACKWARD body
             last = self.instrs[bottom.end - 1]
-            if last.op not in V.CONDITIONAL_JUMPS or bottom.jump != exit_b or bottom.fall != sources[0]:
+            if last.op not in V.CONDITIONAL_JUMPS or bottom.jump != exit_b or bottom.fall != sources[-1] \
+                    or len(sources) != 1:
                 return -1
         elif last.op not in V.CONDITIONAL_JUMPS or bottom.jump != body_b or bottom.fall != exit_b:
             return -1
@@ -426,6 +428,8 @@ class Walker(HandlerStructurer, LegacyBlocks, CompareChains):
             if first < body_b or any(not self._same_code(t, first + k) for k, t in enumerate(top) if k):
                 return -1
             block_id, bottom = top[0], self.blocks[first]
+        if any(not bottom.id <= b <= sources[-1] for b in sources):
+            return -1  # other back edges: continue statements, not the copied condition
         n = self._pure_suffix(block_id, bottom.id)
         if n == 0:
             return -1
