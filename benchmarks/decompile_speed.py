@@ -63,7 +63,7 @@ def main(argv: Optional[List[str]] = None) -> int:
             with tokenize.open(path) as handle:
                 source = handle.read()
             code = compile(source, path, "exec", dont_inherit=True)
-        except (SyntaxError, ValueError, UnicodeDecodeError):
+        except (SyntaxError, ValueError, UnicodeDecodeError, OSError):  # OSError: a dangling link
             continue
         compile_time = _best_time(
             lambda source=source, path=path: compile(source, path, "exec", dont_inherit=True), options.repeat

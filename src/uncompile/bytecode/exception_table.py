@@ -62,6 +62,7 @@ def legacy_regions(instrs: List[Instr]) -> List[Handler]:
             stack.append(ins)
         elif ins.op == "POP_BLOCK" and stack:
             setup = stack.pop()
+            assert setup.target is not None  # only SETUP_* with a target are pushed
             out.append(Handler(setup.offset + 2, ins.offset, setup.target, 0, False))
     return out
 
@@ -69,7 +70,7 @@ def legacy_regions(instrs: List[Instr]) -> List[Handler]:
 def exception_handlers(code: CodeType, instrs: List[Instr]) -> List[Handler]:
     """The handler regions of *code*, innermost first for overlapping ones."""
     if V.HAS_EXCEPTION_TABLE:
-        return parse_exception_table(code.co_exceptiontable)
+        return parse_exception_table(code.co_exceptiontable)  # type: ignore[attr-defined]
     return legacy_regions(instrs)
 
 

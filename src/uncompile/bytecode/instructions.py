@@ -137,6 +137,7 @@ class _Reader:
         if name in V.NO_OPS:
             return
         arg: Any = ins.argval
+        oparg: int = ins.arg if ins.arg is not None else 0
         if name in V.SUPERINSTRUCTIONS:
             first, second = V.SUPERINSTRUCTIONS[name]
             a, b = ins.argval
@@ -180,7 +181,7 @@ class _Reader:
         if name == "LOAD_COMMON_CONSTANT":  # 3.14+
             self._common_constant(ins)
             return
-        if name == "IMPORT_NAME" and ins.arg is not None and ins.arg & V.IMPORT_NAME_LAZY_FLAG:
+        if name == "IMPORT_NAME" and oparg & V.IMPORT_NAME_LAZY_FLAG:
             self.emit(ins, "IMPORT_NAME_LAZY", arg)
             return
         if name == "LOAD_GLOBAL" and V.ASSERT_LOADS_GLOBAL and arg == "AssertionError" and self.out \
@@ -189,18 +190,18 @@ class _Reader:
             self.emit(ins, "LOAD_ASSERTION_ERROR")
             return
         if name == "LOAD_GLOBAL":
-            null = bool(ins.arg & 1) if V.VERSION >= (3, 11) else False
+            null = bool(oparg & 1) if V.VERSION >= (3, 11) else False
             self.emit(ins, "LOAD_GLOBAL", (arg, null))
             return
         if name == "LOAD_ATTR":
-            method = ins.opname == "LOAD_METHOD" or (V.VERSION >= (3, 12) and bool(ins.arg & 1))
+            method = ins.opname == "LOAD_METHOD" or (V.VERSION >= (3, 12) and bool(oparg & 1))
             self.emit(ins, "LOAD_ATTR", (arg, method))
             return
         if name == "LOAD_SUPER_ATTR":
-            self.emit(ins, "LOAD_SUPER_ATTR", (arg, bool(ins.arg & 1), bool(ins.arg & 2)))
+            self.emit(ins, "LOAD_SUPER_ATTR", (arg, bool(oparg & 1), bool(oparg & 2)))
             return
         if name == "KW_NAMES":
-            self.kwnames = self.code.co_consts[ins.arg]
+            self.kwnames = self.code.co_consts[oparg]
             return
         if name in ("CALL", "CALL_FUNCTION", "CALL_METHOD"):
             null_slot = V.CALL_HAS_NULL_SLOT or name == "CALL_METHOD"
@@ -217,7 +218,7 @@ class _Reader:
             if ins.argrepr == "[]":
                 self.emit(ins, "BINARY_SUBSCR")
                 return
-            self.emit(ins, "BINARY_OP", V.BINARY_OPERATORS[ins.arg])
+            self.emit(ins, "BINARY_OP", V.BINARY_OPERATORS[oparg])
             return
         if name in V.LEGACY_BINARY_OPCODES:
             self.emit(ins, "BINARY_OP", V.LEGACY_BINARY_OPCODES[name])
@@ -234,16 +235,16 @@ class _Reader:
             self.emit(ins, name, bool(ins.arg))
             return
         if name == "CALL_INTRINSIC_1":
-            self.emit(ins, name, V.INTRINSIC_1[ins.arg])
+            self.emit(ins, name, V.INTRINSIC_1[oparg])
             return
         if name == "CALL_INTRINSIC_2":
-            self.emit(ins, name, V.INTRINSIC_2[ins.arg])
+            self.emit(ins, name, V.INTRINSIC_2[oparg])
             return
         if name == "FORMAT_VALUE":
-            self.emit(ins, name, (V.FORMAT_CONVERSIONS[ins.arg & 3], bool(ins.arg & 4)))
+            self.emit(ins, name, (V.FORMAT_CONVERSIONS[oparg & 3], bool(oparg & 4)))
             return
         if name == "CONVERT_VALUE":
-            self.emit(ins, name, V.FORMAT_CONVERSIONS[ins.arg])
+            self.emit(ins, name, V.FORMAT_CONVERSIONS[oparg])
             return
         self.emit(ins, name, ins.arg if name in _INT_ARG_OPS else arg)
 

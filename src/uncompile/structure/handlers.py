@@ -248,9 +248,25 @@ class HandlerStructurer:
         if after is not None and after != follow and self._returns_at(after):
             body = body + self.walk(after, ctx, list(stack), entering=True)
             after = None
+        orelse: List[ast.stmt] = []
+        if follow is None and after is not None and V.VERSION[:2] == (3, 11) and after < handler_index \
+                and self.instrs[after].op != "JUMP" and not lo <= self.instrs[after].offset < hi:
+            # no clause falls through, yet the body's normal exit is laid out before the handlers:
+            # an ``else`` (code after the try would follow the handlers)
+            orelse = self.walk(after, ctx._replace(until=min(ctx.until, handler_index)), list(stack))
+            after = follow = self.exit
+            if orelse and not (len(orelse) == 1 and _implicit_return(orelse[0])):
+                self.sim.emit(ast.Try(body=body or [ast.Pass()], handlers=cast(Any, clauses),
+                                      orelse=orelse, finalbody=[]))
+                return follow
+            body_node = ast.Try(body=body or [ast.Pass()], handlers=cast(Any, clauses), orelse=[],
+                                finalbody=[])
+            self.sim.emit(body_node)
+            for stmt in orelse:
+                self.sim.emit(stmt)
+            return follow
         if follow is None:
             follow = after
-        orelse: List[ast.stmt] = []
         if after is not None and follow is not None and after != follow:
             follow_block = self.block_of[follow]
             orelse = self.walk(after, ctx.stop_at(follow_block), list(stack))
@@ -346,3 +362,11 @@ class HandlerStructurer:
                 and self.instrs[k + 1].op == "RETURN_VALUE":
             return None
         return k if V.VERSION >= (3, 11) else None
+
+
+def _implicit_return(stmt: ast.stmt) -> bool:
+    """A bare ``return``/``return None`` (the function's end, copied into an exit)."""
+    if not isinstance(stmt, ast.Return):
+        return False
+    value = stmt.value
+    return value is None or (isinstance(value, ast.Constant) and value.value is None)

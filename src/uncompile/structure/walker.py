@@ -23,6 +23,7 @@ from ..expressions.stack_shuffles import simulator_for
 from ..flow.cfg import ENDS_PATH, ControlFlowGraph
 from ..flow.dominators import immediate_postdominators
 from .blocks_legacy import LegacyBlocks
+from .branch_follow import falls_to_outer_follow, is_lone_continue
 from .compare_chains import CompareChains
 from .comprehensions import contains_item, loop_to_comprehension
 from .context import Context, Loop
@@ -63,6 +64,7 @@ class Walker(HandlerStructurer, LegacyBlocks, CompareChains):
             self.sim.explicit_final_return = self.legacy_final_return_dead()
         self._headers: Dict[int, bool] = {}
         self._reachable: Dict[int, Set[int]] = {}
+        self._bottom_cuts: Dict[int, int] = {}  # bottom-tested loop header -> where its copied test starts
 
     # -- helpers ------------------------------------------------------------------------
 
@@ -109,12 +111,17 @@ class Walker(HandlerStructurer, LegacyBlocks, CompareChains):
                 if not V.HAS_EXCEPTION_TABLE and not (first and entering) \
                         and self.legacy_loop_jump(pos, ctx, stack):
                     break
-                if pos >= ctx.until:
+                if pos >= ctx.until and not self._break_past_bottom_test(pos, ctx):
                     self.exit = pos
                     break
                 if self.steps > 50 * len(self.instrs) + 5000:  # each block is walked a few times at most
                     raise self.fail(pos, "structuring does not terminate")
                 block = self.blocks[self.block_of[pos]]
+                if pos == block.start and first and entering and V.HAS_EXCEPTION_TABLE \
+                        and self._body_starts_loop(block, ctx):
+                    pos = self.loop(block.id, ctx, stack)  # a try/with body that is a loop
+                    first = False
+                    continue
                 if pos == block.start and not (first and entering):
                     outside = not ctx.lo <= block.offset < ctx.hi
                     if block.id in ctx.stops or (outside and len(stack) <= depth):
@@ -370,16 +377,34 @@ class Walker(HandlerStructurer, LegacyBlocks, CompareChains):
         if follow is None:
             body_ctx = ctx.stop_at(else_b) if V.LAYOUT_IN_SOURCE_ORDER else ctx  # dead jumps lead there
             body = self.walk(self.start_of(then_b), body_ctx, list(stack))
+            stopped = self.exit
             dead = self.legacy_else_end(then_b, else_b) if V.LAYOUT_IN_SOURCE_ORDER else None
             if dead is not None:
                 orelse = self.walk(self.start_of(else_b), ctx.stop_at(dead), list(stack))
                 self.sim.emit(_assert_or_if(test, body, orelse))
                 return self.legacy_resume(dead)
+            if else_b is not None and falls_to_outer_follow(self, body, stopped, else_b, ctx):
+                # the body goes on to an enclosing statement's follow: the other branch is an else
+                orelse = self.walk(self.start_of(else_b), ctx, list(stack))
+                self.sim.emit(_assert_or_if(test, body, orelse))
+                return stopped
             self.sim.emit(_assert_or_if(test, body, []))
             return self.start_of(else_b)
         inner = ctx.stop_at(follow)
         body = self.walk(self.start_of(then_b), inner, list(stack)) if then_b != follow else []
+        if V.LAYOUT_IN_SOURCE_ORDER and then_b != follow and else_b == follow \
+                and falls_to_outer_follow(self, body, self.exit, else_b, ctx):
+            # 3.8 - 3.10: the body goes on to an enclosing statement's follow; the else raises
+            stopped = self.exit
+            orelse = self.walk(self.start_of(else_b), ctx, list(stack))
+            self.sim.emit(_assert_or_if(test, body, orelse))
+            return stopped
         orelse = self.walk(self.start_of(else_b), inner, list(stack)) if else_b != follow else []
+        if not body and orelse and is_lone_continue(self, then_b, follow, ctx):
+            # ``if c: continue`` written before the rest of the loop body
+            self.sim.emit(ast.If(test=test, body=[ast.Continue()], orelse=[]))
+            self.sim.out.extend(orelse)
+            return self.start_of(follow)
         if not body:
             test, body, orelse = negate(test), orelse, []
         self.sim.emit(_assert_or_if(test, body, orelse))
@@ -437,10 +462,25 @@ class Walker(HandlerStructurer, LegacyBlocks, CompareChains):
         body = self.natural_loop(body_b)
         continue_to = self.block_of[cut] if self.blocks[self.block_of[cut]].start == cut else body_b
         info = Loop(body_b, continue_to, exit_b, body)
+        self._bottom_cuts[body_b] = cut
         inner = ctx._replace(loop=info, region=body, stops=frozenset(), until=cut)
         stmts = self.walk(header.start, inner, list(stack), entering=True)
         self.sim.emit(ast.While(test=test, body=stmts or [ast.Pass()], orelse=[]))
         return self.start_of(exit_b)
+
+    def _break_past_bottom_test(self, pos: int, ctx: Context) -> bool:
+        """A jump from a bottom-tested loop's body to its exit, past the copied test: ``break``."""
+        loop = ctx.loop
+        return loop is not None and loop.break_to is not None and pos == self.blocks[loop.break_to].start \
+            and self._bottom_cuts.get(loop.header) == ctx.until
+
+    def _body_starts_loop(self, block: Any, ctx: Context) -> bool:
+        """A region entered at a loop header that the region holds (``try: while True: ...``)."""
+        if not ctx.active or not self.is_loop_header(block.id) \
+                or (ctx.loop is not None and ctx.loop.header == block.id):
+            return False
+        entry = self.handler_of(block.offset)
+        return entry is not None and entry.target in ctx.active and self._try_encloses_loop(block, entry)
 
     def _try_encloses_loop(self, header: Any, entry: Any) -> bool:
         """A try starting at a loop header holds the whole loop when its back edges are inside."""

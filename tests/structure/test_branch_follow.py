@@ -1,0 +1,77 @@
+"""Branch follow points and loop exits: if/elif chains that raise, ``continue``/``break`` in loops."""
+
+import sys
+
+import pytest
+
+from uncompile.decompiler import decompile_code
+from uncompile.verify import verify_code
+
+
+def elif_chain_raises_in_loop(values):
+    seen_str = seen_bytes = False
+    for value in values:
+        if isinstance(value, str):
+            seen_str = True
+        elif isinstance(value, bytes):
+            seen_bytes = True
+        else:
+            raise TypeError("unexpected %r" % (value,))
+    return seen_str, seen_bytes
+
+
+def break_in_bottom_tested_while(line, i, n):
+    start = i
+    while i < n:
+        c = line[i]
+        if c == ";":
+            break
+        elif c == "\\":
+            i = i + 2
+        else:
+            i = i + 1
+    return line[start:i], i
+
+
+def continue_first(names, suffix, flag, limit):
+    out = []
+    for name in names:
+        ext = name[-3:]
+        if ext != suffix:
+            continue
+        if flag:
+            out.append(name.upper())
+        if limit > 0:
+            out.append(name)
+    return out
+
+
+CASES = [elif_chain_raises_in_loop, break_in_bottom_tested_while, continue_first]
+INPUTS = {
+    elif_chain_raises_in_loop: [(["a", b"b"],), ([],), (["a", 1],)],
+    break_in_bottom_tested_while: [("ab;cd", 0, 5), ("a\\bcd", 0, 5), ("", 0, 0)],
+    continue_first: [(["a.py", "b.pyc", "c.py"], ".py", True, 1), ([], ".py", False, 0)],
+}
+
+
+def _call(function, args):
+    try:
+        return function(*args)
+    except TypeError as error:
+        return ("raised", str(error))
+
+
+@pytest.mark.parametrize("function", CASES, ids=lambda f: f.__name__)
+def test_recompiles_identically(function):
+    if function is break_in_bottom_tested_while and sys.version_info < (3, 10):
+        pytest.xfail("3.8 - 3.9: break out of an if/elif chain in a while loop keeps a dead jump")
+    result = verify_code(function.__code__)
+    assert result.identical, (result.difference, result.error, result.source)
+
+
+@pytest.mark.parametrize("function", CASES, ids=lambda f: f.__name__)
+def test_behaves_the_same(function):
+    namespace: dict = {}
+    exec(decompile_code(function.__code__), namespace)
+    for args in INPUTS[function]:
+        assert _call(namespace[function.__name__], args) == _call(function, args)
