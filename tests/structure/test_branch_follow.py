@@ -46,11 +46,21 @@ def continue_first(names, suffix, flag, limit):
     return out
 
 
-CASES = [elif_chain_raises_in_loop, break_in_bottom_tested_while, continue_first]
+def continue_on_none(pipes):
+    closed = []
+    for pipe in pipes:
+        if pipe is None:
+            continue
+        closed.append(pipe.upper())
+    return closed
+
+
+CASES = [elif_chain_raises_in_loop, break_in_bottom_tested_while, continue_first, continue_on_none]
 INPUTS = {
     elif_chain_raises_in_loop: [(["a", b"b"],), ([],), (["a", 1],)],
     break_in_bottom_tested_while: [("ab;cd", 0, 5), ("a\\bcd", 0, 5), ("", 0, 0)],
     continue_first: [(["a.py", "b.pyc", "c.py"], ".py", True, 1), ([], ".py", False, 0)],
+    continue_on_none: [(["a", None, "b"],), ([],)],
 }
 
 
