@@ -55,12 +55,30 @@ def continue_on_none(pipes):
     return closed
 
 
-CASES = [elif_chain_raises_in_loop, break_in_bottom_tested_while, continue_first, continue_on_none]
+def for_else_continue(filenames, names):
+    found = {}
+    for filename in filenames:
+        if not filename.endswith(".whl"):
+            continue
+        for name in names:
+            prefix = name + "-"
+            if filename.startswith(prefix):
+                break
+        else:
+            continue
+        found[name] = filename[len(prefix):]
+    return found
+
+
+CASES = [elif_chain_raises_in_loop, break_in_bottom_tested_while, continue_first, continue_on_none,
+         for_else_continue]
 INPUTS = {
     elif_chain_raises_in_loop: [(["a", b"b"],), ([],), (["a", 1],)],
     break_in_bottom_tested_while: [("ab;cd", 0, 5), ("a\\bcd", 0, 5), ("", 0, 0)],
     continue_first: [(["a.py", "b.pyc", "c.py"], ".py", True, 1), ([], ".py", False, 0)],
     continue_on_none: [(["a", None, "b"],), ([],)],
+    for_else_continue: [(["pip-1.whl", "x-2.whl", "y.txt"], ["pip", "setuptools"]),
+                        ([], [])],
 }
 
 

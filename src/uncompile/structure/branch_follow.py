@@ -37,3 +37,22 @@ def is_lone_continue(walker: Any, then_b: Optional[int], follow: int, ctx: Conte
     # a jump the compiler added (3.12+: ``if a or b: body`` at a loop's end) shares the test's line
     test = walker.instrs[block.start - 1]
     return test.op in V.CONDITIONAL_JUMPS and (jump.line is None or jump.line != test.line)
+
+
+def outer_loop_jump(walker: Any, orelse: List[ast.stmt], stopped: Optional[int], break_to: Optional[int],
+                    ctx: Context) -> Optional[ast.stmt]:
+    """``continue``/``break`` ending a loop's ``else`` that stopped at the enclosing loop's header/exit.
+
+    The ``else`` of a loop ends, when it runs off its end, where the loop's ``break`` goes; a
+    stop at the enclosing loop's header or exit instead is an explicit jump there.
+    """
+    loop = ctx.loop
+    if loop is None or stopped is None or (orelse and isinstance(orelse[-1], _TERMINAL)):
+        return None
+    if break_to is not None and stopped == walker.start_of(break_to):
+        return None
+    if stopped == walker.start_of(loop.continue_to):
+        return ast.Continue()
+    if loop.break_to is not None and stopped == walker.start_of(loop.break_to):
+        return ast.Break()
+    return None

@@ -23,7 +23,7 @@ from ..expressions.stack_shuffles import simulator_for
 from ..flow.cfg import ENDS_PATH, ControlFlowGraph
 from ..flow.dominators import immediate_postdominators
 from .blocks_legacy import LegacyBlocks
-from .branch_follow import falls_to_outer_follow, is_lone_continue
+from .branch_follow import falls_to_outer_follow, is_lone_continue, outer_loop_jump
 from .compare_chains import CompareChains
 from .comprehensions import contains_item, loop_to_comprehension
 from .context import Context, Loop
@@ -609,6 +609,9 @@ class Walker(HandlerStructurer, LegacyBlocks, CompareChains):
         orelse: List[ast.stmt] = []
         if else_b is not None:
             orelse = self.walk(self.start_of(else_b), ctx.stop_at(break_to), list(stack))
+            jump = outer_loop_jump(self, orelse, self.exit, break_to, ctx)
+            if jump is not None:  # the else goes on to the enclosing loop, not past this one
+                orelse.append(jump)
         if target.target is None:
             raise self.fail(head.start, "for loop without a target")
         loop_node = ast.For(target=target.target, iter=iterator.iterable, body=stmts or [ast.Pass()],
