@@ -23,7 +23,7 @@ from typing import List, Optional, Tuple
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src"))
 
-from uncompile.verify.stdlib_sample import stdlib_files, stdlib_root  # noqa: E402
+from uncompile.verification.stdlib_sample import stdlib_files, stdlib_root  # noqa: E402
 
 
 def _best_time(action, repeat: int) -> float:  # type: ignore[no-untyped-def]

@@ -5,7 +5,7 @@
     python benchmarks/roundtrip_stdlib.py --all            # every function of the stdlib
     python benchmarks/roundtrip_stdlib.py --python /path/to/python3.X --python ...
 
-Each function is checked by :mod:`uncompile.verify.roundtrip` under a time limit. Prints one
+Each function is checked by :mod:`uncompile.verification.roundtrip` under a time limit. Prints one
 row per interpreter (functions, crash %, DecompileError %, compiles %, identical %) and the
 most common failure reasons. With ``--python`` (repeatable) the benchmark runs itself under
 each interpreter given (the current one is not included unless named) and combines the rows.
@@ -24,7 +24,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src"))
 
-from uncompile.verify.roundtrip import (  # noqa: E402
+from uncompile.verification.roundtrip import (  # noqa: E402
     OUTCOMES,
     Summary,
     UnitResult,
@@ -33,7 +33,7 @@ from uncompile.verify.roundtrip import (  # noqa: E402
     summarize,
     top_failures,
 )
-from uncompile.verify.stdlib_sample import iter_sample  # noqa: E402
+from uncompile.verification.stdlib_sample import iter_sample  # noqa: E402
 
 
 def run_here(size: Optional[int], seed: int, time_limit: float, quiet: bool) -> List[UnitResult]:

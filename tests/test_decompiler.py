@@ -8,8 +8,8 @@ import pytest
 
 from uncompile.decompiler import decompile_code, decompile_to_ast
 from uncompile.errors import DecompileError
-from uncompile.verify import verify_code
-from uncompile.verify.stdlib_sample import sample_units
+from uncompile.verification import verify_code
+from uncompile.verification.stdlib_sample import sample_units
 
 
 def straight_line(a, b=2, *args, c, **kwargs):

@@ -22,7 +22,7 @@ from .errors import DecompileError, InputError, PycError, RecompileError, Uncomp
 if TYPE_CHECKING:
     from types import CodeType
 
-    from .verify import Verification
+    from .verification import Verification
 
 __all__ = [
     "__version__",
@@ -44,14 +44,14 @@ def decompile(obj: Any, *, verify: bool = False) -> "Union[str, Verification]":
 
     *obj* may be a function, method, code object (function, lambda, generator,
     coroutine, class body, module), or a path to a ``.py``/``.pyc`` file. With
-    ``verify=True`` the result is a :class:`~uncompile.verify.Verification` that also
+    ``verify=True`` the result is a :class:`~uncompile.verification.Verification` that also
     says whether the source recompiles to identical bytecode.
     """
     from .loading import load_code
 
     code = load_code(obj)
     if verify:
-        from .verify import verify_code
+        from .verification import verify_code
 
         return verify_code(code)
     from .decompiler import decompile_code
@@ -62,7 +62,7 @@ def decompile(obj: Any, *, verify: bool = False) -> "Union[str, Verification]":
 def verify(obj: Any) -> "Verification":
     """Decompile *obj*, recompile the source and compare the bytecode."""
     from .loading import load_code
-    from .verify import verify_code
+    from .verification import verify_code
 
     return verify_code(load_code(obj))
 
@@ -73,7 +73,7 @@ def recompile(code: "CodeType") -> "CodeType":
     ``func.__code__ = uncompile.recompile(func.__code__)`` works, closures and
     ``super()`` included; constants with no source form are bound back to the real objects.
     """
-    from .verify.recompile import recompile as _recompile
+    from .verification.recompile import recompile as _recompile
 
     return _recompile(code)
 

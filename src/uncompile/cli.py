@@ -131,7 +131,7 @@ def _write_source(source: str, output: Optional[str]) -> None:
 
 def _verify_all(code: CodeType, qualname: str, output: Optional[str]) -> int:
     """Round-trip *code* and every code object nested in it; print one row per code object."""
-    from .verify.roundtrip import check_units, iter_units, summarize
+    from .verification.roundtrip import check_units, iter_units, summarize
 
     if code.co_name == "<module>":
         units = list(iter_units(code))

@@ -15,7 +15,7 @@ from typing import Any, Callable, List
 
 import pytest
 
-from uncompile.verify.behaviour import BehaviourCheck, Call, check_behaviour, check_module_behaviour
+from uncompile.verification.behaviour import BehaviourCheck, Call, check_behaviour, check_module_behaviour
 
 
 def _decompiler_missing() -> bool:

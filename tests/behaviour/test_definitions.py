@@ -9,7 +9,7 @@ import functools
 
 import pytest
 
-from uncompile.verify.behaviour import Cases
+from uncompile.verification.behaviour import Cases
 
 cases = Cases()
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from uncompile.verify.behaviour import Cases
+from uncompile.verification.behaviour import Cases
 
 cases = Cases()
 

@@ -16,7 +16,7 @@ from typing import Any, Iterator, List, Optional
 import pytest
 
 from uncompile.bytecode.reader import read_raw
-from uncompile.verify.stdlib_sample import stdlib_files, stdlib_root
+from uncompile.verification.stdlib_sample import stdlib_files, stdlib_root
 
 #: Instructions whose ``argrepr`` the normalizer reads (the reader leaves the others empty).
 _ARGREPR_READ = frozenset({"BINARY_OP", "COMPARE_OP", "LOAD_SPECIAL"})

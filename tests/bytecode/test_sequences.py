@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from uncompile.bytecode.instructions import read_instructions
-from uncompile.verify import verify_code
+from uncompile.verification import verify_code
 
 NEWEST = pytest.mark.skipif(sys.version_info < (3, 14), reason="3.14+ bytecode")
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from uncompile.verify import verify_code
+from uncompile.verification import verify_code
 
 SOURCE = """\
 def f(x, y):

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from uncompile.verify import verify_code
+from uncompile.verification import verify_code
 
 pytestmark = pytest.mark.skipif(sys.version_info < (3, 14), reason="t-strings are 3.14+")
 

@@ -8,7 +8,7 @@ import pytest
 
 from uncompile.decompiler import decompile_code
 from uncompile.structure.annotations import annotate_entries, is_lazy_evaluator
-from uncompile.verify import verify_code
+from uncompile.verification import verify_code
 
 PEP649 = pytest.mark.skipif(sys.version_info < (3, 14), reason="PEP 649 annotations are 3.14+")
 

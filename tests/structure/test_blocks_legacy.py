@@ -12,7 +12,7 @@ import textwrap
 
 import pytest
 
-from uncompile.verify import verify_code
+from uncompile.verification import verify_code
 
 CASES = {
     "try_except_as": """

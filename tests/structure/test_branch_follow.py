@@ -5,7 +5,7 @@ import sys
 import pytest
 
 from uncompile.decompiler import decompile_code
-from uncompile.verify import verify_code
+from uncompile.verification import verify_code
 
 
 def elif_chain_raises_in_loop(values):

@@ -6,7 +6,7 @@ import sys
 import pytest
 
 from uncompile.decompiler import decompile_code
-from uncompile.verify import verify_code
+from uncompile.verification import verify_code
 
 
 def try_around_while_true(q, size):

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from uncompile.verify import verify_code
+from uncompile.verification import verify_code
 
 PY315 = pytest.mark.skipif(sys.version_info < (3, 15), reason="3.15 syntax")
 

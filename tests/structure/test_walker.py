@@ -7,7 +7,7 @@ import ast
 import pytest
 
 from uncompile.decompiler import decompile_code, decompile_to_ast
-from uncompile.verify import verify_code
+from uncompile.verification import verify_code
 
 
 def chained(x, lo, hi):

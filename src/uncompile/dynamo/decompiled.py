@@ -98,7 +98,7 @@ def _offset_lines(tree: Any, spans: Dict[Any, Any]) -> Dict[int, int]:
 def _verification(code: CodeType) -> "tuple[str, Optional[str]]":
     """("verified" or "unverified", first difference) from the project's verifier."""
     try:
-        from ..verify import verify_code
+        from ..verification import verify_code
 
         verification = verify_code(code)
         identical = bool(getattr(verification, "identical", False))

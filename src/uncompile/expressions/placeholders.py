@@ -2,7 +2,7 @@
 
 Dynamo puts arbitrary objects (tensors, dtypes, modules, functions) into ``co_consts``.
 The decompiler writes such a constant as a readable name, ``__uc_<Type>_<index>`` where
-*index* is its position in ``co_consts``; :mod:`uncompile.verify.recompile` reads the
+*index* is its position in ``co_consts``; :mod:`uncompile.verification.recompile` reads the
 index back and binds the name to the original object again.
 """
 

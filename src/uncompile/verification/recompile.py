@@ -20,8 +20,8 @@ The source is parsed to an :mod:`ast` and the scaffold built around the parsed s
 so string literals are never re-indented. Line numbers are shifted so the code starts at
 the original's ``co_firstlineno`` (or kept as they are in *source* when a *filename* for
 that source is given, which is what a debugger wants). Finally the placeholders of
-constants without a source form are bound back (:mod:`uncompile.verify.bind`) and the
-closure variables put in the original's order (:mod:`uncompile.verify.closure`).
+constants without a source form are bound back (:mod:`uncompile.verification.bind`) and the
+closure variables put in the original's order (:mod:`uncompile.verification.closure`).
 """
 
 from __future__ import annotations

@@ -9,8 +9,8 @@ from types import CodeType
 from typing import Callable
 
 from uncompile.errors import DecompileError
-from uncompile.verify.compare import nested_code
-from uncompile.verify.roundtrip import (
+from uncompile.verification.compare import nested_code
+from uncompile.verification.roundtrip import (
     OUTCOMES,
     check_file,
     check_unit,
@@ -20,7 +20,7 @@ from uncompile.verify.roundtrip import (
     summarize,
     top_failures,
 )
-from uncompile.verify.stdlib_sample import sample_units, stdlib_files
+from uncompile.verification.stdlib_sample import sample_units, stdlib_files
 
 EXAMPLE = """\
 import os

@@ -1,4 +1,4 @@
-"""Tests of uncompile.verify.closure: recompiled code takes the original's closure layout."""
+"""Tests of uncompile.verification.closure: recompiled code takes the original's closure layout."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import types
 from types import CodeType, FunctionType
 from typing import Any, Tuple
 
-from uncompile.verify.compare import compare_code, nested_code
-from uncompile.verify.recompile import recompile
+from uncompile.verification.compare import compare_code, nested_code
+from uncompile.verification.recompile import recompile
 
 
 def inner_code(source: str) -> CodeType:

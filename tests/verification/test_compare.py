@@ -1,4 +1,4 @@
-"""Tests of uncompile.verify.compare: equal code compares equal, every kind of change is found."""
+"""Tests of uncompile.verification.compare: equal code compares equal, every kind of change is found."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import textwrap
 from types import CodeType
 from typing import List, Optional
 
-from uncompile.verify.compare import Difference, compare_code, constant_key, nested_code
+from uncompile.verification.compare import Difference, compare_code, constant_key, nested_code
 
 
 def function_code(source: str, name: Optional[str] = None) -> CodeType:

@@ -1,4 +1,4 @@
-"""Tests of uncompile.verify.behaviour with stand-in decompilers (honest, lying, failing).
+"""Tests of uncompile.verification.behaviour with stand-in decompilers (honest, lying, failing).
 
 PYTEST_DONT_REWRITE: the functions checked here are inputs; their asserts must stay plain.
 """
@@ -15,7 +15,7 @@ from typing import Callable, Dict
 import pytest
 
 from uncompile.errors import DecompileError
-from uncompile.verify.behaviour import Cases, check_behaviour, check_module_behaviour, observe
+from uncompile.verification.behaviour import Cases, check_behaviour, check_module_behaviour, observe
 
 
 def scale_all(values, factor=2):

@@ -11,7 +11,7 @@ values, come after) and ``co_cellvars``/``co_freevars`` are the original's.
 
 The renumbering keeps every instruction in place (an argument that would need another
 ``EXTENDED_ARG`` gives up and returns the code unchanged), as
-:mod:`uncompile.verify.closure` does for closure variables.
+:mod:`uncompile.verification.closure` does for closure variables.
 """
 
 from __future__ import annotations

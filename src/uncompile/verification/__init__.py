@@ -7,9 +7,7 @@ raises for a failure of the decompiler: the failure is recorded in the result.
 
 from __future__ import annotations
 
-import sys
 import traceback
-import types
 from types import CodeType
 from typing import Callable, Optional
 
@@ -25,7 +23,7 @@ class Verification:
     * ``source``: the decompiled source, or None when decompiling failed;
     * ``compiles``: the source compiled back into a code object laid out like the original;
     * ``identical``: that code object has the same bytecode as the original;
-    * ``difference``: the first :class:`~uncompile.verify.compare.Difference` otherwise;
+    * ``difference``: the first :class:`~uncompile.verification.compare.Difference` otherwise;
     * ``error``: one line naming what failed (a ``DecompileError``, a ``RecompileError``
       or, with ``crashed`` set, any other exception), or None.
     """
@@ -135,17 +133,3 @@ def verify_code(
         difference=difference,
         recompiled=recompiled,
     )
-
-
-class _CallableModule(types.ModuleType):
-    """``uncompile.verify`` is this subpackage once it is imported (Python sets the package
-    attribute on import, hiding the function of that name): calling it does what the
-    function :func:`uncompile.verify` does."""
-
-    def __call__(self, obj: object) -> Verification:
-        from ..loading import load_code
-
-        return verify_code(load_code(obj))
-
-
-sys.modules[__name__].__class__ = _CallableModule

@@ -1,4 +1,4 @@
-"""Tests of uncompile.verify.recompile, with the original source standing in for decompiled source.
+"""Tests of uncompile.verification.recompile, with the original source standing in for decompiled source.
 
 Compiled the recompiler's way, the source a function was defined with must give code
 identical to the function's own, and swapping that code in must keep the function working:
@@ -20,8 +20,14 @@ import pytest
 
 from uncompile.errors import RecompileError
 from uncompile.expressions.placeholders import placeholder_name
-from uncompile.verify.compare import compare_code, nested_code
-from uncompile.verify.recompile import code_kind, imported_module_names, qualname_of, recompile, scaffold_for
+from uncompile.verification.compare import compare_code, nested_code
+from uncompile.verification.recompile import (
+    code_kind,
+    imported_module_names,
+    qualname_of,
+    recompile,
+    scaffold_for,
+)
 
 BIG = 123456789
 

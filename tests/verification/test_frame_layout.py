@@ -5,7 +5,7 @@ from __future__ import annotations
 from types import CodeType
 
 from uncompile.expressions.stack_shuffles import cell_tuple, is_dynamo_code
-from uncompile.verify.frame_layout import match_frame_layout
+from uncompile.verification.frame_layout import match_frame_layout
 
 
 def _function(source: str, name: str) -> CodeType:

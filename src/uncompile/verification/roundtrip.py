@@ -2,7 +2,7 @@
 
 Each unit (a function, lambda, comprehension, class body or module code object, found
 recursively in a file compiled from source) is checked with
-:func:`uncompile.verify.verify_code` under a time limit, and gets one outcome:
+:func:`uncompile.verification.verify_code` under a time limit, and gets one outcome:
 
 * ``crash``: any exception other than a ``DecompileError``/``RecompileError``, or the time
   limit ran out;
