@@ -63,10 +63,24 @@ def _title(stage: str) -> str:
     return STAGE_TITLES.get(stage, stage)
 
 
+_CLASS_HEADER = re.compile(r"^(\s*class )([^\s(:]+)(?=[(:])", re.MULTILINE)
+
+
+def _valid_class_names(text: str) -> str:
+    """PyTorch prints some graph modules as ``class <lambda>(torch.nn.Module):``; name them
+    ``GraphModule`` instead, so the file stays Python without moving any line."""
+
+    def rename(match: "re.Match[str]") -> str:
+        name = match.group(2)
+        return match.group(0) if name.isidentifier() else match.group(1) + "GraphModule"
+
+    return _CLASS_HEADER.sub(rename, text)
+
+
 def graph_text(stage: str, text: str, header: str) -> Tuple[str, Optional[str]]:
     """File content for one graph text, and a note when the text had to be kept as comments."""
     prelude = "" if stage.startswith("output_code") else _GRAPH_PRELUDE
-    body = text if text.endswith("\n") else text + "\n"
+    body = _valid_class_names(text if text.endswith("\n") else text + "\n")
     candidate = header + prelude + body
     try:
         compile(candidate, "<graph>", "exec")
