@@ -26,6 +26,7 @@ from ..bytecode import versions as V
 from ..expressions import values as M
 from ..flow.cfg import ENDS_PATH
 from .context import Context
+from .handlers import with_finally
 
 Block = Tuple[str, int]  # (kind, index): "try"/"with" at a SETUP, "exc"/"fin"/"wexc" at a handler
 Stacks = List[Optional[Tuple[Block, ...]]]
@@ -478,12 +479,7 @@ class LegacyBlocks:
                                     finally_bodies=bodies)
         self.sim.pending.append(instrs[h].offset)
         final = self._legacy_walk_to(h, end, ctx, list(stack))
-        if len(body) == 1 and isinstance(body[0], ast.Try) and not body[0].finalbody:
-            node = body[0]
-            node.finalbody = final or [ast.Pass()]
-        else:
-            node = ast.Try(body=body or [ast.Pass()], handlers=[], orelse=[], finalbody=final or [ast.Pass()])
-        self.sim.emit(node)
+        self.sim.emit(with_finally(body, final))
         if normal is None or V.VERSION < (3, 9):
             return end + 1
         k = normal + 1

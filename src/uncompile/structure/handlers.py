@@ -221,12 +221,7 @@ class HandlerStructurer:
         final_ctx = ctx._replace(active=ctx.active | {entry.target})
         self.sim.pending.append(self.instrs[handler_index].offset)
         final = self._walk_until(start, end, final_ctx, stack + [M.Discard(), M.ExceptionValue()])
-        if len(body) == 1 and isinstance(body[0], ast.Try) and not body[0].finalbody:
-            node = body[0]
-            node.finalbody = final or [ast.Pass()]
-        else:
-            node = ast.Try(body=body or [ast.Pass()], handlers=[], orelse=[], finalbody=final or [ast.Pass()])
-        self.sim.emit(node)
+        self.sim.emit(with_finally(body, final))
         if after is None:
             return None
         if template and self._matches(after, template):
@@ -370,3 +365,12 @@ def _implicit_return(stmt: ast.stmt) -> bool:
         return False
     value = stmt.value
     return value is None or (isinstance(value, ast.Constant) and value.value is None)
+
+
+def with_finally(body: List[ast.stmt], final: List[ast.stmt]) -> ast.Try:
+    """``try: body finally: final``; a body that is one try without ``finally`` takes it on
+    (``try/except/finally`` is one statement in source)."""
+    if len(body) == 1 and isinstance(body[0], ast.Try) and not body[0].finalbody:
+        body[0].finalbody = final or [ast.Pass()]
+        return body[0]
+    return ast.Try(body=body or [ast.Pass()], handlers=[], orelse=[], finalbody=final or [ast.Pass()])
