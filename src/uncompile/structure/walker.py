@@ -27,6 +27,7 @@ from .branch_follow import falls_to_outer_follow, is_lone_continue
 from .compare_chains import CompareChains
 from .context import Context
 from .handlers import HandlerStructurer
+from .layout_legacy import LegacyLayout
 from .loops import LoopStructurer
 
 _PURE_FORBIDDEN = frozenset({
@@ -39,7 +40,7 @@ _PURE_FORBIDDEN = frozenset({
 })
 
 
-class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, CompareChains):
+class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, LegacyLayout, CompareChains):
     """Structures one code object; :meth:`run` returns its statements."""
 
     def __init__(self, code: Any, nested: Any) -> None:

@@ -1,0 +1,246 @@
+"""Layout rules of CPython 3.8 - 3.10 for branches and loops.
+
+Before 3.11 the compiler lays statements out in source order and keeps some dead code, so
+the layout itself says what was written: an unreachable jump after a branch shows an
+``else``, a dead final ``return None`` shows where a body ended, a jump back to a loop's
+header is a ``continue`` and one past its exit a ``break``. A mixin of
+:class:`~uncompile.structure.walker.Walker`, beside :class:`.blocks_legacy.LegacyBlocks`
+(``try``/``with`` from the block instructions).
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any, List, Optional, Tuple
+
+from .context import Context
+
+Block = Tuple[str, int]  # (kind, index): "try"/"with" at a SETUP, "exc"/"fin"/"wexc" at a handler
+Stacks = List[Optional[Tuple[Block, ...]]]
+
+_EXIT_CALL_LEGACY = ("LOAD_CONST", "COPY", "COPY", "CALL")
+#: Instructions that only leave blocks on the way to a ``return``.
+_LEAVING = frozenset({
+    "CALL_FINALLY", "POP_FINALLY", "POP_BLOCK", "POP_EXCEPT", "BEGIN_FINALLY", "WITH_CLEANUP_START",
+    "WITH_CLEANUP_FINISH", "SWAP", "ROT_THREE", "ROT_FOUR", "POP_TOP", "AWAIT",
+})
+
+
+class LegacyLayout:
+    """Branch and loop layout rules for 3.8 - 3.10; uses the walker's graph and helpers."""
+
+    block_of: Any
+    block_stacks: Any
+    blocks: Any
+    instrs: Any
+    sim: Any
+    walk: Any
+
+    def legacy_loop_jump(self, pos: int, ctx: Context, stack: List[Any]) -> bool:
+        """At a jump out of a block to the enclosing loop's header or exit: emit continue/break.
+
+        Block bodies are walked up to their normal exit (``until``); a ``break`` or
+        ``continue`` inside them jumps past it and must not end the walk silently.
+        """
+        if ctx != Context() and self._legacy_dead_final_return(pos):
+            return True  # inside a branch; at the top level it is the function's own end
+        loop = ctx.loop
+        if loop is None or pos == ctx.until:
+            return False
+        ident = self.block_of[pos]
+        if self.blocks[ident].start != pos or ident in ctx.stops:
+            return False
+        if pos < ctx.until and ctx.lo <= self.blocks[ident].offset < ctx.hi:
+            return False
+        if ident == loop.continue_to:
+            self.sim.emit(ast.Continue())
+            return True
+        if ident == loop.break_to:
+            self.sim.emit(ast.Break())
+            return True
+        return False
+
+    def legacy_dead_jump(self, then_b: Optional[int], else_b: int) -> bool:
+        """Whether an unreachable ``JUMP`` to *else_b* follows the code from *then_b*.
+
+        3.8 - 3.10 keep the jump of a ``break``/``continue`` written after an ``if`` whose
+        body ends in a jump (``if c: ...; continue`` then ``break``): the test jumps
+        straight to the loop exit and the statement's own jump stays behind, dead.
+        """
+        if then_b is None:
+            return False
+        start = self.blocks[then_b].offset
+        for block in self.blocks:
+            if block.offset > start and not block.preds and block.end - block.start == 1 \
+                    and self.instrs[block.start].op == "JUMP" and block.jump == else_b:
+                return True
+        return False
+
+    def legacy_loop_span(self, header: int, body: Any) -> Any:
+        """The blocks laid out between a loop's header and its last block (3.8 - 3.10 layout).
+
+        Code that leaves the loop with ``break``/``return`` (an ``except`` clause ending in
+        ``break``) never reaches the back edge, yet sits inside the loop's span.
+        """
+        last = max(body)
+        stacks = self.block_stacks()
+        return {b for b in range(header, last + 1) if stacks[self.blocks[b].start] is not None}
+
+    def legacy_loop_exits(self, body: Any, outs: Any) -> Any:
+        """The blocks of *outs* a loop can really exit to: those with the header's block stack.
+
+        A ``break`` leaves the blocks it is in before jumping, so a loop's exits have the
+        block stack of its header; handler code reached only by an exception does not.
+        Code after a loop is reached by a jump (the test, ``break``), never by falling
+        through from the body (that is an ``if`` inside it ending in ``raise``/``return``).
+        """
+        if not body:
+            return outs
+        stacks = self.block_stacks()
+        header = min(body, key=lambda b: self.blocks[b].offset)
+        expected = stacks[self.blocks[header].start]
+        return {s for s in outs if stacks[self.blocks[s].start] == expected
+                and self.instrs[self.blocks[s].end - 1].op != "RERAISE"
+                and any(self.blocks[p].jump == s for p in self.blocks[s].preds if p in body)}
+
+    def legacy_thread_exits(self, nodes: List[Any]) -> None:
+        """Point condition exits at a lone jump block to that jump's target, when shared.
+
+        ``if a or not b: break`` compiles ``b``'s false exit to the ``break`` (a block that
+        only jumps to the loop exit) while the peephole optimizer sends ``a`` straight to
+        the loop exit; seen through the jump, both exits are the same.
+        """
+        exits = {side for node in nodes for side in (node.true, node.false) if isinstance(side, int)}
+        for node in nodes:
+            for name in ("true", "false"):
+                side = getattr(node, name)
+                if not isinstance(side, int):
+                    continue
+                block = self.blocks[side]
+                if block.end - block.start == 1 and self.instrs[block.start].op == "JUMP" \
+                        and len(block.preds) == 1 and block.jump in exits:
+                    setattr(node, name, block.jump)
+
+    def legacy_passes(self, start: int, limit: int) -> bool:
+        """Whether the code from block *start* reaches a block laid out after block *limit*."""
+        seen = {start}
+        work = [start]
+        while work:
+            b = work.pop()
+            if b > limit:
+                return True
+            for succ in self.blocks[b].succs:
+                if succ not in seen and succ > start:
+                    seen.add(succ)
+                    work.append(succ)
+        return False
+
+    def legacy_join_after(self, then_b: int, else_b: int) -> Optional[int]:
+        """The first block after *else_b* that the body from *then_b* jumps to: where the if ends."""
+        seen = {then_b}
+        work = [then_b]
+        best: Optional[int] = None
+        while work:
+            b = work.pop()
+            if b > else_b:
+                best = b if best is None else min(best, b)
+                continue
+            for succ in self.blocks[b].succs:
+                if succ not in seen and succ > then_b:
+                    seen.add(succ)
+                    work.append(succ)
+        return best
+
+    def legacy_loop_jump_statement(self, block_id: Optional[int], ctx: Context) -> Optional[ast.stmt]:
+        """``continue``/``break`` when block *block_id* is nothing but a jump to the loop's header/exit."""
+        loop = ctx.loop
+        if loop is None or block_id is None:
+            return None
+        block = self.blocks[block_id]
+        if block.end - block.start != 1 or self.instrs[block.start].op != "JUMP" or len(block.preds) != 1:
+            return None
+        if block.jump == loop.continue_to:
+            return ast.Continue()
+        if block.jump == loop.break_to:
+            return ast.Break()
+        return None
+
+    def legacy_if_jump(self, test: ast.expr, then_b: int, else_b: int, ctx: Context,
+                       stack: List[Any]) -> Optional[int]:
+        """``if test: continue``/``break`` whose body is block *then_b*; -1 if it is not that.
+
+        An ``else`` was written when an unreachable jump past it follows the body: the
+        ``else`` is the code from *else_b*, or only a ``continue``/``break`` when the test
+        jumps straight to the loop (its own jump then stays behind, dead, too).
+        """
+        jump_stmt = self.legacy_loop_jump_statement(then_b, ctx)
+        if jump_stmt is None:
+            return -1
+        dead = self.legacy_dead_after(then_b, else_b)
+        orelse: List[ast.stmt] = []
+        resume = else_b
+        if dead is not None:
+            orelse = self.walk(self.blocks[else_b].start, ctx.stop_at(self.blocks[dead].jump),
+                               list(stack))
+            resume = dead
+        elif else_b < then_b:
+            dead = self.legacy_dead_after(then_b, None)
+            loop = ctx.loop
+            if dead is not None and loop is not None and else_b in (loop.continue_to, loop.break_to):
+                orelse = [ast.Continue() if else_b == loop.continue_to else ast.Break()]
+                resume = dead
+        self.sim.emit(ast.If(test=test, body=[jump_stmt], orelse=orelse))
+        return self.blocks[resume].start
+
+    def legacy_dead_after(self, then_b: int, else_b: Optional[int]) -> Optional[int]:
+        """The unreachable jump past an ``else`` right after block *then_b* (see :meth:`legacy_else_end`).
+
+        With *else_b*, the jump must lead past that block; with None, anywhere forward.
+        """
+        ident = then_b + 1
+        if ident >= len(self.blocks) or (else_b is not None and ident >= else_b):
+            return None
+        block = self.blocks[ident]
+        if block.preds or block.end - block.start != 1 or self.instrs[block.start].op != "JUMP" \
+                or block.jump is None or block.jump <= (ident if else_b is None else else_b):
+            return None
+        return ident
+
+    def legacy_else_end(self, then_b: Optional[int], else_b: Optional[int]) -> Optional[int]:
+        """The dead ``JUMP`` block that ends an ``else`` starting at block *else_b*, or None.
+
+        When an ``if``/``else`` whose branches both end in ``return``/``raise``/jumps closes
+        the body of an outer ``if``, 3.8 - 3.10 keep the outer body's jump past its own
+        ``else`` although nothing reaches it. Its presence shows the inner ``else`` was
+        written (without one, the jump follows the return in one block and is removed).
+        At the end of a function the dead block is the compiler's own ``return None``.
+        """
+        if else_b is None or then_b is None or else_b <= then_b:
+            return None
+        for ident in range(else_b + 1, len(self.blocks)):
+            block = self.blocks[ident]
+            if any(p < else_b or p >= ident for p in block.preds):
+                return None
+            if not block.preds and block.end - block.start == 1 and self.instrs[block.start].op == "JUMP":
+                return ident
+            if self._legacy_dead_final_return(block.start):
+                return ident
+        return None
+
+    def legacy_resume(self, dead: int) -> Optional[int]:
+        """Where the walk goes after an ``else`` ended by the dead block *dead* (see above)."""
+        start = self.blocks[dead].start
+        return None if self._legacy_dead_final_return(start) else start
+
+    def _legacy_dead_final_return(self, pos: int) -> bool:
+        """Whether *pos* starts the implicit ``return None`` at the end of the code, unreached.
+
+        3.8 - 3.9 keep it after an ``if``/``else`` whose branches all return; written out it
+        would land in the last branch and compile to a second, reachable copy.
+        """
+        instrs = self.instrs
+        if pos == 0 or pos + 2 != len(instrs) or instrs[pos].op != "LOAD_CONST" \
+                or instrs[pos].arg[0] is not None or instrs[pos + 1].op != "RETURN_VALUE":
+            return False
+        block = self.blocks[self.block_of[pos]]
+        return block.start == pos and self.block_stacks()[pos] is None
