@@ -13,7 +13,7 @@ from typing import Any, FrozenSet, List, Optional
 
 from ..bytecode import versions as V
 from ..expressions import values as M
-from ..expressions.conditions import Node, negate
+from ..expressions.conditions import Node, negate, reduce_nodes
 from .branch_follow import outer_loop_jump
 from .comprehensions import contains_item, loop_to_comprehension
 from .context import Context, Loop
@@ -56,7 +56,12 @@ class LoopStructurer:
         sources.sort()
         bottom = self.blocks[sources[-1]]
         last = self.instrs[bottom.end - 1]
-        if last.op == "JUMP" and bottom.end - bottom.start == 1 and len(bottom.preds) == 1:
+        several = top is not None and len(top) > 1 and len(sources) > 1
+        copied = self._copied_or_test(top, sources, body_b) if several and top else None
+        if copied is not None and top:  # 3.12+: each test of the copy that repeats the loop has its own jump
+            block_id, bottom = top[0], self.blocks[copied]
+            top = [block_id]
+        elif last.op == "JUMP" and bottom.end - bottom.start == 1 and len(bottom.preds) == 1:
             bottom = self.blocks[bottom.preds[0]]  # 3.12+: cond; POP_JUMP_IF_FALSE exit; JUMP_BACKWARD body
             last = self.instrs[bottom.end - 1]
             if last.op not in V.CONDITIONAL_JUMPS or bottom.jump != exit_b or bottom.fall != sources[-1] \
@@ -84,6 +89,23 @@ class LoopStructurer:
         stmts = self.walk(header.start, inner, list(stack), entering=True)
         self.sim.emit(ast.While(test=test, body=stmts or [ast.Pass()], orelse=[]))
         return self.start_of(exit_b)
+
+    def _copied_or_test(self, top: List[int], sources: List[int], body_b: int) -> Optional[int]:
+        """The first block of a copied ``a or b`` test whose jumps back are blocks of their own."""
+        b = sources[-1]
+        for k in range(len(top) - 1, -1, -1):
+            block = self.blocks[b]
+            if block.end - block.start == 1 and self.instrs[block.start].op == "JUMP" \
+                    and block.jump == body_b and len(block.preds) == 1:
+                b = block.preds[0]
+            if self.instrs[self.blocks[b].end - 1].op not in V.CONDITIONAL_JUMPS \
+                    or (k and (not self._same_code(top[k], b) or b - 1 < 0)):
+                return None  # the first test may end a body block: its suffix is checked later
+            if k:
+                b -= 1
+        if any(not b <= s <= sources[-1] for s in sources):
+            return None
+        return b
 
     def _break_past_bottom_test(self, pos: int, ctx: Context) -> bool:
         """A jump from a bottom-tested loop's body to its exit, past the copied test: ``break``."""
@@ -258,7 +280,7 @@ class LoopStructurer:
         last = self.instrs[head.end - 1]
         test: ast.expr = ast.Constant(value=True)
         start: Optional[int] = head.start
-        if last.op in V.CONDITIONAL_JUMPS and exit_b in head.succs:
+        if last.op in V.CONDITIONAL_JUMPS and exit_b is not None:
             # while <condition>: the header evaluates the condition and leaves on false
             work = list(stack)
             saved_out = self.sim.out
@@ -269,7 +291,8 @@ class LoopStructurer:
             self.sim.out = saved_out
             if not pre:
                 expr = self.sim.pop_expr(work, last)
-                node, _ = self._node(header, expr, head.end - 1, False)
+                node, fall = self._node(header, expr, head.end - 1, False)
+                node = self._while_condition(node, fall, header, body, exit_b, stack)
                 if node.false == exit_b:
                     test, start = node.expr, self.start_of(node.true)
                 elif node.true == exit_b:
@@ -277,3 +300,23 @@ class LoopStructurer:
         stmts = self.walk(start, inner, list(stack), entering=start == head.start)
         self.sim.emit(ast.While(test=test, body=stmts or [ast.Pass()], orelse=[]))
         return self.start_of(exit_b)
+
+    def _while_condition(self, node: Node, fall: Optional[int], header: int, body: set,
+                         exit_b: Optional[int], stack: List[Any]) -> Node:
+        """Extend a ``while`` test over the pure condition blocks after the header (and/or)."""
+        nodes = [node]
+        while fall is not None and fall in body and fall != header and not self.is_loop_header(fall):
+            pure = self._pure(fall, self.blocks[fall].start, stack)  # type: ignore[attr-defined]
+            if pure is None or pure[1] != "cond":
+                break
+            new, nxt = self._node(fall, pure[0], pure[2], False)
+            nodes.append(new)
+            fall = nxt
+        if len(nodes) == 1:
+            return node
+        reduced, sizes = reduce_nodes(nodes)
+        head = reduced[0]
+        if isinstance(head.true, tuple) or isinstance(head.false, tuple) \
+                or exit_b not in (head.true, head.false):
+            return node
+        return head

@@ -242,6 +242,47 @@ class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, LegacyLayout, Comp
             return None
         return work[-1], kind, block.end - 1
 
+    def _lone_return(self, block_id: int) -> bool:
+        block = self.blocks[block_id]
+        return block.end - block.start == 1 and self.instrs[block.start].op == "RETURN_VALUE"
+
+    def _pure_chain(self, block_id: int, start: int, stack: List[Any]) -> Optional[Tuple[Any, str, int]]:
+        """A chained comparison used as a value inside ``and``/``or``: (value, "jump", end)."""
+        block = self.blocks[block_id]
+        last = self.instrs[block.end - 1]
+        if last.op not in V.CONDITIONAL_JUMPS:
+            return None
+        work = list(stack)
+        saved_out, saved_pending = self.sim.out, self.sim.pending
+        self.sim.out, self.sim.pending = [], []
+        try:
+            for i in range(start, block.end - 1):
+                ins = self.instrs[i]
+                if ins.op in _PURE_FORBIDDEN or ins.op.startswith("STORE") or ins.target is not None:
+                    return None
+                self.sim.step(ins, work)
+            expr = self.sim.pop(work, last)
+            if not work or work[-1] is not expr or not isinstance(expr, ast.Compare):
+                return None
+            work.pop()
+            if not work or work[-1] is not expr.comparators[-1]:
+                return None
+            chain = self.compare_chain(block_id, expr, True, work)
+            if chain is None or chain[2] is None or self.sim.out:
+                return None
+            if chain[2] < 0:  # the chain ends in a copy of the merge point's ``return``
+                after = -1 - chain[2]
+                if self.instrs[after].op != "RETURN_VALUE" or after != block_end_of(self, after):
+                    return None
+                return chain[0], "chain-return", after
+        except DecompileError:
+            return None
+        finally:
+            self.sim.out, self.sim.pending = saved_out, saved_pending
+        if len(work) != len(stack) or any(a is not b for a, b in zip(work, stack)):
+            return None
+        return chain[0], "chain", chain[2]
+
     def _node(self, block_id: int, expr: Any, jump_index: int, value: bool) -> Tuple[Node, Optional[int]]:
         """The condition node of a block whose conditional jump is at *jump_index*."""
         ins = self.instrs[jump_index]
@@ -297,13 +338,23 @@ class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, LegacyLayout, Comp
                 start += 1
             if self.is_loop_header(fall) or (ctx.loop is not None and fall in (ctx.loop.break_to,)):
                 break
-            pure = self._pure(fall, start, stack)
+            pure = self._pure(fall, start, stack) or self._pure_chain(fall, start, stack)
             if pure is None:
                 break
             item, kind, end = pure
             expr_item = item
             if kind in ("cond", "value-cond"):
                 new, nxt = self._node(fall, expr_item, end, kind == "value-cond")
+            elif kind == "chain-return":  # a value chain ending in a copy of the merge's return
+                returns = [m for m in merges if m is not None and self._lone_return(m)]
+                if len(returns) != 1:
+                    break
+                new = Node(fall, expr_item, (VALUE, returns[0]), (VALUE, returns[0]))
+                nxt = None
+            elif kind == "chain":  # the chain's value goes to block *end*; its cleanup follows
+                new = Node(fall, expr_item, (VALUE, end), (VALUE, end))
+                nxt = None
+                merges.add(end)
             elif kind == "jump":
                 target = self.blocks[fall].jump
                 new = Node(fall, expr_item, (VALUE, target), (VALUE, target))
@@ -437,6 +488,11 @@ def _assert_or_if(test: ast.expr, body: List[ast.stmt], orelse: List[ast.stmt]) 
             node.uncompile_offsets = getattr(body[0], "uncompile_offsets", ())  # type: ignore[attr-defined]
             return node
     return ast.If(test=test, body=body or [ast.Pass()], orelse=orelse)
+
+
+def block_end_of(walker: Any, index: int) -> int:
+    """The index of the last instruction of the block holding instruction *index*."""
+    return walker.blocks[walker.block_of[index]].end - 1
 
 
 def _value_node(node: Node) -> bool:
