@@ -10,7 +10,8 @@ the structurer (:mod:`uncompile.structure`) drives it block by block.
 from __future__ import annotations
 
 import ast
-from typing import Any, Callable, Dict, List, Optional, cast
+import contextlib
+from typing import Any, Callable, Dict, Iterator, List, Optional, cast
 
 from ..bytecode import versions as V
 from ..bytecode.instructions import Instr
@@ -54,6 +55,17 @@ class Simulator(Ops314, LegacyBlockOps, LegacyUnpackOps):
         self.parallel: List[Any] = []  # (target, value) pairs of ``a, b = x, y`` seen so far
         self.seq = 0  # numbers values in the order they are computed
         self.statement_seq = 0
+
+    @contextlib.contextmanager
+    def scratch(self) -> Iterator[List[ast.stmt]]:
+        """Collect statements into a fresh list (yielded) for a tentative or side run, and
+        put the real output and pending offsets back afterwards, whatever happened."""
+        saved_out, saved_pending = self.out, self.pending
+        self.out, self.pending = [], []
+        try:
+            yield self.out
+        finally:
+            self.out, self.pending = saved_out, saved_pending
 
     # -- statements -------------------------------------------------------------------
 

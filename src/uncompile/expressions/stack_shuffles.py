@@ -223,15 +223,11 @@ class DynamoSimulator(Simulator):
 
         Returns the spill statements, which belong at the end of the region's body.
         """
-        saved_out, saved_pending = self.out, self.pending
-        self.out, self.pending = [], []
-        try:
+        with self.scratch():
             self.flush_deferred(inner)
             self.spill_items(inner, [item for item in inner if self._spillable(item)
                                      and not any(item is old for old in outer) and not _stable(item)])
             spills = self.out
-        finally:
-            self.out, self.pending = saved_out, saved_pending
         outer[:] = inner
         return spills
 

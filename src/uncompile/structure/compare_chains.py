@@ -25,40 +25,34 @@ class CompareChains:
 
     def _run_pure(self, block_id: int, start: int, work: List[Any]) -> Optional[str]:
         block = self.blocks[block_id]
-        saved_out, saved_pending = self.sim.out, self.sim.pending
-        self.sim.out, self.sim.pending = [], []
         try:
-            for i in range(start, block.end - 1):
-                ins = self.instrs[i]
-                if ins.target is not None or ins.op.startswith(("STORE", "DELETE", "RETURN", "POP_TOP")):
-                    return None
-                self.sim.step(ins, work)
-            return None if self.sim.out else self.instrs[block.end - 1].op
+            with self.sim.scratch():
+                for i in range(start, block.end - 1):
+                    ins = self.instrs[i]
+                    if ins.target is not None or ins.op.startswith(("STORE", "DELETE", "RETURN", "POP_TOP")):
+                        return None
+                    self.sim.step(ins, work)
+                return None if self.sim.out else self.instrs[block.end - 1].op
         except Exception:  # noqa: BLE001 - a failed tentative evaluation just means "not a chain"
             return None
-        finally:
-            self.sim.out, self.sim.pending = saved_out, saved_pending
 
     def _value_link(self, b: int, start: int, work: List[Any], middle: Any) -> Optional[Tuple[Any, int]]:
         """Run a value chain's next link up to its comparison; (comparison, next index)."""
-        saved_out, saved_pending = self.sim.out, self.sim.pending
-        self.sim.out, self.sim.pending = [], []
         try:
-            i = start
-            while i < self.blocks[b].end:
-                ins = self.instrs[i]
-                if ins.target is not None or ins.op.startswith(("STORE", "DELETE", "RETURN", "POP_TOP")):
-                    return None
-                self.sim.step(ins, work)
-                i += 1
-                top = work[-1] if work else None
-                if isinstance(top, ast.Compare) and top.left is middle and len(top.ops) == 1:
-                    return None if self.sim.out else (top, i)
-            return None
+            with self.sim.scratch():
+                i = start
+                while i < self.blocks[b].end:
+                    ins = self.instrs[i]
+                    if ins.target is not None or ins.op.startswith(("STORE", "DELETE", "RETURN", "POP_TOP")):
+                        return None
+                    self.sim.step(ins, work)
+                    i += 1
+                    top = work[-1] if work else None
+                    if isinstance(top, ast.Compare) and top.left is middle and len(top.ops) == 1:
+                        return None if self.sim.out else (top, i)
+                return None
         except Exception:  # noqa: BLE001 - not a chain after all
             return None
-        finally:
-            self.sim.out, self.sim.pending = saved_out, saved_pending
 
     def compare_chain(self, block_id: int, first: ast.Compare, value: bool,
                       stack: List[Any]) -> Optional[Tuple[Any, Optional[int], Optional[int]]]:

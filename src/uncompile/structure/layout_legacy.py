@@ -11,19 +11,9 @@ header is a ``continue`` and one past its exit a ``break``. A mixin of
 from __future__ import annotations
 
 import ast
-from typing import Any, List, Optional, Tuple
+from typing import Any, List, Optional
 
 from .context import Context
-
-Block = Tuple[str, int]  # (kind, index): "try"/"with" at a SETUP, "exc"/"fin"/"wexc" at a handler
-Stacks = List[Optional[Tuple[Block, ...]]]
-
-_EXIT_CALL_LEGACY = ("LOAD_CONST", "COPY", "COPY", "CALL")
-#: Instructions that only leave blocks on the way to a ``return``.
-_LEAVING = frozenset({
-    "CALL_FINALLY", "POP_FINALLY", "POP_BLOCK", "POP_EXCEPT", "BEGIN_FINALLY", "WITH_CLEANUP_START",
-    "WITH_CLEANUP_FINISH", "SWAP", "ROT_THREE", "ROT_FOUR", "POP_TOP", "AWAIT",
-})
 
 
 class LegacyLayout:

@@ -207,32 +207,29 @@ class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, LegacyLayout, Comp
         """Evaluate a block without statements: (value, how it ends, end index) or None."""
         block = self.blocks[block_id]
         work = list(stack)
-        saved_out, saved_pending = self.sim.out, self.sim.pending
-        self.sim.out, self.sim.pending = [], []
         try:
-            for i in range(start, block.end - 1):
-                ins = self.instrs[i]
-                genexpr_iter = ins.op == "GET_ITER" and self.instrs[i + 1].op == "CALL"  # f(x for x in y)
-                if (ins.op in _PURE_FORBIDDEN and not genexpr_iter) or ins.op.startswith("STORE") \
-                        or ins.target is not None:
+            with self.sim.scratch():
+                for i in range(start, block.end - 1):
+                    ins = self.instrs[i]
+                    genexpr_iter = ins.op == "GET_ITER" and self.instrs[i + 1].op == "CALL"  # f(x for x in y)
+                    if (ins.op in _PURE_FORBIDDEN and not genexpr_iter) or ins.op.startswith("STORE") \
+                            or ins.target is not None:
+                        return None
+                    self.sim.step(ins, work)
+                last = self.instrs[block.end - 1]
+                if last.op in V.CONDITIONAL_JUMPS:
+                    kind = "cond"
+                elif last.op == "JUMP":
+                    kind = "jump"
+                elif last.op in _PURE_FORBIDDEN or last.op.startswith("STORE") or last.target is not None:
                     return None
-                self.sim.step(ins, work)
-            last = self.instrs[block.end - 1]
-            if last.op in V.CONDITIONAL_JUMPS:
-                kind = "cond"
-            elif last.op == "JUMP":
-                kind = "jump"
-            elif last.op in _PURE_FORBIDDEN or last.op.startswith("STORE") or last.target is not None:
-                return None
-            else:
-                self.sim.step(last, work)
-                kind = "fall"
-            if self.sim.out:
-                return None
+                else:
+                    self.sim.step(last, work)
+                    kind = "fall"
+                if self.sim.out:
+                    return None
         except DecompileError:
             return None
-        finally:
-            self.sim.out, self.sim.pending = saved_out, saved_pending
         extra = len(work) - len(stack)
         if work[:len(stack)] != stack and any(a is not b for a, b in zip(work, stack)):
             return None
@@ -253,32 +250,29 @@ class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, LegacyLayout, Comp
         if last.op not in V.CONDITIONAL_JUMPS:
             return None
         work = list(stack)
-        saved_out, saved_pending = self.sim.out, self.sim.pending
-        self.sim.out, self.sim.pending = [], []
         try:
-            for i in range(start, block.end - 1):
-                ins = self.instrs[i]
-                if ins.op in _PURE_FORBIDDEN or ins.op.startswith("STORE") or ins.target is not None:
+            with self.sim.scratch():
+                for i in range(start, block.end - 1):
+                    ins = self.instrs[i]
+                    if ins.op in _PURE_FORBIDDEN or ins.op.startswith("STORE") or ins.target is not None:
+                        return None
+                    self.sim.step(ins, work)
+                expr = self.sim.pop(work, last)
+                if not work or work[-1] is not expr or not isinstance(expr, ast.Compare):
                     return None
-                self.sim.step(ins, work)
-            expr = self.sim.pop(work, last)
-            if not work or work[-1] is not expr or not isinstance(expr, ast.Compare):
-                return None
-            work.pop()
-            if not work or work[-1] is not expr.comparators[-1]:
-                return None
-            chain = self.compare_chain(block_id, expr, True, work)
-            if chain is None or chain[2] is None or self.sim.out:
-                return None
-            if chain[2] < 0:  # the chain ends in a copy of the merge point's ``return``
-                after = -1 - chain[2]
-                if self.instrs[after].op != "RETURN_VALUE" or after != block_end_of(self, after):
+                work.pop()
+                if not work or work[-1] is not expr.comparators[-1]:
                     return None
-                return chain[0], "chain-return", after
+                chain = self.compare_chain(block_id, expr, True, work)
+                if chain is None or chain[2] is None or self.sim.out:
+                    return None
+                if chain[2] < 0:  # the chain ends in a copy of the merge point's ``return``
+                    after = -1 - chain[2]
+                    if self.instrs[after].op != "RETURN_VALUE" or after != block_end_of(self, after):
+                        return None
+                    return chain[0], "chain-return", after
         except DecompileError:
             return None
-        finally:
-            self.sim.out, self.sim.pending = saved_out, saved_pending
         if len(work) != len(stack) or any(a is not b for a, b in zip(work, stack)):
             return None
         return chain[0], "chain", chain[2]
