@@ -197,7 +197,7 @@ class CallBuilder:
         value = sim.pop_expr(stack, ins)
         key = sim.pop_expr(stack, ins)
         target = stack[-ins.arg]
-        if any(isinstance(v, M.Iterator) for v in stack[len(stack) - ins.arg + 1:]):
+        if _in_comprehension(stack, ins.arg):
             sim.emit(ast.Expr(value=_ComprehensionItem("dict", key, value)))
             target.uncompile_comprehension = "dict"
             return
