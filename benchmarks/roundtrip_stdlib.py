@@ -29,6 +29,7 @@ from uncompile.verification.roundtrip import (  # noqa: E402
     Summary,
     UnitResult,
     check_units,
+    failure_reason,
     format_table,
     summarize,
     top_failures,
@@ -82,6 +83,15 @@ def run_elsewhere(python: str, arguments: List[str]) -> Optional[Dict[str, Any]]
     return json.loads(completed.stdout.strip().splitlines()[-1])
 
 
+def write_failures(path: str, results: List[UnitResult]) -> None:
+    """One JSON object per function that did not round-trip: file, qualname, outcome, reason."""
+    with open(path, "w") as stream:
+        for result in results:
+            if result.outcome != "identical":
+                record = dict(result._asdict(), reason=failure_reason(result))
+                stream.write(json.dumps(record) + "\n")
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     size = parser.add_mutually_exclusive_group()
@@ -94,6 +104,11 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--show", type=int, default=15, help="failure reasons to list (15)")
     parser.add_argument(
         "--python", action="append", default=[], help="run under this interpreter (repeatable)"
+    )
+    parser.add_argument(
+        "--failures",
+        metavar="FILE",
+        help="write each function that is not identical, one JSON per line (this interpreter only)",
     )
     parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
     options = parser.parse_args(argv)
@@ -117,6 +132,8 @@ def main(argv: Optional[List[str]] = None) -> int:
                 rows.append((data["label"], Summary(data["total"], counts), data["failures"]))
     else:
         results = run_here(sample_size, options.seed, options.time_limit, quiet=False)
+        if options.failures:
+            write_failures(options.failures, results)
         if options.json:
             print(json.dumps(_as_json(results, options.show)))
             return 0
