@@ -416,7 +416,8 @@ class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, LegacyLayout, Comp
                     and (ctx.loop is None or before.jump in ctx.loop.body and before.jump != ctx.loop.header):
                 follow = before.jump
         loop = ctx.loop
-        if follow is None and loop is not None and else_b in (loop.break_to, loop.continue_to) \
+        if follow is None and loop is not None and V.LAYOUT_IN_SOURCE_ORDER \
+                and else_b in (loop.break_to, loop.continue_to) \
                 and then_b not in (loop.break_to, loop.continue_to) \
                 and not (V.LAYOUT_IN_SOURCE_ORDER and self.legacy_dead_jump(then_b, else_b)):
             test, then_b, else_b = negate(test), else_b, then_b
