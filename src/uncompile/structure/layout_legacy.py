@@ -23,6 +23,8 @@ class LegacyLayout:
     block_stacks: Any
     blocks: Any
     instrs: Any
+    jump_past_else: Any
+    reaches: Any
     sim: Any
     walk: Any
 
@@ -110,6 +112,33 @@ class LegacyLayout:
                 if block.end - block.start == 1 and self.instrs[block.start].op == "JUMP" \
                         and len(block.preds) == 1 and block.jump in exits:
                     setattr(node, name, block.jump)
+
+    def legacy_if_follow(self, block_id: int, then_b: Optional[int], else_b: Optional[int],
+                         fall: Optional[int], follow: Optional[int], ctx: Context) -> Optional[int]:
+        """Where an ``if`` ends, given the post-dominator *follow*, by the 3.8 - 3.10 layout."""
+        if then_b is None or else_b is None:
+            return follow
+        dead = self.legacy_dead_after(then_b, else_b)
+        if follow is not None and follow == then_b == fall and not self.reaches(else_b, follow, ctx):
+            # the fall-through body is the if's body: it ends in return/raise (the jump target
+            # comes after the if), or jumps past the else
+            if self.legacy_passes(then_b, else_b):
+                return self.legacy_join_after(then_b, else_b)
+            # the body's own jump past the else stays behind, dead, after return/raise/continue
+            return else_b if dead is None else self.blocks[dead].jump
+        if follow == else_b and dead is not None:  # an else after a body ending in return/raise
+            return self.blocks[dead].jump
+        loop = ctx.loop
+        if loop is not None and follow == loop.continue_to:
+            # the branches meet only at the loop's header (some end in ``continue``): the
+            # body's jump past the else shows where the if ends; without one, an else that
+            # is the enclosing statement's follow is no else
+            jumped = self.jump_past_else(block_id, else_b, ctx)
+            if jumped is not None:
+                return jumped
+            if else_b in ctx.stops:
+                return else_b
+        return follow
 
     def legacy_passes(self, start: int, limit: int) -> bool:
         """Whether the code from block *start* reaches a block laid out after block *limit*."""
