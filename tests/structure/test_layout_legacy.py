@@ -52,6 +52,19 @@ CASES = {
                     raise ValueError(x)
                 k()
     """,
+    # 3.10: ``continue`` jumps to the top of ``while 1``, the end of the body past it
+    "while_true_elif_continue_then_shared_tail": """
+        def f(x):
+            while 1:
+                if x == 1:
+                    g()
+                    continue
+                elif x == 2:
+                    h()
+                else:
+                    raise ValueError(x)
+                k()
+    """,
     # the dead jump after ``raise`` shows the elif
     "raise_elif_raise": """
         def f(x):
@@ -59,6 +72,42 @@ CASES = {
                 raise ValueError(x)
             elif g(x):
                 raise KeyError(x)
+    """,
+    # the dead jump after ``break`` belongs to the inner if/elif, not to an else of the first if
+    "raise_then_break_elif_continue": """
+        def f(s, end):
+            while 1:
+                chunk = m(s, end)
+                if chunk is None:
+                    raise ValueError(s)
+                end = chunk.end()
+                if end == '"':
+                    break
+                elif end != '\\\\':
+                    if s:
+                        raise ValueError(s)
+                    else:
+                        g(end)
+                        continue
+                try:
+                    esc = s[end]
+                except IndexError:
+                    raise ValueError(s) from None
+                g(esc)
+            return end
+    """,
+    # 3.8 - 3.9 send the dead jump past the else to the loop's header
+    "raise_else_try_ending_loop_body": """
+        def f(handlers):
+            for name in handlers:
+                if name not in known:
+                    raise ValueError(name)
+                else:
+                    try:
+                        h()
+                    except Exception as e:
+                        raise ValueError(name) from e
+            k()
     """,
 }
 
