@@ -55,7 +55,7 @@ class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, LegacyLayout, Comp
         if not V.HAS_EXCEPTION_TABLE:
             self.sim.explicit_final_return = self.legacy_final_return_dead()
         self._headers: Dict[int, bool] = {}
-        self._reachable: Dict[int, Set[int]] = {}
+        self._reachable: Dict[Tuple[int, bool], Set[int]] = {}
         self._bottom_cuts: Dict[int, int] = {}  # bottom-tested loop header -> where its copied test starts
 
     # -- helpers ------------------------------------------------------------------------
@@ -114,6 +114,12 @@ class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, LegacyLayout, Comp
                     pos = self.loop(block.id, ctx, stack)  # a try/with body that is a loop
                     first = False
                     continue
+                if pos == block.start and first and entering and V.HAS_EXCEPTION_TABLE:
+                    entry = self._try_in_loop_at_header(block, ctx)
+                    if entry is not None:  # ``while True: try: ...``: the loop's header starts the try
+                        pos = self.try_statement(pos, entry, ctx, stack)
+                        first = False
+                        continue
                 if pos == block.start and not (first and entering):
                     outside = not ctx.lo <= block.offset < ctx.hi
                     if block.id in ctx.stops or (outside and len(stack) <= depth):
