@@ -17,6 +17,7 @@ from ..bytecode import versions as V
 from ..bytecode.exception_table import exception_handlers, handler_at
 from ..bytecode.instructions import read_instructions
 from ..errors import DecompileError
+from ..expressions import values as M
 from ..expressions.conditions import VALUE, Node, negate, reduce_nodes
 from ..expressions.stack_shuffles import simulator_for
 from ..flow.cfg import ENDS_PATH, ControlFlowGraph
@@ -146,6 +147,8 @@ class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, LegacyLayout, Comp
                         continue
                 first = False
                 pos = self.run_block(pos, ctx, stack)
+            else:  # every path ended (return, raise): none goes on, whatever a nested walk left
+                self.exit = None
             return out
         finally:
             self.sim.out = saved
@@ -162,7 +165,7 @@ class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, LegacyLayout, Comp
             if skip:
                 i += skip
                 if i > last:  # the copy spans blocks (a finally body with an if): go on after it
-                    return i
+                    return self._return_after_copy(i, stack)
                 continue
             ins = self.instrs[i]
             if ins.op in ("BEFORE_WITH", "SETUP_WITH"):
@@ -173,7 +176,7 @@ class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, LegacyLayout, Comp
             return last
         skip = self.skip_copies(last, ctx, stack) if last >= pos else 0
         if skip:
-            return last + skip
+            return self._return_after_copy(last + skip, stack)
         ins = self.instrs[last]
         if ins.op in V.CONDITIONAL_JUMPS:
             before_branch = getattr(self.sim, "before_branch", None)  # Dynamo's code: see stack_shuffles
@@ -197,6 +200,18 @@ class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, LegacyLayout, Comp
                 self.sim.out[-1].uncompile_shared = True
             return None
         return self.start_of(block.fall)
+
+    def _return_after_copy(self, i: int, stack: List[Any]) -> Optional[int]:
+        """Where the walk goes on after a skipped exit call or finally copy that ends at *i*.
+
+        A ``return x`` from a ``with`` (or ``try``/``finally``) body calls the exit with x on
+        the stack and returns it next, in a block of its own: the return belongs to the path.
+        """
+        ins = self.instrs[i] if i < len(self.instrs) else None
+        if ins is None or ins.op != "RETURN_VALUE" or not stack or M.is_marker(stack[-1]):
+            return i
+        self.sim.step(ins, stack)
+        return None
 
     # -- conditions ---------------------------------------------------------------------
 
