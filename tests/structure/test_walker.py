@@ -113,3 +113,24 @@ def test_return_from_a_with_body_inside_try(name, line):
     assert result.identical, result
     assert result.source is not None and line in result.source
 
+
+BOOLEAN_VALUES = """\
+def and_or_subscript(table, flag):
+    return table[flag and 'on' or 'off']
+
+
+def and_or_operand(owner, name):
+    return (owner and owner.name or '') + '-' + name
+
+
+def or_lambda(holder, check=None):
+    holder.check = check or (lambda item: True)
+"""
+
+
+@pytest.mark.parametrize("name", ["and_or_subscript", "and_or_operand", "or_lambda"])
+def test_boolean_values_of_and_or_and_lambda(name):
+    namespace: dict = {}
+    exec(compile(BOOLEAN_VALUES, "<test>", "exec", dont_inherit=True), namespace)
+    result = verify_code(namespace[name].__code__)
+    assert result.identical, result

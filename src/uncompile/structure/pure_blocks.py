@@ -61,6 +61,9 @@ class PureBlocks:
                     kind = "fall"
                 if self.sim.out:
                     return None
+                if len(work) == len(stack) + 1 and isinstance(work[-1], M.FunctionValue) \
+                        and work[-1].code.co_name == "<lambda>":
+                    work[-1] = self.sim.expr(work[-1], last)  # ``x or (lambda: y)``
         except DecompileError:
             return None
         extra = len(work) - len(stack)

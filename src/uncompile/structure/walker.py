@@ -301,6 +301,8 @@ class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, LegacyLayout, Comp
                 if isinstance(side, tuple):
                     merges.add(side[1])
             nodes.append(new)
+            if self._thread_dropped_values(nodes):
+                merges = {side[1] for n in nodes for side in (n.true, n.false) if isinstance(side, tuple)}
             falls.append(nxt)
             fall = nxt
         if V.LAYOUT_IN_SOURCE_ORDER:
@@ -322,6 +324,25 @@ class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, LegacyLayout, Comp
             if loop_exit != -1:
                 return loop_exit
         return self.if_statement(nodes[used - 1].entry, head, fall_block, ctx, stack)
+
+    def _thread_dropped_values(self, nodes: List[Node]) -> bool:
+        """Make value exits to the block where the last node's plain exit drops the value plain exits.
+
+        3.14+ threads ``m and a or b``: when ``m`` is false the ``or`` test of ``m`` is known, so
+        the jump goes with ``m`` straight to the ``POP_TOP`` before ``b``, where the ``or`` test's
+        own false exit goes without a value. True if an exit changed.
+        """
+        last = nodes[-1]
+        plain = {side for side in (last.true, last.false) if isinstance(side, int)}
+        changed = False
+        for node in nodes[:-1]:
+            for side in ("true", "false"):
+                exit = getattr(node, side)
+                if isinstance(exit, tuple) and exit[0] == VALUE and exit[1] in plain \
+                        and self.instrs[self.blocks[exit[1]].start].op == "POP_TOP":
+                    setattr(node, side, exit[1])
+                    changed = True
+        return changed
 
     def if_statement(self, block_id: int, head: Node, fall: Optional[int], ctx: Context,
                      stack: List[Any]) -> Optional[int]:
