@@ -35,7 +35,7 @@ def assemble(name: str, args: List[str], program: List[Op]) -> types.CodeType:
     """
     consts: List[Any] = [None]
     names: List[str] = []
-    varnames = list(args)
+    varnames = [arg.lstrip("*") for arg in args]
     code = bytearray()
 
     def index(table: List[Any], value: Any) -> int:
@@ -276,3 +276,38 @@ def test_dynamo_temporaries_without_readers_are_left_out() -> None:
     source = check(code, namespace, 5)
     assert "tmp_1" not in source and "tmp_2" not in source, source
     assert re.search(r"^ *return __compiled_fn_1\(x, x, tmp_3\)$", source, re.M), source
+
+
+def test_starred_arguments_of_a_call_and_items_of_varargs() -> None:
+    """``g(*args, **{})`` is ``g(*args)``, and ``args[0]`` (an item of a tuple no one rebinds)
+    may move after it, so the resume call needs no names."""
+    program: List[Op] = [
+        ("RESUME", 0),
+        ("BUILD_TUPLE", 0),
+        ("BUILD_LIST", 1),
+        ("LOAD_FAST", "args"),
+        ("LOAD_CONST", 0),
+        ("BINARY_SUBSCR", 0),
+        ("BUILD_LIST", 1),
+        ("BUILD_LIST", 1),
+        ("PUSH_NULL", 0),
+        ("LOAD_GLOBAL", ("g", False)),
+        ("LOAD_FAST", "args"),
+        ("BUILD_MAP", 0),
+        ("CALL_FUNCTION_EX", 1),
+        ("BUILD_LIST", 1),
+        ("COPY", 2),
+        ("LOAD_CONST", 0),
+        ("BINARY_SUBSCR", 0),
+        ("LOAD_CONST", 0),
+        ("LOAD_CONST", 0),
+        ("BUILD_SLICE", 2),
+        ("STORE_SUBSCR", 0),
+    ] + CALL_RESUME
+
+    def namespace() -> Dict[str, Any]:
+        return {"g": lambda *args: sum(args), "__resume_at_9": lambda *args: args}
+
+    code = assemble("torch_dynamo_resume_in_f_at_1", ["*args"], program)
+    source = check(code, namespace, 2, 3)
+    assert re.search(r"^ *return __resume_at_9\(\[\], \[\], g\(\*args\), args\[0\]\)$", source, re.M), source

@@ -37,6 +37,7 @@ def stable(node: Any) -> bool:
         isinstance(node, (ast.Constant, ast.Name))
         or is_helper(node)
         or getattr(node, "uncompile_cells", False)
+        or getattr(node, "uncompile_fixed", False)
     ):
         return True
     if (

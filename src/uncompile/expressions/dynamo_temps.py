@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import inspect
 from collections import Counter
 from typing import Any, Dict, Iterable, List, Set
 
@@ -75,6 +76,20 @@ class DynamoTemporaries:
             self._aliases[name] = value
             return True
         return False
+
+    def op_BINARY_SUBSCR(self, ins: Instr, stack: Stack) -> None:
+        super().op_BINARY_SUBSCR(ins, stack)  # type: ignore[misc]
+        item = stack[-1]
+        code = self.code
+        if code.co_flags & inspect.CO_VARARGS and isinstance(item, ast.Subscript):
+            varargs = code.co_varnames[code.co_argcount + code.co_kwonlyargcount]
+            if (
+                isinstance(item.value, ast.Name)
+                and item.value.id == varargs
+                and self._fixed(varargs)
+                and isinstance(item.slice, ast.Constant)
+            ):
+                item.uncompile_fixed = True  # type: ignore[attr-defined]  # an item of a tuple no one rebinds
 
     def op_LOAD_FAST(self, ins: Instr, stack: Stack) -> None:
         alias = self._aliases.get(ins.arg)

@@ -23,6 +23,7 @@ in, names the values concerned first.
 from __future__ import annotations
 
 import ast
+import copy
 from typing import Any, Callable, Iterable, Iterator, List, Optional, Set, Union
 
 from ..bytecode import versions as V
@@ -373,6 +374,17 @@ class FrameListOps:
         self.store_subscr(ins, stack)
 
     def op_CALL_FUNCTION_EX(self, ins: Instr, stack: Stack) -> None:
+        has_kwargs, null_slot = ins.arg
+        if (
+            has_kwargs
+            and V.VERSION < (3, 14)
+            and stack
+            and isinstance(stack[-1], ast.Dict)
+            and not stack[-1].keys
+        ):
+            stack.pop()  # ``f(*args, **{})`` is ``f(*args)``
+            ins = copy.copy(ins)
+            ins.arg = (False, null_slot)
         self.call_with_held(ins, stack)
         self.calls.step(ins, stack, self)
 
