@@ -65,6 +65,20 @@ CASES = {
                     raise ValueError(x)
                 k()
     """,
+    # an if body that is only ``pass`` is the jump past the else (the walker keeps it)
+    "pass_then_elif_continue": """
+        def f(items, skip):
+            for key in items:
+                if isinstance(key, str):
+                    pass
+                elif key is True:
+                    key = "true"
+                elif skip:
+                    continue
+                else:
+                    raise TypeError(key)
+                g(key)
+    """,
     # the dead jump after ``raise`` shows the elif
     "raise_elif_raise": """
         def f(x):

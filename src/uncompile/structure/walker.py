@@ -442,8 +442,8 @@ class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, LegacyLayout, Comp
             self.sim.emit(ast.If(test=test, body=[ast.Continue()], orelse=[]))
             self.sim.out.extend(orelse)
             return self.start_of(follow)
-        if not body:
-            test, body, orelse = negate(test), orelse, []
+        if not body and not (V.LAYOUT_IN_SOURCE_ORDER and orelse and then_b != follow):
+            test, body, orelse = negate(test), orelse, []  # else: the body was ``pass``
         self.sim.emit(_assert_or_if(test, body, orelse))
         return self.start_of(follow)
 
