@@ -79,6 +79,15 @@ CASES = {
                     raise TypeError(key)
                 g(key)
     """,
+    # 3.10 copies the small return after the loop into the ``break``
+    "for_break_to_copied_return": """
+        def f(tests, result):
+            for index, test in enumerate(tests):
+                if result.stop:
+                    break
+                test(result)
+            return result
+    """,
     # the dead jump after ``raise`` shows the elif
     "raise_elif_raise": """
         def f(x):

@@ -170,6 +170,9 @@ class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, LegacyLayout, Comp
             ins = self.instrs[i]
             if ins.op in ("BEFORE_WITH", "SETUP_WITH"):
                 return self.with_statement(i, ctx, stack)
+            if V.LAYOUT_IN_SOURCE_ORDER and self.legacy_copied_break(i, ctx):
+                self.sim.emit(ast.Break())
+                return None
             self.sim.step(ins, stack)
             i += 1
         if last >= ctx.until:
