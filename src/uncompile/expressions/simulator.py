@@ -270,6 +270,9 @@ class Simulator(Ops314, TargetOps, LegacyBlockOps, LegacyUnpackOps):
         value = self.pop(stack, ins)
         if hasattr(value, "uncompile_import"):
             return
+        if isinstance(value, M.TargetSlot):  # ``_, _, x = v``: a store the next one overwrites
+            value.owner.dropped.append(value.position)
+            return
         if isinstance(value, ast.NamedExpr) or not M.is_marker(value):
             if value is self.chain_named:
                 self.chain = None

@@ -10,6 +10,7 @@ them fill an :class:`~uncompile.expressions.values.Unpack` until the tuple targe
 from __future__ import annotations
 
 import ast
+import copy
 from typing import Any, Dict, List, Optional
 
 from ..bytecode.instructions import Instr
@@ -124,6 +125,11 @@ class TargetOps:
             target = ast.Starred(value=target, ctx=ast.Store())
         owner.targets[slot.position] = target
         owner.filled += 1
+        before = slot.position - 1
+        while before in owner.dropped:  # the same name, stored again before this store
+            owner.targets[before] = copy.deepcopy(target)
+            owner.filled += 1
+            before -= 1
         if owner.filled < len(owner.targets):
             return
         whole = ast.Tuple(elts=[t for t in owner.targets if t is not None], ctx=ast.Store())
