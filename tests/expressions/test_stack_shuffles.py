@@ -311,3 +311,30 @@ def test_starred_arguments_of_a_call_and_items_of_varargs() -> None:
     code = assemble("torch_dynamo_resume_in_f_at_1", ["*args"], program)
     source = check(code, namespace, 2, 3)
     assert re.search(r"^ *return __resume_at_9\(\[\], \[\], g\(\*args\), args\[0\]\)$", source, re.M), source
+
+
+def test_a_copied_list_does_not_see_later_edits() -> None:
+    """``copy = [*items]`` of a list that is then appended to keeps the items it had."""
+    program: List[Op] = [
+        ("RESUME", 0),
+        ("LOAD_FAST", "t"),
+        ("BUILD_LIST", 0),
+        ("SWAP", 2),
+        ("LIST_EXTEND", 1),  # items = [*t]
+        ("COPY", 1),
+        ("BUILD_LIST", 0),
+        ("SWAP", 2),
+        ("LIST_EXTEND", 1),  # items, [*items]
+        ("SWAP", 2),
+        ("LOAD_CONST", 9),
+        ("LIST_APPEND", 1),  # [*items], items + [9]
+        ("BUILD_TUPLE", 2),
+        ("RETURN_VALUE", 0),
+    ]
+
+    def namespace() -> Dict[str, Any]:
+        return {"__compiled_fn_1": None}
+
+    code = assemble("torch_dynamo_resume_in_f_at_1", ["t"], program)
+    check(code, namespace, (1, 2))
+    assert run(uncompile.recompile(code), namespace, (1, 2)) == ([1, 2], [1, 2, 9])

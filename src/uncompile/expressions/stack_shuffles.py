@@ -132,9 +132,17 @@ class DynamoSimulator(DynamoTemporaries, FrameListOps, Simulator):
         """The values with effects on *stack* from *start* on, looking inside held lists."""
         return [item for item in leaves(stack[start:]) if self._spillable(item) and not stable(item)]
 
-    def _readers(self, stack: Stack, names: Set[str]) -> List[Any]:
-        """The items on *stack* (inside held lists too) that read one of *names*."""
-        return [item for item in leaves(stack) if self._spillable(item) and names_read(item) & names]
+    def readers(self, stack: Stack, names: Set[str]) -> List[Any]:
+        """The items on *stack* (inside held lists too) that read one of *names*. A held list
+        with ``*x`` in it counts as a whole: it copied the items of x when it was made."""
+        copies, starred = [], set()
+        for part in parts(stack):
+            spread = [item.value for item in getattr(part, "elts", ()) if isinstance(item, ast.Starred)]
+            if held(part) and any(names_read(value) & names for value in spread):
+                copies.append(part)
+                starred |= {id(value) for value in spread}
+        return copies + [item for item in leaves(stack) if id(item) not in starred and self._spillable(item)
+                         and names_read(item) & names]
 
     def before_branch(self, stack: Stack, condition: Any = None) -> None:
         """Before a conditional jump: the items under *condition* are evaluated before it."""
@@ -160,10 +168,10 @@ class DynamoSimulator(DynamoTemporaries, FrameListOps, Simulator):
         stack = self.stack
         if stack and isinstance(stmt, _SIMPLE_STATEMENTS):
             bound = names_bound(stmt)
-            readers = self._readers(stack, bound)
+            readers = self.readers(stack, bound)
             if self.deferred and bound & {name for d in self.deferred for name in names_bound(d)}:
                 self.flush_deferred(stack)
-                readers = self._readers(stack, bound)
+                readers = self.readers(stack, bound)
             if readers and isinstance(stmt, ast.Delete) and commutes(stmt) and self._straight_segment():
                 self.deferred.append(stmt)  # ``del graph_out_0`` before ``return graph_out_0[0]``
                 return
@@ -210,7 +218,7 @@ class DynamoSimulator(DynamoTemporaries, FrameListOps, Simulator):
         deferred, self.deferred = self.deferred, []
         for delete in deferred:
             names = names_bound(delete)
-            readers = self._readers(stack, names)
+            readers = self.readers(stack, names)
             self.spill_items(stack, readers)
             Simulator.emit(self, delete)
 
