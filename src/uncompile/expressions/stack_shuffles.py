@@ -90,6 +90,7 @@ class DynamoSimulator(DynamoTemporaries, FrameListOps, Simulator):
         self._exempt: Any = None
         self.instrs = read_instructions(code)
         self.init_temporaries(self.instrs)
+        self._indexes = {ins.offset: ins.index for ins in self.instrs}
         self._jump_targets = {ins.target for ins in self.instrs if ins.target is not None}
         self._jump_targets |= {handler.target for handler in exception_handlers(code, self.instrs)}
         self.current: Any = None
@@ -146,6 +147,8 @@ class DynamoSimulator(DynamoTemporaries, FrameListOps, Simulator):
 
     def before_branch(self, stack: Stack, condition: Any = None) -> None:
         """Before a conditional jump: the items under *condition* are evaluated before it."""
+        if self.deferred and self._returns_after_branch():
+            self.deferred = []  # both ways return right away: the deletes cannot be observed
         self.flush_deferred(stack)
         self.spill_items(stack, [item for item in self.unstable(stack) if item is not condition])
 
@@ -211,6 +214,24 @@ class DynamoSimulator(DynamoTemporaries, FrameListOps, Simulator):
                 return True
             if ins.target is not None:
                 return False
+        return False
+
+    def _returns_after_branch(self) -> bool:
+        """The conditional jump after the current instruction leads, both ways, straight to a ``return``."""
+        current = self.current
+        if current is None or current.index + 1 >= len(self.instrs):
+            return False
+        jump = self.instrs[current.index + 1]
+        if jump.op not in V.CONDITIONAL_JUMPS or jump.target not in self._indexes:
+            return False
+        return all(self._runs_to_return(start) for start in (jump.index + 1, self._indexes[jump.target]))
+
+    def _runs_to_return(self, start: int) -> bool:
+        for ins in self.instrs[start:]:
+            if ins.op in _NOT_STRAIGHT or ins.target is not None:
+                return False
+            if ins.op == "RETURN_VALUE":
+                return True
         return False
 
     def flush_deferred(self, stack: Stack) -> None:
