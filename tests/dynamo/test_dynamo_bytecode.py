@@ -176,7 +176,8 @@ def test_frame_values_are_plain_arguments(captures: Dict[str, Capture]) -> None:
     for name, _, transformed in _all_pairs(captures):
         source = decompile_code(transformed)
         where = "%s/%s:\n%s" % (name, transformed.co_name, source)
-        assert not re.search(r"\[-?\d*:-?\d*\] = |^ *del \w+\[|\(\*\[", source, re.M), where
+        edits = r"(\bstack_\d+|\])\[[-\d:]*\] = |^ *del (stack_\d+|\[.*\])\[|\bstack_\d+\.extend\(|\(\*\["
+        assert not re.search(edits, source, re.M), where
         for temporary in set(re.findall(r"\btmp_\d+\b", source)):
             reads = re.findall(r"(?<!del )\b%s\b(?! = )" % temporary, source)
             assert reads, where

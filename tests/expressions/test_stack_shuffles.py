@@ -311,3 +311,84 @@ def test_starred_arguments_of_a_call_and_items_of_varargs() -> None:
     code = assemble("torch_dynamo_resume_in_f_at_1", ["*args"], program)
     source = check(code, namespace, 2, 3)
     assert re.search(r"^ *return __resume_at_9\(\[\], \[\], g\(\*args\), args\[0\]\)$", source, re.M), source
+
+
+def test_a_copied_list_does_not_see_later_edits() -> None:
+    """``copy = [*items]`` of a list that is then appended to keeps the items it had."""
+    program: List[Op] = [
+        ("RESUME", 0),
+        ("LOAD_FAST", "t"),
+        ("BUILD_LIST", 0),
+        ("SWAP", 2),
+        ("LIST_EXTEND", 1),  # items = [*t]
+        ("COPY", 1),
+        ("BUILD_LIST", 0),
+        ("SWAP", 2),
+        ("LIST_EXTEND", 1),  # items, [*items]
+        ("SWAP", 2),
+        ("LOAD_CONST", 9),
+        ("LIST_APPEND", 1),  # [*items], items + [9]
+        ("BUILD_TUPLE", 2),
+        ("RETURN_VALUE", 0),
+    ]
+
+    def namespace() -> Dict[str, Any]:
+        return {"__compiled_fn_1": None}
+
+    code = assemble("torch_dynamo_resume_in_f_at_1", ["t"], program)
+    check(code, namespace, (1, 2))
+    assert run(uncompile.recompile(code), namespace, (1, 2)) == ([1, 2], [1, 2, 9])
+
+
+def resume_call(name: str) -> List[Op]:
+    """``return name(*[top of stack])``."""
+    return [
+        ("BUILD_LIST", 1),
+        ("LOAD_GLOBAL", (name, False)),
+        ("PUSH_NULL", 0),
+        ("SWAP", 3),
+        ("CALL_FUNCTION_EX", 0),
+        ("RETURN_VALUE", 0),
+    ]
+
+
+def test_graph_outputs_read_after_their_del_on_both_ways_to_a_return() -> None:
+    """``del graph_out_0`` before a branch whose both ways return: the items taken from it
+    before the ``del`` are read where they are used."""
+    taken = resume_call("__resume_at_1")
+    units = sum(1 + opcode._inline_cache_entries[dis.opmap[op]] for op, _ in taken)  # type: ignore[attr-defined]
+    program: List[Op] = (
+        [
+            ("RESUME", 0),
+            ("LOAD_GLOBAL", ("__compiled_fn_1", True)),
+            ("LOAD_FAST", "x"),
+            ("PRECALL", 1),
+            ("CALL", 1),
+            ("STORE_FAST", "graph_out_0"),
+            ("LOAD_FAST", "graph_out_0"),
+            ("LOAD_CONST", 1),
+            ("BINARY_SUBSCR", 0),
+            ("LOAD_FAST", "graph_out_0"),
+            ("LOAD_CONST", 0),
+            ("BINARY_SUBSCR", 0),
+            ("DELETE_FAST", "graph_out_0"),
+            ("POP_JUMP_FORWARD_IF_FALSE", units),
+        ]
+        + taken
+        + resume_call("__resume_at_2")
+    )
+
+    def namespace() -> Dict[str, Any]:
+        return {
+            "__compiled_fn_1": lambda x: (x > 0, x * 10),
+            "__resume_at_1": lambda v: ("taken", v),
+            "__resume_at_2": lambda v: ("not taken", v),
+        }
+
+    code = assemble("f", ["x"], program)
+    check(code, namespace, 1)
+    source = check(code, namespace, -1)
+    assert "stack_" not in source and "del " not in source, source
+    assert re.search(r"^ *if graph_out_0\[0\]:\n *return __resume_at_1\(graph_out_0\[1\]\)$", source, re.M), (
+        source
+    )

@@ -18,6 +18,9 @@ statement. If another copy is still on the stack then, it is given a name first 
 spill of :mod:`.stack_shuffles`), so both uses stay one object. An edit that would drop
 a value with an effect, or move values with effects out of the order they were computed
 in, names the values concerned first.
+
+Lists and sets that are not held (a name, an attribute) are updated with method calls:
+``x.extend(y)``, ``x.update(y)``, ``x.append(y)``.
 """
 
 from __future__ import annotations
@@ -178,6 +181,7 @@ class FrameListOps:
     fail: Any
     emit: Callable[[ast.stmt], None]
     pop_expr: Callable[[Stack, Instr], ast.expr]
+    readers: Callable[[Stack, Set[str]], List[Any]]
 
     # -- keeping held lists faithful --------------------------------------------------------
 
@@ -339,6 +343,9 @@ class FrameListOps:
     def _method_call(self, target: Any, method: str, args: List[ast.expr], stack: Stack, ins: Instr) -> None:
         if not isinstance(target, ast.Name):
             target = self.spill(stack, target)
+        readers = self.readers(stack, {target.id})
+        if readers:  # ``[*x]`` still on the stack was made before ``x.append(y)``
+            self.spill_items(stack, self.unstable(stack) + readers)
         call = ast.Call(func=ast.Attribute(value=target, attr=method, ctx=ast.Load()), args=args, keywords=[])
         self.emit(ast.Expr(value=call))
 
@@ -355,6 +362,9 @@ class FrameListOps:
         if ins.op == "LIST_EXTEND" and self.extend_held(stack, ins.arg + 1):
             return
         target = self._update_target(ins, stack, ins.arg + 1, item)
+        if held(item) and references(stack[:-1], item):
+            self.materialize(stack, item)  # ``[*x]`` copies x: later edits of x must not show
+            item, target = stack[-1], stack[-ins.arg - 1]
         if isinstance(target, kinds):
             if isinstance(item, kinds) and not getattr(target, "uncompile_comprehension", None):
                 stack.pop()  # a fresh display: its items go straight in

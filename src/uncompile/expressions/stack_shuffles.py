@@ -90,6 +90,7 @@ class DynamoSimulator(DynamoTemporaries, FrameListOps, Simulator):
         self._exempt: Any = None
         self.instrs = read_instructions(code)
         self.init_temporaries(self.instrs)
+        self._indexes = {ins.offset: ins.index for ins in self.instrs}
         self._jump_targets = {ins.target for ins in self.instrs if ins.target is not None}
         self._jump_targets |= {handler.target for handler in exception_handlers(code, self.instrs)}
         self.current: Any = None
@@ -132,12 +133,22 @@ class DynamoSimulator(DynamoTemporaries, FrameListOps, Simulator):
         """The values with effects on *stack* from *start* on, looking inside held lists."""
         return [item for item in leaves(stack[start:]) if self._spillable(item) and not stable(item)]
 
-    def _readers(self, stack: Stack, names: Set[str]) -> List[Any]:
-        """The items on *stack* (inside held lists too) that read one of *names*."""
-        return [item for item in leaves(stack) if self._spillable(item) and names_read(item) & names]
+    def readers(self, stack: Stack, names: Set[str]) -> List[Any]:
+        """The items on *stack* (inside held lists too) that read one of *names*. A held list
+        with ``*x`` in it counts as a whole: it copied the items of x when it was made."""
+        copies, starred = [], set()
+        for part in parts(stack):
+            spread = [item.value for item in getattr(part, "elts", ()) if isinstance(item, ast.Starred)]
+            if held(part) and any(names_read(value) & names for value in spread):
+                copies.append(part)
+                starred |= {id(value) for value in spread}
+        return copies + [item for item in leaves(stack) if id(item) not in starred and self._spillable(item)
+                         and names_read(item) & names]
 
     def before_branch(self, stack: Stack, condition: Any = None) -> None:
         """Before a conditional jump: the items under *condition* are evaluated before it."""
+        if self.deferred and self._returns_after_branch():
+            self.deferred = []  # both ways return right away: the deletes cannot be observed
         self.flush_deferred(stack)
         self.spill_items(stack, [item for item in self.unstable(stack) if item is not condition])
 
@@ -160,10 +171,10 @@ class DynamoSimulator(DynamoTemporaries, FrameListOps, Simulator):
         stack = self.stack
         if stack and isinstance(stmt, _SIMPLE_STATEMENTS):
             bound = names_bound(stmt)
-            readers = self._readers(stack, bound)
+            readers = self.readers(stack, bound)
             if self.deferred and bound & {name for d in self.deferred for name in names_bound(d)}:
                 self.flush_deferred(stack)
-                readers = self._readers(stack, bound)
+                readers = self.readers(stack, bound)
             if readers and isinstance(stmt, ast.Delete) and commutes(stmt) and self._straight_segment():
                 self.deferred.append(stmt)  # ``del graph_out_0`` before ``return graph_out_0[0]``
                 return
@@ -205,12 +216,30 @@ class DynamoSimulator(DynamoTemporaries, FrameListOps, Simulator):
                 return False
         return False
 
+    def _returns_after_branch(self) -> bool:
+        """The conditional jump after the current instruction leads, both ways, straight to a ``return``."""
+        current = self.current
+        if current is None or current.index + 1 >= len(self.instrs):
+            return False
+        jump = self.instrs[current.index + 1]
+        if jump.op not in V.CONDITIONAL_JUMPS or jump.target not in self._indexes:
+            return False
+        return all(self._runs_to_return(start) for start in (jump.index + 1, self._indexes[jump.target]))
+
+    def _runs_to_return(self, start: int) -> bool:
+        for ins in self.instrs[start:]:
+            if ins.op in _NOT_STRAIGHT or ins.target is not None:
+                return False
+            if ins.op == "RETURN_VALUE":
+                return True
+        return False
+
     def flush_deferred(self, stack: Stack) -> None:
         """Emit the deferred ``del`` statements now, spilling what still reads their names."""
         deferred, self.deferred = self.deferred, []
         for delete in deferred:
             names = names_bound(delete)
-            readers = self._readers(stack, names)
+            readers = self.readers(stack, names)
             self.spill_items(stack, readers)
             Simulator.emit(self, delete)
 
