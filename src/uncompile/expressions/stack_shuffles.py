@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import ast
 from types import CodeType
-from typing import AbstractSet, Any, Iterable, List, Set
+from typing import AbstractSet, Any, Iterable, List, Optional, Set
 
 from ..bytecode import versions as V
 from ..bytecode.exception_table import exception_handlers
@@ -81,9 +81,22 @@ def _mutable(node: Any) -> bool:
 
 
 def _names_read(node: Any) -> Set[str]:
+    """The names in the expression *node* (what ``ast.walk`` finds; this runs per statement and item)."""
+    names: Set[str] = set()
     if M.is_marker(node) or not isinstance(node, ast.AST):
-        return set()
-    return {sub.id for sub in ast.walk(node) if isinstance(sub, ast.Name)}
+        return names
+    todo = [node]
+    while todo:
+        current = todo.pop()
+        if isinstance(current, ast.Name):
+            names.add(current.id)
+        for field in current._fields:
+            value = getattr(current, field, None)
+            if isinstance(value, ast.AST):
+                todo.append(value)
+            elif isinstance(value, list):
+                todo.extend(item for item in value if isinstance(item, ast.AST))
+    return names
 
 
 def _names_bound(statement: ast.stmt) -> Set[str]:
@@ -160,14 +173,14 @@ def _is_bookkeeping(func: Any, names: AbstractSet[str]) -> bool:
 class DynamoSimulator(Simulator):
     """A :class:`Simulator` for Dynamo's code; see the module docstring."""
 
-    def __init__(self, code: Any, nested: Any) -> None:
+    def __init__(self, code: Any, nested: Any, instrs: Optional[List[Instr]] = None) -> None:
         super().__init__(code, nested)
         self.stack: Stack = []
         taken = set(code.co_varnames) | set(code.co_names) | set(code.co_cellvars) | set(code.co_freevars)
         self._taken = taken
         self._spills = 0
         self._exempt: Any = None
-        self.instrs = read_instructions(code)
+        self.instrs = read_instructions(code) if instrs is None else instrs
         self._jump_targets = {ins.target for ins in self.instrs if ins.target is not None}
         self._jump_targets |= {handler.target for handler in exception_handlers(code, self.instrs)}
         self.current: Any = None
@@ -508,8 +521,11 @@ def cell_tuple(names: List[str]) -> ast.expr:
                            for name in names], ctx=ast.Load())
 
 
-def simulator_for(code: Any, nested: Any) -> Simulator:
-    """The simulator to use for *code*: :class:`DynamoSimulator` for Dynamo's code."""
+def simulator_for(code: Any, nested: Any, instrs: Optional[List[Instr]] = None) -> Simulator:
+    """The simulator to use for *code*: :class:`DynamoSimulator` for Dynamo's code.
+
+    *instrs*: ``read_instructions(code)`` when the caller has it already.
+    """
     if is_dynamo_code(code):
-        return DynamoSimulator(code, nested)
+        return DynamoSimulator(code, nested, instrs)
     return Simulator(code, nested)
