@@ -45,7 +45,7 @@ class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, LegacyLayout, Comp
         self.blocks = self.cfg.blocks
         if not V.HAS_EXCEPTION_TABLE:
             self.legacy_link_handlers()
-        self.sim = simulator_for(code, nested)
+        self.sim = simulator_for(code, nested, self.instrs)
         self.block_of: List[int] = [0] * len(self.instrs)
         for block in self.blocks:
             for i in range(block.start, block.end):
