@@ -199,9 +199,8 @@ class HandlerStructurer:
             cleanup = self.handler_of(outer.target)
             if cleanup is not None and cleanup.target not in ctx.active and self.is_try_handler(cleanup) \
                     and not self._is_except(self.index_at(cleanup.target)) and cleanup.target != entry.target:
-                lo, hi = self.span(cleanup.target)
-                if lo <= self.instrs[pos].offset < hi:
-                    return self.try_finally(pos, cleanup, ctx, stack)
+                # the finally covers the except clauses (and maybe no instruction of the body)
+                return self.try_finally(pos, cleanup, ctx, stack)
         if self._is_except(handler_index):
             return self.try_except(pos, entry, ctx, stack)
         return self.try_finally(pos, entry, ctx, stack)
@@ -211,6 +210,7 @@ class HandlerStructurer:
         start, end = self._finally_template(handler_index)
         template = [ins for ins in self.instrs[start:end] if ins.op != "RERAISE"]  # 3.12+ copies exits
         lo, hi = self.span(entry.target)
+        lo = min(lo, self.instrs[pos].offset)  # the finally may cover only the except clauses
         inner = ctx.inside(lo, hi, entry.target)._replace(finally_bodies=(template,) + ctx.finally_bodies)
         body_stack = list(stack)
         body = self.walk(pos, inner, body_stack, entering=True)
@@ -240,7 +240,10 @@ class HandlerStructurer:
         after = self.exit
         handler_index = self.index_at(entry.target)
         clauses, follow = self._clauses(handler_index + 1, ctx, stack)
-        if after is not None and after != follow and self._returns_at(after):
+        if after is not None and after != follow and self._returns_at(after) \
+                and (lo <= self.instrs[after].offset < hi or not self._same_return(after, follow)):
+            # the body's own ``return``; the same return after the clauses is the statement
+            # after the try, copied into the body's exit
             body = body + self.walk(after, ctx, list(stack), entering=True)
             after = None
         orelse: List[ast.stmt] = []
@@ -268,6 +271,16 @@ class HandlerStructurer:
         self.sim.emit(ast.Try(body=body or [ast.Pass()], handlers=cast(Any, clauses), orelse=orelse,
                               finalbody=[]))
         return follow
+
+    def _same_return(self, a: int, b: Optional[int]) -> bool:
+        """Whether the ``return`` at *a* is a copy of the one at *b*."""
+        if b is None or not self._returns_at(b):
+            return False
+        while self.instrs[a].op == self.instrs[b].op and self.instrs[a].arg == self.instrs[b].arg:
+            if self.instrs[a].op == "RETURN_VALUE":
+                return True
+            a, b = a + 1, b + 1
+        return False
 
     def _returns_at(self, i: int) -> bool:
         """Whether instructions from *i* only load a value and return it (a ``return x``)."""
@@ -332,23 +345,30 @@ class HandlerStructurer:
                     break
                 depth -= 1
             end += 1
-        exit_index = self._clause_end(end + 1, name) if end < len(self.instrs) else None
+        exit_index = self._clause_end(end + 1, name, ctx) if end < len(self.instrs) else None
         loop = ctx.loop
         if exit_index is not None and loop is not None and exit_index < len(self.instrs) \
                 and self.block_of[exit_index] in (loop.continue_to, loop.break_to) \
                 and self.blocks[self.block_of[exit_index]].start == exit_index:
             exit_index = None
         until = end + 1 if exit_index is not None else ctx.until
-        body = self.walk(i, ctx._replace(until=until, except_name=name), stack,
+        body = self.walk(i, ctx._replace(until=until, except_name=name, lo=-1, hi=1 << 60), stack,
                          entering=True)
         return body, exit_index
 
-    def _clause_end(self, k: int, name: Optional[str]) -> Optional[int]:
+    def _clause_end(self, k: int, name: Optional[str], ctx: Context) -> Optional[int]:
         """Where the normal path goes after a clause's ``POP_EXCEPT`` at ``k - 1``."""
         if name is not None:
             ops = [x.op for x in self.instrs[k:k + 3]]
             if len(ops) == 3 and ops[0] == "LOAD_CONST" and ops[2].startswith("DELETE_"):
                 k += 3
+        past = self._past_outer_handlers(k)
+        if past != k and self._returns_at(past):
+            return None  # a return from inside enclosing clauses
+        for template in ctx.finally_bodies[:1]:  # a jump out of the clause runs the finally first
+            if template and self.instrs[k].op == template[0].op and self._matches(k, template) \
+                    and self.instrs[k + len(template)].op == "JUMP":
+                k += len(template)
         if k < len(self.instrs) and self.instrs[k].op == "JUMP":
             return self.index_at(self.instrs[k].target)
         if k < len(self.instrs) and self.instrs[k].op in ("RETURN_VALUE", "RAISE_VARARGS"):
@@ -357,6 +377,19 @@ class HandlerStructurer:
                 and self.instrs[k + 1].op == "RETURN_VALUE":
             return None
         return k if V.VERSION >= (3, 11) else None
+
+    def _past_outer_handlers(self, k: int) -> int:
+        """Skip the ``POP_EXCEPT`` of enclosing clauses that a ``return`` leaves (``SWAP 2;
+        POP_EXCEPT`` when the returned value is on the stack)."""
+        ops = [ins.op for ins in self.instrs]
+        while k < len(ops):
+            if ops[k] == "POP_EXCEPT":
+                k += 1
+            elif ops[k] == "SWAP" and ops[k + 1:k + 2] == ["POP_EXCEPT"]:
+                k += 2
+            else:
+                break
+        return k
 
 
 def _implicit_return(stmt: ast.stmt) -> bool:

@@ -269,7 +269,9 @@ class LoopStructurer:
 
     def while_loop(self, header: int, body: set, ctx: Context, stack: List[Any]) -> Optional[int]:
         head = self.blocks[header]
-        last_source = max(self.blocks[b].offset for b in body)
+        # handler code laid out after the function's end, which jumps back into the loop, does
+        # not stretch the loop's span
+        last_source = max(self.blocks[b].offset for b in body if self._reach_normal(header, b))
         body |= {b.id for b in self.blocks
                  if head.offset <= b.offset <= last_source and ctx.lo <= b.offset < ctx.hi
                  and self.instrs[b.start].op != "PUSH_EXC_INFO" and self._reach_normal(header, b.id)}

@@ -103,8 +103,8 @@ class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, LegacyLayout, Comp
         """Statements from instruction index *pos* until a stop; ``self.exit`` is where it stopped."""
         out: List[ast.stmt] = []
         saved, self.sim.out = self.sim.out, out
+        stopped: Optional[int] = None  # where the walk stopped; None when its path ended
         try:
-            self.exit = None
             first = True
             depth = len(stack)
             while pos is not None and pos < len(self.instrs):
@@ -113,7 +113,7 @@ class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, LegacyLayout, Comp
                         and self.legacy_loop_jump(pos, ctx, stack):
                     break
                 if pos >= ctx.until and not self._break_past_bottom_test(pos, ctx):
-                    self.exit = pos
+                    stopped = pos
                     break
                 if self.steps > 50 * len(self.instrs) + 5000:  # each block is walked a few times at most
                     raise self.fail(pos, "structuring does not terminate")
@@ -123,10 +123,17 @@ class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, LegacyLayout, Comp
                     pos = self.loop(block.id, ctx, stack)  # a try/with body that is a loop
                     first = False
                     continue
+                if pos == block.start and first and entering and V.HAS_EXCEPTION_TABLE:
+                    entry = self.handler_of(block.offset)
+                    if entry is not None and entry.target not in ctx.active and self.is_try_handler(entry):
+                        # a loop or clause body that starts with a try (its set-up NOP is not read)
+                        pos = self.try_statement(pos, entry, ctx, stack)
+                        first = False
+                        continue
                 if pos == block.start and not (first and entering):
                     outside = not ctx.lo <= block.offset < ctx.hi
                     if block.id in ctx.stops or (outside and len(stack) <= depth):
-                        self.exit = pos
+                        stopped = pos
                         break
                     loop = ctx.loop
                     if loop is not None and block.id == loop.continue_to:
@@ -149,6 +156,7 @@ class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, LegacyLayout, Comp
                         continue
                 first = False
                 pos = self.run_block(pos, ctx, stack)
+            self.exit = stopped
             return out
         finally:
             self.sim.out = saved
