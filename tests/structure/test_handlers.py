@@ -107,6 +107,73 @@ def f(obj, strict):
         return strict
 """
 
+# finally bodies holding their own try/except, try/finally, with or loop: the body ends at the
+# RERAISE its own cleanup protects, and its copies on the normal path (fall through, return,
+# break) repeat it without the nested handlers
+FINALLY_WITH_NESTED_STATEMENTS = """
+def fall_through(self):
+    try:
+        self.open()
+    finally:
+        try:
+            if self.owned:
+                self.release()
+        finally:
+            self.handle = None
+    return 3
+
+def returns(self):
+    try:
+        return self.read()
+    finally:
+        try:
+            self.flush()
+        except OSError:
+            pass
+
+def clause_in_finally(self):
+    try:
+        self.open()
+    finally:
+        try:
+            self.flush()
+        except OSError:
+            self.reset()
+    self.done()
+
+def with_in_finally(self):
+    try:
+        self.open()
+    finally:
+        with self.lock:
+            self.release()
+
+def break_through_loop_in_finally(self, items):
+    for item in items:
+        try:
+            if item:
+                break
+            self.step()
+        finally:
+            for part in item:
+                self.release(part)
+    return 2
+"""
+
+# ``continue`` from a try body runs a copy of the finally, then jumps to the next iteration
+CONTINUE_THROUGH_FINALLY = """
+def f(values):
+    out = []
+    for value in values:
+        try:
+            if value == 0:
+                continue
+            out.append(1 / value)
+        finally:
+            out.append("done")
+    return out
+"""
+
 SNIPPETS = {
     "return_after_try": RETURN_AFTER_TRY,
     "constant_return_in_try": CONSTANT_RETURN_IN_TRY,
@@ -114,12 +181,21 @@ SNIPPETS = {
     "return_from_nested_clause": RETURN_FROM_NESTED_CLAUSE,
     "continue_in_clause_with_finally": CONTINUE_IN_CLAUSE_WITH_FINALLY,
     "try_ends_clause": TRY_ENDS_CLAUSE,
+    "finally_with_nested_statements": FINALLY_WITH_NESTED_STATEMENTS,
+    "continue_through_finally": CONTINUE_THROUGH_FINALLY,
+}
+
+# versions before exception tables whose structuring does not rebuild these yet
+LEGACY_DIFFERENT = {
+    "return_after_try": {(3, 10)},
+    "finally_with_nested_statements": {(3, 9), (3, 10)},
+    "continue_through_finally": {(3, 8), (3, 9), (3, 10)},
 }
 
 
 @pytest.mark.parametrize("name", sorted(SNIPPETS))
 def test_recompiles_identically(name):
-    if name == "return_after_try" and sys.version_info[:2] == (3, 10):
-        pytest.xfail("3.10: the copied return after the handler is structured as an else")
+    if sys.version_info[:2] in LEGACY_DIFFERENT.get(name, ()):
+        pytest.xfail("not yet rebuilt from the 3.8 - 3.10 block-stack layout")
     result = verify_code(compile(SNIPPETS[name], "<test>", "exec", dont_inherit=True))
     assert result.identical, (str(result), result.source)

@@ -11,7 +11,7 @@ skips the ``__exit__(None, None, None)`` calls of ``with`` blocks.
 from __future__ import annotations
 
 import ast
-from typing import Any, List, Optional, Tuple, cast
+from typing import Any, List, Optional, Set, Tuple, cast
 
 from ..bytecode import versions as V
 from ..expressions import values as M
@@ -33,6 +33,7 @@ class HandlerStructurer:
     walk: Any
     fail: Any
     handler_of: Any
+    finally_exits: Set[int]  # where the copy of a finally body that its try falls through to starts
 
     # -- facts about handlers -----------------------------------------------------------
 
@@ -71,7 +72,18 @@ class HandlerStructurer:
         return not (i + 1 < len(self.instrs) and self.instrs[i + 1].op == "WITH_EXCEPT_START")
 
     def _finally_template(self, handler_index: int) -> Tuple[int, int]:
-        """``[start, end)`` of a finally handler's body (after PUSH_EXC_INFO, before RERAISE 0)."""
+        """``[start, end)`` of a finally handler's body (after PUSH_EXC_INFO, before RERAISE 0).
+
+        The body's own ``RERAISE 0`` is the first one protected by the handler's cleanup (the
+        ``RERAISE`` of a nested try's finally is protected by that try's cleanup)."""
+        cleanup = self.handler_of(self.instrs[handler_index].offset)
+        if cleanup is not None:
+            for i in range(handler_index + 1, len(self.instrs)):
+                ins = self.instrs[i]
+                if ins.op == "RERAISE" and ins.arg == 0:
+                    entry = self.handler_of(ins.offset)
+                    if entry is not None and entry.target == cleanup.target:
+                        return handler_index + 1, i
         i = handler_index + 1
         depth = 0
         while i < len(self.instrs):
@@ -84,6 +96,24 @@ class HandlerStructurer:
                 depth -= 1
             i += 1
         raise self.fail(handler_index, "finally handler without RERAISE")
+
+    def _normal_copy(self, start: int, end: int) -> List[Any]:
+        """The instructions of a finally body ``[start, end)`` that its copies on the normal path
+        repeat: those its normal flow reaches (not nested handlers, which the copies lay out
+        elsewhere), without a last jump to the ``RERAISE`` and without ``RERAISE``s (3.12+ copy
+        the exits of nested handlers)."""
+        seen = {self.block_of[start]}
+        work = [self.block_of[start]]
+        while work:
+            for succ in self.blocks[work.pop()].succs:
+                if succ not in seen and start <= self.blocks[succ].start < end:
+                    seen.add(succ)
+                    work.append(succ)
+        copy = [ins for ins in self.instrs[start:end]
+                if self.block_of[ins.index] in seen and ins.op != "RERAISE"]
+        if copy and copy[-1].op == "JUMP" and self.index_at(copy[-1].target) == end:
+            copy.pop()
+        return copy
 
     def _is_cleanup(self, i: int) -> bool:
         ops = [ins.op for ins in self.instrs[i:i + 3]]
@@ -130,6 +160,26 @@ class HandlerStructurer:
             if template and ins.op == template[0].op and self._matches(i, template):
                 return len(template)
         return 0
+
+    def starts_finally_copy(self, i: int, ctx: Context) -> bool:
+        """Whether a copy of the innermost finally body starts at *i* (its nested try is part
+        of the copy, not a statement)."""
+        return any(template and self._matches(i, template) for template in ctx.finally_bodies[:1])
+
+    def continues_through_finally(self, i: int, ctx: Context) -> bool:
+        """Whether a finally copy at *i* is followed by a jump to the loop's next iteration
+        (``continue`` inside the try)."""
+        loop = ctx.loop
+        if i in self.finally_exits:  # the copy the body falls through to: the try ends there
+            return False
+        for template in ctx.finally_bodies[:1]:
+            end = i + len(template)
+            if loop is None or not template or end >= len(self.instrs) or not self._matches(i, template):
+                continue
+            jump = self.instrs[end]
+            if jump.op == "JUMP" and self.block_of[self.index_at(jump.target)] == loop.continue_to:
+                return True
+        return False
 
     def _matches(self, i: int, template: List[Any]) -> bool:
         if i + len(template) > len(self.instrs):
@@ -208,9 +258,10 @@ class HandlerStructurer:
     def try_finally(self, pos: int, entry: Any, ctx: Context, stack: List[Any]) -> Optional[int]:
         handler_index = self.index_at(entry.target)
         start, end = self._finally_template(handler_index)
-        template = [ins for ins in self.instrs[start:end] if ins.op != "RERAISE"]  # 3.12+ copies exits
+        template = self._normal_copy(start, end)
         lo, hi = self.span(entry.target)
         lo = min(lo, self.instrs[pos].offset)  # the finally may cover only the except clauses
+        self.finally_exits.add(self.index_at(hi))
         inner = ctx.inside(lo, hi, entry.target)._replace(finally_bodies=(template,) + ctx.finally_bodies)
         body_stack = list(stack)
         body = self.walk(pos, inner, body_stack, entering=True)

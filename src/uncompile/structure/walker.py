@@ -65,6 +65,7 @@ class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, LegacyLayout, Comp
             self.sim.explicit_final_return = self.legacy_final_return_dead()
         self._headers: Dict[int, bool] = {}
         self._reachable: Dict[int, Set[int]] = {}
+        self.finally_exits: Set[int] = set()
         self._bottom_cuts: Dict[int, int] = {}  # bottom-tested loop header -> where its copied test starts
 
     # -- helpers ------------------------------------------------------------------------
@@ -125,23 +126,32 @@ class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, LegacyLayout, Comp
                     continue
                 if pos == block.start and first and entering and V.HAS_EXCEPTION_TABLE:
                     entry = self.handler_of(block.offset)
-                    if entry is not None and entry.target not in ctx.active and self.is_try_handler(entry):
+                    if entry is not None and entry.target not in ctx.active and self.is_try_handler(entry) \
+                            and not self.starts_finally_copy(pos, ctx):
                         # a loop or clause body that starts with a try (its set-up NOP is not read)
                         pos = self.try_statement(pos, entry, ctx, stack)
                         first = False
                         continue
                 if pos == block.start and not (first and entering):
                     outside = not ctx.lo <= block.offset < ctx.hi
+                    loop = ctx.loop
+                    if loop is not None and block.id == loop.break_to and block.id not in ctx.stops:
+                        # a region's body never falls through to the loop's exit: ``break``
+                        self.sim.emit(ast.Break())
+                        break
+                    if block.id not in ctx.stops and self.continues_through_finally(pos, ctx):
+                        self.sim.emit(ast.Continue())  # leaves the region after running its finally
+                        break
                     if block.id in ctx.stops or (outside and len(stack) <= depth):
                         stopped = pos
                         break
-                    loop = ctx.loop
                     if loop is not None and block.id == loop.continue_to:
                         self.sim.emit(ast.Continue())
                         break
-                    if loop is not None and block.id == loop.break_to:
-                        self.sim.emit(ast.Break())
-                        break
+                    if self.starts_finally_copy(pos, ctx):  # its loops and tries are part of the copy
+                        first = False
+                        pos = self.run_block(pos, ctx, stack)
+                        continue
                     entry = self.handler_of(block.offset)
                     is_try = entry is not None and entry.target not in ctx.active \
                         and self.is_try_handler(entry)
