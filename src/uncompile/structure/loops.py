@@ -124,14 +124,6 @@ class LoopStructurer:
         entry = self.handler_of(block.offset)
         return entry is not None and entry.target in ctx.active and self._try_encloses_loop(block, entry)
 
-    def _body_starts_try(self, block: Any, ctx: Context) -> bool:
-        """A loop body whose first statement is a try held by the loop (``while True: try: ...``)."""
-        if ctx.loop is None or ctx.loop.header != block.id:
-            return False
-        entry = self.handler_of(block.offset)
-        return entry is not None and entry.target not in ctx.active and self.is_try_handler(entry) \
-            and not self._try_encloses_loop(block, entry)
-
     def _try_encloses_loop(self, header: Any, entry: Any) -> bool:
         """A try starting at a loop header holds the whole loop when its back edges are inside."""
         lo, hi = self.span(entry.target)

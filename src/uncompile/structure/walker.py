@@ -57,6 +57,7 @@ class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, LegacyLayout, Comp
         self._headers: Dict[int, bool] = {}
         self._reachable: Dict[Tuple[int, bool], Set[int]] = {}
         self._try_handlers: Dict[int, List[int]] = {}  # block -> the try handler it raises to
+        self.finally_exits: Set[int] = set()
         self._bottom_cuts: Dict[int, int] = {}  # bottom-tested loop header -> where its copied test starts
 
     # -- helpers ------------------------------------------------------------------------
@@ -83,8 +84,8 @@ class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, LegacyLayout, Comp
         """Statements from instruction index *pos* until a stop; ``self.exit`` is where it stopped."""
         out: List[ast.stmt] = []
         saved, self.sim.out = self.sim.out, out
+        stopped: Optional[int] = None  # where the walk stopped; None when its path ended
         try:
-            self.exit = None
             first = True
             depth = len(stack)
             while pos is not None and pos < len(self.instrs):
@@ -93,7 +94,7 @@ class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, LegacyLayout, Comp
                         and self.legacy_loop_jump(pos, ctx, stack):
                     break
                 if pos >= ctx.until and not self._break_past_bottom_test(pos, ctx):
-                    self.exit = pos
+                    stopped = pos
                     break
                 if self.steps > 50 * len(self.instrs) + 5000:  # each block is walked a few times at most
                     raise self.fail(pos, "structuring does not terminate")
@@ -103,23 +104,38 @@ class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, LegacyLayout, Comp
                     pos = self.loop(block.id, ctx, stack)  # a try/with body that is a loop
                     first = False
                     continue
-                if pos == block.start and first and entering and V.HAS_EXCEPTION_TABLE \
-                        and self._body_starts_try(block, ctx):
-                    pos = self.try_statement(pos, self.handler_of(block.offset), ctx, stack)
-                    first = False
-                    continue
+                if pos == block.start and first and entering and V.HAS_EXCEPTION_TABLE:
+                    entry = self.handler_of(block.offset)
+                    if entry is not None and entry.target not in ctx.active and self.is_try_handler(entry) \
+                            and not self.starts_finally_copy(pos, ctx) \
+                            and not (ctx.loop is not None and ctx.loop.header == block.id
+                                     and self._try_encloses_loop(block, entry)):
+                        # a loop or clause body that starts with a try (its set-up NOP is not read)
+                        pos = self.try_statement(pos, entry, ctx, stack)
+                        first = False
+                        continue
                 if pos == block.start and not (first and entering):
                     outside = not ctx.lo <= block.offset < ctx.hi
-                    if block.id in ctx.stops or (outside and len(stack) <= depth):
-                        self.exit = pos
-                        break
                     loop = ctx.loop
+                    if loop is not None and block.id == loop.break_to and block.id not in ctx.stops \
+                            and block.offset != ctx.hi:
+                        # a region's body never falls through to the loop's exit: ``break`` (the
+                        # code right after the region is the statement after it, e.g. a try's)
+                        self.sim.emit(ast.Break())
+                        break
+                    if block.id not in ctx.stops and self.continues_through_finally(pos, ctx):
+                        self.sim.emit(ast.Continue())  # leaves the region after running its finally
+                        break
+                    if block.id in ctx.stops or (outside and len(stack) <= depth):
+                        stopped = pos
+                        break
                     if loop is not None and block.id == loop.continue_to:
                         self.sim.emit(ast.Continue())
                         break
-                    if loop is not None and block.id == loop.break_to:
-                        self.sim.emit(ast.Break())
-                        break
+                    if self.starts_finally_copy(pos, ctx):  # its loops and tries are part of the copy
+                        first = False
+                        pos = self.run_block(pos, ctx, stack)
+                        continue
                     entry = self.handler_of(block.offset)
                     is_try = entry is not None and entry.target not in ctx.active \
                         and self.is_try_handler(entry)
@@ -134,8 +150,7 @@ class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, LegacyLayout, Comp
                         continue
                 first = False
                 pos = self.run_block(pos, ctx, stack)
-            else:
-                self.exit = None  # the path ended (return, raise, an endless loop): no statement follows
+            self.exit = stopped
             return out
         finally:
             self.sim.out = saved
