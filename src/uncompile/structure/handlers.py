@@ -338,7 +338,8 @@ class HandlerStructurer:
                 and self.block_of[exit_index] in (loop.continue_to, loop.break_to) \
                 and self.blocks[self.block_of[exit_index]].start == exit_index:
             exit_index = None
-        until = end + 1 if exit_index is not None else ctx.until
+        # a clause laid out past a bottom-tested loop's copied test still ends at its own end
+        until = end + 1 if exit_index is not None or ctx.until <= i else ctx.until
         body = self.walk(i, ctx._replace(until=until, except_name=name), stack,
                          entering=True)
         return body, exit_index
