@@ -1,4 +1,7 @@
-"""Loops: ``while`` tests, their exits, and ``continue``/``break`` written in the loop body."""
+"""Loops (``uncompile.structure.loops``): ``while`` tests and their exits, ``continue``/``break``
+written in the loop body, and loops whose body repeats only through a handler, or never."""
+
+from __future__ import annotations
 
 import copy
 import sys
@@ -138,3 +141,74 @@ def test_behaves_the_same(function):
     exec(decompile_code(function.__code__), namespace)
     for args in INPUTS[function]:  # each call gets its own copy of the (mutable) arguments
         assert namespace[function.__name__](*copy.deepcopy(args)) == function(*copy.deepcopy(args))
+
+
+LOOPS = """\
+def first_of_inner(rows, cols):
+    for row in rows:
+        for col in cols:
+            cell = row[col]
+            return cell
+    raise LookupError('empty')
+
+
+def first_that_opens(names, suffixes):
+    for name in names:
+        for suffix in suffixes:
+            try:
+                handle = open(name + suffix)
+            except OSError:
+                continue
+            return handle
+    raise OSError('none')
+
+
+def first_parsed(items):
+    for item in items:
+        try:
+            value = int(item)
+        except ValueError:
+            continue
+        return value
+    return None
+
+
+def first_retry(connect, wait):
+    while True:
+        try:
+            handle = connect()
+            break
+        except OSError as exc:
+            if exc.errno != 5:
+                raise
+        wait()
+    return len(handle)
+
+
+def first_try_in_while(work, tidy):
+    while True:
+        try:
+            work()
+        except ValueError:
+            pass
+        tidy()
+"""
+
+
+def _snippets():
+    return [
+        pytest.param(snippet, id=snippet.split("(")[0][4:])
+        for snippet in ["def " + part for part in LOOPS.split("def ")[1:]]
+    ]
+
+
+@pytest.mark.parametrize("snippet", _snippets())
+def test_loops_that_repeat_only_through_a_handler_or_never(snippet):
+    namespace: dict = {}
+    exec(compile(snippet, "<test>", "exec", dont_inherit=True), namespace)
+    function = next(v for k, v in namespace.items() if k.startswith("first"))
+    result = verify_code(function.__code__)
+    assert result.identical, result
+    assert result.source is not None
+    for keyword in ("for ", "while ", "try:", "raise"):
+        assert result.source.count(keyword) == snippet.count(keyword), keyword

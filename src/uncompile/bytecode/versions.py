@@ -30,6 +30,11 @@ RETURN_COPIED_TO_BRANCHES = VERSION >= (3, 10)
 #: 3.10+ remove it.
 KEEPS_DEAD_CODE = VERSION < (3, 10)
 
+#: 3.8 - 3.9 send a jump to the back edge of a ``while`` loop (the end of an ``if`` body)
+#: straight to the loop's top; 3.10 keeps it (the back edge carries the ``while`` line), so
+#: there a jump from an ``if`` body to the top of a ``while`` loop is a ``continue``.
+THREADS_JUMPS_TO_WHILE_BACK_EDGE = VERSION < (3, 10)
+
 #: 3.8 ``assert`` loads ``AssertionError`` with ``LOAD_GLOBAL`` (3.9+: ``LOAD_ASSERTION_ERROR``).
 ASSERT_LOADS_GLOBAL = VERSION < (3, 9)
 

@@ -9,7 +9,7 @@ bottom) are chosen by the facts in :mod:`uncompile.bytecode.versions`.
 from __future__ import annotations
 
 import ast
-from typing import Any, FrozenSet, List, Optional, Tuple
+from typing import Any, FrozenSet, List, Optional, Set, Tuple
 
 from ..bytecode import versions as V
 from ..expressions import values as M
@@ -29,6 +29,7 @@ class LoopStructurer:
     _reachable: Any
     block_of: Any
     blocks: Any
+    cfg: Any
     exit: Any
     fail: Any
     handler_of: Any
@@ -156,7 +157,9 @@ class LoopStructurer:
         if self._body_starts_loop(block, ctx):
             return self.loop(block.id, ctx, stack)
         entry = self.handler_of(block.offset)
-        if loop_body and entry is not None and entry.target not in ctx.active and self.is_try_handler(entry) \
+        at_header = ctx.loop is not None and ctx.loop.header == block.id  # ``while True: try: ...``
+        if (loop_body or at_header) and entry is not None and entry.target not in ctx.active \
+                and self.is_try_handler(entry) \
                 and not (self.is_loop_header(block.id) and self._try_encloses_loop(block, entry)):
             return self.try_statement(self.blocks[block.id].start, entry, ctx, stack)
         return -1
@@ -212,17 +215,67 @@ class LoopStructurer:
 
     def _reach_normal(self, start: int, goal: int) -> bool:
         """Whether *goal* is reachable from *start* by normal edges (reachable sets kept per start)."""
-        reachable = self._reachable.get(start)
+        return goal in self._reachable_from(start, through_handlers=False)
+
+    def _reachable_from(self, start: int, through_handlers: bool) -> Set[int]:
+        """The blocks reachable from *start* by normal edges, and by exceptions if asked (cached)."""
+        key = (start, through_handlers)
+        reachable = self._reachable.get(key)
         if reachable is None:
             reachable = {start}
             work = [start]
             while work:
-                for succ in self.blocks[work.pop()].succs:
+                block = self.blocks[work.pop()]
+                for succ in block.succs + self._raises_to(block) if through_handlers else block.succs:
                     if succ not in reachable:
                         reachable.add(succ)
                         work.append(succ)
-            self._reachable[start] = reachable
-        return goal in reachable
+            self._reachable[key] = reachable
+        return reachable
+
+    def _back_edge_sources(self, header: int) -> List[int]:
+        """The later blocks that jump back to *header* and that it reaches: its loop's back edges.
+
+        A loop whose body always leaves it (``break``, ``return``) unless an exception is
+        handled repeats only from the handler: its back edges are reached through the handler.
+        """
+        head = self.blocks[header]
+        later = [p for p in head.preds if self.blocks[p].offset >= head.offset]
+        sources = [p for p in later if p in self._reachable_from(header, through_handlers=False)]
+        if not sources and later:
+            dominated = self._dominated_through_handlers(header)
+            sources = [p for p in later if p in dominated]
+        return sources
+
+    def _inside_loop(self, header: int, block_id: int) -> bool:
+        """Whether *header* reaches *block_id*: normally, or through a handler in its loop only."""
+        if self._reach_normal(header, block_id):
+            return True
+        return self._back_edge_sources(header) != [] and block_id in self._dominated_through_handlers(header)
+
+    def _raises_to(self, block: Any) -> List[int]:
+        """The handler block an exception in *block* goes to (ranges start blocks), as a list."""
+        entry = self.handler_of(block.offset)
+        target = self.cfg.block_of_offset(entry.target) if entry is not None else None
+        return [target.id] if target is not None else []
+
+    def _dominated_through_handlers(self, header: int) -> Set[int]:
+        """The blocks that *header* reaches and dominates, handler entries counted as edges.
+
+        Code after a ``try`` that a handler jumps back to is no loop header: the handler is
+        also reached without passing through it.
+        """
+        around = {header}
+        work = [0] if header != 0 else []
+        around.update(work)
+        while work:
+            block = self.blocks[work.pop()]
+            for succ in block.succs + self._raises_to(block):
+                if succ not in around:
+                    around.add(succ)
+                    work.append(succ)
+        around.discard(header)
+        return self._reachable_from(header, through_handlers=True) - around
 
     def reaches(self, start: int, goal: int, ctx: Context) -> bool:
         """Whether *goal* is reachable from *start* inside the current region (loop body)."""
@@ -245,30 +298,20 @@ class LoopStructurer:
     # -- loops --------------------------------------------------------------------------
 
     def is_loop_header(self, block_id: int) -> bool:
-        """A block with a back edge from a block it reaches by normal control flow."""
+        """A block with a back edge from a block it reaches (see :meth:`_back_edge_sources`).
+
+        A ``for`` header is one even without back edges: a body that always leaves the loop
+        (``for x in y: return x``) never repeats it.
+        """
         if block_id not in self._headers:
             block = self.blocks[block_id]
-            later = {p for p in block.preds if self.blocks[p].offset >= block.offset}
-            found = False
-            if later:
-                seen = {block_id}
-                work = [block_id]
-                while work and not found:
-                    for succ in self.blocks[work.pop()].succs:
-                        if succ in later:
-                            found = True
-                            break
-                        if succ not in seen:
-                            seen.add(succ)
-                            work.append(succ)
-            self._headers[block_id] = found
+            is_for = self.instrs[block.end - 1].op == "FOR_ITER"
+            self._headers[block_id] = is_for or bool(self._back_edge_sources(block_id))
         return self._headers[block_id]
 
     def natural_loop(self, header: int) -> FrozenSet[int]:
-        head = self.blocks[header]
         body = {header}
-        work = [p for p in head.preds
-                if self.blocks[p].offset >= head.offset and self._reach_normal(header, p)]
+        work = self._back_edge_sources(header)
         while work:
             b = work.pop()
             if b in body:
@@ -345,7 +388,7 @@ class LoopStructurer:
         last_source = max(self.blocks[b].offset for b in body if self._reach_normal(header, b))
         body |= {b.id for b in self.blocks
                  if head.offset <= b.offset <= last_source and ctx.lo <= b.offset < ctx.hi
-                 and self.instrs[b.start].op != "PUSH_EXC_INFO" and self._reach_normal(header, b.id)}
+                 and self.instrs[b.start].op != "PUSH_EXC_INFO" and self._inside_loop(header, b.id)}
         outs = self._exits(body, None)
         exit_b = outs[0] if outs else None
         last = self.instrs[head.end - 1]
