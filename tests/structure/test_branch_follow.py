@@ -70,9 +70,17 @@ def for_else_continue(filenames, names):
     return found
 
 
-CASES = [elif_chain_raises_in_loop, break_in_bottom_tested_while, continue_first, continue_on_none,
-         for_else_continue]
+def return_ends_loop_body(items, seen):
+    for item in items:
+        if item not in seen:
+            return False
+    return True
+
+
+CASES = [return_ends_loop_body, elif_chain_raises_in_loop, break_in_bottom_tested_while, continue_first,
+         continue_on_none, for_else_continue]
 INPUTS = {
+    return_ends_loop_body: [([1, 2], {1, 2}), ([1, 3], {1}), ([], set())],
     elif_chain_raises_in_loop: [(["a", b"b"],), ([],), (["a", 1],)],
     break_in_bottom_tested_while: [("ab;cd", 0, 5), ("a\\bcd", 0, 5), ("", 0, 0)],
     continue_first: [(["a.py", "b.pyc", "c.py"], ".py", True, 1), ([], ".py", False, 0)],

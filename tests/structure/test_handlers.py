@@ -1,12 +1,15 @@
 """try/except/finally and with regions: each snippet comes back with the same bytecode, so every
-instruction keeps its exception handler."""
+instruction keeps its exception handler; except clauses laid out after the loop they belong to
+also behave the same."""
 
 from __future__ import annotations
 
+import copy
 import sys
 
 import pytest
 
+from uncompile.decompiler import decompile_code
 from uncompile.verification import verify_code
 
 # the statement after a try is copied into the body's exit: it stays after the try
@@ -199,3 +202,57 @@ def test_recompiles_identically(name):
         pytest.xfail("not yet rebuilt from the 3.8 - 3.10 block-stack layout")
     result = verify_code(compile(SNIPPETS[name], "<test>", "exec", dont_inherit=True))
     assert result.identical, (str(result), result.source)
+
+
+# -- except clauses laid out after their loop ------------------------------------------
+
+
+def raise_in_clause_of_while(rest, table, out, step):
+    while rest:
+        head = rest[0]
+        if head == "$":
+            out.append("$")
+            rest = rest[step + 1 :]
+        elif head == "{":
+            try:
+                value = table[rest]
+            except KeyError:
+                raise ValueError(rest) from None
+            out.append(value)
+            rest = rest[step:]
+        else:
+            raise ValueError(head)
+    return out
+
+
+CLAUSE_CASES = [raise_in_clause_of_while]
+CLAUSE_INPUTS = {
+    raise_in_clause_of_while: [
+        ("$$", {}, [], 1),
+        ("{a", {}, [], 1),
+        ("{", {"{": 1}, [], 1),
+        ("x", {}, [], 1),
+    ],
+}
+
+
+def _call(function, args):
+    try:
+        return function(*args)
+    except ValueError as error:
+        return ("raised", str(error))
+
+
+@pytest.mark.parametrize("function", CLAUSE_CASES, ids=lambda f: f.__name__)
+def test_clauses_after_their_loop_recompile_identically(function):
+    result = verify_code(function.__code__)
+    assert result.identical, (result.difference, result.error, result.source)
+
+
+@pytest.mark.parametrize("function", CLAUSE_CASES, ids=lambda f: f.__name__)
+def test_clauses_after_their_loop_behave_the_same(function):
+    namespace: dict = {}
+    exec(decompile_code(function.__code__), namespace)
+    for args in CLAUSE_INPUTS[function]:  # each call gets its own copy of the (mutable) arguments
+        expected = _call(function, copy.deepcopy(args))
+        assert _call(namespace[function.__name__], copy.deepcopy(args)) == expected

@@ -10,7 +10,7 @@ When the body of such an ``if`` runs into one of the enclosing stops instead of 
 """
 
 import ast
-from typing import Any, List, Optional
+from typing import Any, List, Optional, Tuple
 
 from ..bytecode import versions as V
 from ..flow.dominators import immediate_postdominators
@@ -57,16 +57,40 @@ def falls_to_outer_follow(walker: Any, body: List[ast.stmt], stopped: Optional[i
 
 def is_lone_continue(walker: Any, then_b: Optional[int], follow: int, ctx: Context) -> bool:
     """Whether the if's body block *then_b* is only a jump to the loop's next iteration *follow*."""
+    lines = _jump_back_lines(walker, then_b, follow, ctx)
+    # a jump the compiler added (3.12+: ``if a or b: body`` at a loop's end) shares the test's line
+    return lines is not None and (lines[0] is None or lines[0] != lines[1])
+
+
+def is_added_jump_back(walker: Any, then_b: Optional[int], else_b: Optional[int], ctx: Context) -> bool:
+    """Whether the fall-through *then_b* of a test is a jump back the compiler added (3.12+).
+
+    ``if c: return x`` ending a loop body is laid out with the ``return`` (*else_b*) after the
+    loop and the test inverted: its fall-through is a jump to the next iteration on the test's line.
+    """
+    loop = ctx.loop
+    if loop is None or else_b is None or V.LAYOUT_IN_SOURCE_ORDER \
+            or ctx.until != walker._bottom_cuts.get(loop.header, 1 << 60) \
+            or not ctx.stops <= {loop.continue_to, loop.break_to}:
+        return False  # inside a statement of the loop body (a try's else) the jump can be a continue
+    lines = _jump_back_lines(walker, then_b, loop.continue_to, ctx)
+    return lines is not None and lines[0] is not None and lines[0] == lines[1]
+
+
+def _jump_back_lines(walker: Any, then_b: Optional[int], follow: int,
+                     ctx: Context) -> Optional[Tuple[Optional[int], Optional[int]]]:
+    """(line of the jump, line of the test) when *then_b* is a lone jump to the loop's next iteration."""
     loop = ctx.loop
     if then_b is None or then_b == follow or loop is None or follow != loop.continue_to:
-        return False
+        return None
     block = walker.blocks[then_b]
     jump = walker.instrs[block.start]
     if block.end - block.start != 1 or jump.op != "JUMP" or block.jump != follow or block.start == 0:
-        return False
-    # a jump the compiler added (3.12+: ``if a or b: body`` at a loop's end) shares the test's line
+        return None
     test = walker.instrs[block.start - 1]
-    return test.op in V.CONDITIONAL_JUMPS and (jump.line is None or jump.line != test.line)
+    if test.op not in V.CONDITIONAL_JUMPS:
+        return None
+    return jump.line, test.line
 
 
 def outer_loop_jump(walker: Any, orelse: List[ast.stmt], stopped: Optional[int], break_to: Optional[int],

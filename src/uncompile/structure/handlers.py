@@ -422,12 +422,8 @@ class HandlerStructurer:
                 and self.block_of[exit_index] in (loop.continue_to, loop.break_to) \
                 and self.blocks[self.block_of[exit_index]].start == exit_index:
             exit_index = None
-        if exit_index is not None:
-            until = end + 1
-        elif i >= ctx.until:  # 3.12+ lay a bottom-tested loop's handlers out after its copied test
-            until = 1 << 60
-        else:
-            until = ctx.until
+        # a clause laid out past a bottom-tested loop's copied test still ends at its own end
+        until = end + 1 if exit_index is not None or ctx.until <= i else ctx.until
         body = self.walk(i, ctx._replace(until=until, except_name=name, lo=-1, hi=1 << 60), stack,
                          entering=True)
         return body, exit_index

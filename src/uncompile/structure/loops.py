@@ -9,7 +9,7 @@ bottom) are chosen by the facts in :mod:`uncompile.bytecode.versions`.
 from __future__ import annotations
 
 import ast
-from typing import Any, FrozenSet, List, Optional, Set
+from typing import Any, FrozenSet, List, Optional, Set, Tuple
 
 from ..bytecode import versions as V
 from ..expressions import values as M
@@ -34,28 +34,69 @@ class LoopStructurer:
     fail: Any
     handler_of: Any
     index_at: Any
+    if_statement: Any
     instrs: Any
+    starts_finally_copy: Any
     is_try_handler: Any
     legacy_loop_exits: Any
     legacy_loop_span: Any
     sim: Any
     span: Any
     start_of: Any
+    try_statement: Any
     walk: Any
 
     def bottom_tested_loop(self, block_id: int, head: Node, fall: Optional[int], ctx: Context,
                            stack: List[Any], top: Optional[List[int]] = None) -> Optional[int]:
         """``while c: body`` compiled as ``if c: (body; if c: repeat)``; -1 if not that shape."""
+        shape = self.bottom_test(block_id, head, fall, top)
+        if shape is None:
+            return -1
+        test, body_b, exit_b, cut = shape
+        header = self.blocks[body_b]
+        body = self.natural_loop(body_b)
+        continue_to = self.block_of[cut] if self.blocks[self.block_of[cut]].start == cut else body_b
+        info = Loop(body_b, continue_to, exit_b, body)
+        self._bottom_cuts[body_b] = cut
+        inner = ctx._replace(loop=info, region=body, stops=frozenset(), until=cut)
+        stmts = self.walk(header.start, inner, list(stack), entering=True)
+        self.sim.emit(ast.While(test=test, body=stmts or [ast.Pass()], orelse=[]))
+        return self.start_of(exit_b)
+
+    def guarded_bottom_tested_loop(self, nodes: List[Node], used: int, fall: Optional[int], ctx: Context,
+                                   stack: List[Any]) -> Optional[int]:
+        """``if a: while b: body``: the guard's test and the loop's make one ``a and b`` chain.
+
+        Only the loop's own tests are copied to the bottom; the guard is the ``if`` around the
+        loop (its body starts at the loop's first test). -1 if not that shape.
+        """
+        for j in range(1, used):
+            tail, _ = reduce_nodes(nodes[j:used])
+            if len(tail) != 1 or self.bottom_test(nodes[j].entry, tail[0], fall,
+                                                  [n.entry for n in nodes[j:used]]) is None:
+                continue
+            guard, _ = reduce_nodes(nodes[:j])
+            if len(guard) == 1 and nodes[j].entry in (guard[0].true, guard[0].false):
+                return self.if_statement(nodes[j - 1].entry, guard[0], nodes[j].entry, ctx, stack)
+        return -1
+
+    def bottom_test(self, block_id: int, head: Node, fall: Optional[int],
+                    top: Optional[List[int]] = None) -> Optional[Tuple[ast.expr, int, Optional[int], int]]:
+        """(test, body block, exit block, index where the copied test starts) of a bottom-tested loop."""
         if head.false == fall:
             test, body_b, exit_b = negate(head.expr), head.false, head.true
         else:
             test, body_b, exit_b = head.expr, head.true, head.false
+        if body_b is not None and exit_b is not None and not self.is_loop_header(body_b) \
+                and self.is_loop_header(exit_b) and self._lone_jump(body_b):
+            # 3.12+: the loop leaves by a jump (to an enclosing loop), the test is inverted
+            test, body_b, exit_b = negate(test), exit_b, body_b
         if body_b is None or not self.is_loop_header(body_b):
-            return -1
+            return None
         header = self.blocks[body_b]
         sources = [p for p in header.preds if self.blocks[p].offset >= header.offset]
         if not sources:
-            return -1
+            return None
         sources.sort()
         bottom = self.blocks[sources[-1]]
         last = self.instrs[bottom.end - 1]
@@ -67,31 +108,24 @@ class LoopStructurer:
         elif last.op == "JUMP" and bottom.end - bottom.start == 1 and len(bottom.preds) == 1:
             bottom = self.blocks[bottom.preds[0]]  # 3.12+: cond; POP_JUMP_IF_FALSE exit; JUMP_BACKWARD body
             last = self.instrs[bottom.end - 1]
-            if last.op not in V.CONDITIONAL_JUMPS or bottom.jump != exit_b or bottom.fall != sources[-1] \
-                    or len(sources) != 1:
-                return -1
-        elif last.op not in V.CONDITIONAL_JUMPS or bottom.jump != body_b or bottom.fall != exit_b:
-            return -1
+            if last.op not in V.CONDITIONAL_JUMPS or not self._same_exit(bottom.jump, exit_b) \
+                    or bottom.fall != sources[-1] or len(sources) != 1:
+                return None
+        elif last.op not in V.CONDITIONAL_JUMPS or bottom.jump != body_b \
+                or not self._same_exit(bottom.fall, exit_b):
+            return None
         top = top or [block_id]
         if len(top) > 1:  # a condition of several blocks (and/or) is copied block by block
             first = bottom.id - (len(top) - 1)
             if first < body_b or any(not self._same_code(t, first + k) for k, t in enumerate(top) if k):
-                return -1
+                return None
             block_id, bottom = top[0], self.blocks[first]
         if any(not bottom.id <= b <= sources[-1] for b in sources):
-            return -1  # other back edges: continue statements, not the copied condition
+            return None  # other back edges: continue statements, not the copied condition
         n = self._pure_suffix(block_id, bottom.id)
         if n == 0:
-            return -1
-        cut = bottom.end - 1 - n
-        body = self.natural_loop(body_b)
-        continue_to = self.block_of[cut] if self.blocks[self.block_of[cut]].start == cut else body_b
-        info = Loop(body_b, continue_to, exit_b, body)
-        self._bottom_cuts[body_b] = cut
-        inner = ctx._replace(loop=info, region=body, stops=frozenset(), until=cut)
-        stmts = self.walk(header.start, inner, list(stack), entering=True)
-        self.sim.emit(ast.While(test=test, body=stmts or [ast.Pass()], orelse=[]))
-        return self.start_of(exit_b)
+            return None
+        return test, body_b, exit_b, bottom.end - 1 - n
 
     def _copied_or_test(self, top: List[int], sources: List[int], body_b: int) -> Optional[int]:
         """The first block of a copied ``a or b`` test whose jumps back are blocks of their own."""
@@ -116,6 +150,22 @@ class LoopStructurer:
         return loop is not None and loop.break_to is not None and pos == self.blocks[loop.break_to].start \
             and self._bottom_cuts.get(loop.header) == ctx.until
 
+    def region_entry(self, block: Any, ctx: Context, stack: List[Any]) -> Optional[int]:
+        """The statement that the first block of a region or loop body starts, or -1 for none.
+
+        A try/with body that is a loop is that loop; a loop or clause body that starts with a
+        try of its own (not one around the whole loop, nor a finally copy) is that try (its
+        set-up NOP is not read).
+        """
+        if self._body_starts_loop(block, ctx):
+            return self.loop(block.id, ctx, stack)
+        entry = self.handler_of(block.offset)
+        if entry is not None and entry.target not in ctx.active and self.is_try_handler(entry) \
+                and not self.starts_finally_copy(block.start, ctx) \
+                and not (self.is_loop_header(block.id) and self._try_encloses_loop(block, entry)):
+            return self.try_statement(block.start, entry, ctx, stack)
+        return -1
+
     def _body_starts_loop(self, block: Any, ctx: Context) -> bool:
         """A region entered at a loop header that the region holds (``try: while True: ...``)."""
         if not ctx.active or not self.is_loop_header(block.id) \
@@ -129,6 +179,30 @@ class LoopStructurer:
         lo, hi = self.span(entry.target)
         sources = [self.blocks[p] for p in header.preds if self.blocks[p].offset >= header.offset]
         return bool(sources) and all(lo <= self.instrs[b.end - 1].offset < hi for b in sources)
+
+    def _same_exit(self, a: Optional[int], b: Optional[int]) -> bool:
+        """Blocks *a* and *b* are one exit, or copies of one ``return`` or jump (3.12+ copy small exits)."""
+        if a == b:
+            return True
+        if a is None or b is None:
+            return False
+        x, y = self.blocks[a], self.blocks[b]
+        if self._lone_jump(a) and self._lone_jump(b):
+            return x.jump == y.jump
+        if x.end - x.start != y.end - y.start or self.instrs[x.end - 1].op != "RETURN_VALUE":
+            return False
+        return all(p.op == q.op and p.arg == q.arg and p.target is None
+                   for p, q in zip(self.instrs[x.start:x.end], self.instrs[y.start:y.end]))
+
+    def is_break(self, block_id: int, loop: Loop) -> bool:
+        """Whether reaching *block_id* leaves *loop*: its exit, or where an exit that is only a jump goes."""
+        exit_b = loop.break_to
+        return exit_b is not None and (block_id == exit_b or (self._lone_jump(exit_b)
+                                                              and block_id == self.blocks[exit_b].jump))
+
+    def _lone_jump(self, block_id: int) -> bool:
+        block = self.blocks[block_id]
+        return block.end - block.start == 1 and self.instrs[block.start].op == "JUMP"
 
     def _same_code(self, a: int, b: int) -> bool:
         """Blocks *a* and *b* hold the same instructions (jump targets aside)."""
@@ -375,35 +449,50 @@ class LoopStructurer:
             if not pre:
                 expr = self.sim.pop_expr(work, last)
                 node, fall = self._node(header, expr, head.end - 1, False)
-                node = self._while_condition(node, fall, header, body, exit_b, stack)
+                node, top, fall = self._while_condition(node, fall, header, body, exit_b, stack)
                 if node.false == exit_b:
                     test, start = node.expr, self.start_of(node.true)
                 elif node.true == exit_b:
                     test, start = negate(node.expr), self.start_of(node.false)
+                copied = self.bottom_test(header, node, fall, top) if V.DUPLICATES_WHILE_CONDITION else None
+                if copied is not None and start == self.start_of(copied[1]):
+                    # ``continue`` jumps back to this test, the end of the body to its copy
+                    self._bottom_cuts[header] = copied[3]
+                    inner = inner._replace(until=copied[3])
+                    stmts = self.walk(start, inner, list(stack), entering=True)
+                    return self._emit_while(test, stmts, True, exit_b)
         stmts = self.walk(start, inner, list(stack), entering=start == head.start)
+        # the end of the body would repeat the test there: a jump back to the test is ``continue``
+        return self._emit_while(test, stmts, V.DUPLICATES_WHILE_CONDITION and start != head.start, exit_b)
+
+    def _emit_while(self, test: ast.expr, stmts: List[ast.stmt], explicit_continue: bool,
+                    exit_b: Optional[int]) -> Optional[int]:
         loop_node = ast.While(test=test, body=stmts or [ast.Pass()], orelse=[])
-        if V.DUPLICATES_WHILE_CONDITION and start != head.start:
-            # the end of the body would repeat the test there: a jump back to the test is ``continue``
+        if explicit_continue:  # a trailing ``continue`` is not the loop's own end
             loop_node.uncompile_explicit_continue = True  # type: ignore[attr-defined]
         self.sim.emit(loop_node)
         return self.start_of(exit_b)
 
-    def _while_condition(self, node: Node, fall: Optional[int], header: int, body: set,
-                         exit_b: Optional[int], stack: List[Any]) -> Node:
-        """Extend a ``while`` test over the pure condition blocks after the header (and/or)."""
+    def _while_condition(self, node: Node, fall: Optional[int], header: int, body: set, exit_b: Optional[int],
+                         stack: List[Any]) -> Tuple[Node, List[int], Optional[int]]:
+        """Extend a ``while`` test over the pure condition blocks after the header (and/or).
+
+        Returns the test's node, the blocks it spans and where its last block falls through.
+        """
         nodes = [node]
+        falls = [fall]
         while fall is not None and fall in body and fall != header and not self.is_loop_header(fall):
             pure = self._pure(fall, self.blocks[fall].start, stack)  # type: ignore[attr-defined]
             if pure is None or pure[1] != "cond":
                 break
-            new, nxt = self._node(fall, pure[0], pure[2], False)
+            new, fall = self._node(fall, pure[0], pure[2], False)
             nodes.append(new)
-            fall = nxt
+            falls.append(fall)
         if len(nodes) == 1:
-            return node
+            return node, [header], falls[0]
         reduced, sizes = reduce_nodes(nodes)
         head = reduced[0]
         if isinstance(head.true, tuple) or isinstance(head.false, tuple) \
                 or exit_b not in (head.true, head.false):
-            return node
-        return head
+            return node, [header], falls[0]
+        return head, [n.entry for n in nodes[:sizes[0]]], falls[sizes[0] - 1]

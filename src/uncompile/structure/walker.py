@@ -22,7 +22,7 @@ from ..expressions.conditions import VALUE, Node, negate, reduce_nodes
 from ..expressions.stack_shuffles import simulator_for
 from ..flow.cfg import ENDS_PATH, ControlFlowGraph
 from .blocks_legacy import LegacyBlocks
-from .branch_follow import falls_to_outer_follow, is_lone_continue, region_follow
+from .branch_follow import falls_to_outer_follow, is_added_jump_back, is_lone_continue, region_follow
 from .compare_chains import CompareChains
 from .context import Context
 from .handlers import HandlerStructurer
@@ -81,7 +81,9 @@ class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, LegacyLayout, Comp
 
     def walk(self, pos: Optional[int], ctx: Context, stack: List[Any],
              entering: bool = False) -> List[ast.stmt]:
-        """Statements from instruction index *pos* until a stop; ``self.exit`` is where it stopped."""
+        """Statements from instruction index *pos* until a stop; ``self.exit`` is where it stopped.
+
+        *entering* a region or a loop body: see :meth:`region_entry`."""
         out: List[ast.stmt] = []
         saved, self.sim.out = self.sim.out, out
         stopped: Optional[int] = None  # where the walk stopped; None when its path ended
@@ -99,20 +101,10 @@ class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, LegacyLayout, Comp
                 if self.steps > 50 * len(self.instrs) + 5000:  # each block is walked a few times at most
                     raise self.fail(pos, "structuring does not terminate")
                 block = self.blocks[self.block_of[pos]]
-                if pos == block.start and first and entering and V.HAS_EXCEPTION_TABLE \
-                        and self._body_starts_loop(block, ctx):
-                    pos = self.loop(block.id, ctx, stack)  # a try/with body that is a loop
-                    first = False
-                    continue
                 if pos == block.start and first and entering and V.HAS_EXCEPTION_TABLE:
-                    entry = self.handler_of(block.offset)
-                    if entry is not None and entry.target not in ctx.active and self.is_try_handler(entry) \
-                            and not self.starts_finally_copy(pos, ctx) \
-                            and not (ctx.loop is not None and ctx.loop.header == block.id
-                                     and self._try_encloses_loop(block, entry)):
-                        # a loop or clause body that starts with a try (its set-up NOP is not read)
-                        pos = self.try_statement(pos, entry, ctx, stack)
-                        first = False
+                    nxt = self.region_entry(block, ctx, stack)
+                    if nxt != -1:
+                        pos, first = nxt, False
                         continue
                 if pos == block.start and not (first and entering):
                     outside = not ctx.lo <= block.offset < ctx.hi
@@ -131,6 +123,9 @@ class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, LegacyLayout, Comp
                         break
                     if loop is not None and block.id == loop.continue_to:
                         self.sim.emit(ast.Continue())
+                        break
+                    if loop is not None and self.is_break(block.id, loop):
+                        self.sim.emit(ast.Break())
                         break
                     if self.starts_finally_copy(pos, ctx):  # its loops and tries are part of the copy
                         first = False
@@ -326,6 +321,8 @@ class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, LegacyLayout, Comp
         if V.DUPLICATES_WHILE_CONDITION:
             loop_exit = self.bottom_tested_loop(block_id, head, fall_block, ctx, stack,
                                                 [n.entry for n in nodes[:used]])
+            if loop_exit == -1 and used > 1:
+                loop_exit = self.guarded_bottom_tested_loop(nodes, used, fall_block, ctx, stack)
             if loop_exit != -1:
                 return loop_exit
         return self.if_statement(nodes[used - 1].entry, head, fall_block, ctx, stack)
@@ -376,6 +373,8 @@ class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, LegacyLayout, Comp
                 and then_b not in (loop.break_to, loop.continue_to) \
                 and not (V.LAYOUT_IN_SOURCE_ORDER and self.legacy_dead_jump(then_b, else_b)):
             test, then_b, else_b = negate(test), else_b, then_b
+        if follow is None and is_added_jump_back(self, then_b, else_b, ctx):
+            test, then_b, else_b = negate(test), else_b, then_b  # ``if c: return`` ends a loop body
         if follow is None:
             body_ctx = ctx.stop_at(else_b) if V.LAYOUT_IN_SOURCE_ORDER else ctx  # dead jumps lead there
             body = self.walk(self.start_of(then_b), body_ctx, list(stack))
