@@ -6,6 +6,7 @@ import ast
 
 from uncompile.bytecode import versions as V
 from uncompile.expressions.conditions import VALUE, Node, negate, reduce_nodes
+from uncompile.verification import verify_code
 
 
 def name(text):
@@ -50,3 +51,23 @@ def test_negate_flips_comparisons_and_de_morgan():
     both = ast.BoolOp(op=ast.And(), values=[name("a"), ast.UnaryOp(op=ast.Not(), operand=name("b"))])
     flipped = negate(both)
     assert isinstance(flipped.op, ast.Or) and text(flipped.values[1]) == text(name("b"))
+
+
+NOT_AROUND_BOOLOP = """\
+def f(flags, arg, short):
+    if not (flags and arg[0] is StopIteration and arg[2] is None):
+        g(flags)
+    if not (short is None or (isinstance(short, str) and len(short) == 1)):
+        raise ValueError(short)
+    if arg is None or not isinstance(arg, (list, tuple)):
+        raise ValueError(arg)
+    return 1
+"""
+
+
+def test_not_around_a_boolop_keeps_the_leaf_comparisons():
+    """``not (a and b is c)``: De Morgan would turn ``is`` into ``is not`` (another opcode)."""
+    namespace: dict = {}
+    exec(compile(NOT_AROUND_BOOLOP, "<test>", "exec", dont_inherit=True), namespace)
+    result = verify_code(namespace["f"].__code__)
+    assert result.identical, (result.difference, result.source)
