@@ -81,3 +81,56 @@ def test_loops_and_handlers_keep_their_shape():
     tree = decompile_to_ast(guarded.__code__)
     kinds = {type(node).__name__ for node in ast.walk(tree)}
     assert {"For", "Try", "Continue", "AugAssign"} <= kinds
+
+
+RETURNS_FROM_WITH = """\
+def returns_in_try(opener):
+    try:
+        with opener() as handle:
+            return handle.read()
+    except OSError:
+        pass
+
+
+def returns_under_if(opener):
+    try:
+        with opener() as handle:
+            data = handle.read()
+            if data:
+                return data.strip()
+    except OSError:
+        pass
+"""
+
+
+@pytest.mark.parametrize(
+    "name, line", [("returns_in_try", "return handle.read()"), ("returns_under_if", "return data.strip()")]
+)
+def test_return_from_a_with_body_inside_try(name, line):
+    namespace: dict = {}
+    exec(compile(RETURNS_FROM_WITH, "<test>", "exec", dont_inherit=True), namespace)
+    result = verify_code(namespace[name].__code__)
+    assert result.identical, result
+    assert result.source is not None and line in result.source
+
+
+BOOLEAN_VALUES = """\
+def and_or_subscript(table, flag):
+    return table[flag and 'on' or 'off']
+
+
+def and_or_operand(owner, name):
+    return (owner and owner.name or '') + '-' + name
+
+
+def or_lambda(holder, check=None):
+    holder.check = check or (lambda item: True)
+"""
+
+
+@pytest.mark.parametrize("name", ["and_or_subscript", "and_or_operand", "or_lambda"])
+def test_boolean_values_of_and_or_and_lambda(name):
+    namespace: dict = {}
+    exec(compile(BOOLEAN_VALUES, "<test>", "exec", dont_inherit=True), namespace)
+    result = verify_code(namespace[name].__code__)
+    assert result.identical, result

@@ -82,8 +82,8 @@ ANNOTATE_NAMES: FrozenSet[str] = frozenset({"__annotate__", "__annotate_func__"}
 
 #: 3.10+ may compile ``while c: body`` as ``if c: do body while c`` (condition copied to
 #: the bottom: ``POP_JUMP_IF_TRUE body`` on 3.10/3.11, ``POP_JUMP_IF_FALSE exit; JUMP_BACKWARD
-#: body`` on 3.12+); 3.8/3.9 always jump back to a single test at the top.
-DUPLICATES_WHILE_CONDITION = VERSION >= (3, 10)
+#: body`` on 3.12/3.13); 3.8/3.9 and 3.14+ always jump back to a single test at the top.
+DUPLICATES_WHILE_CONDITION = (3, 10) <= VERSION < (3, 14)
 
 #: 3.11+ ``BINARY_OP`` carries the operator; this is its table (``dis._nb_ops``).
 BINARY_OPERATORS: List[str] = [sign for _, sign in getattr(dis, "_nb_ops", [])]

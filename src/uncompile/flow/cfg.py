@@ -68,6 +68,8 @@ class ControlFlowGraph:
         instrs = self.instrs
         leaders: Set[int] = {0}
         for ins in instrs:
+            if ins.op == "FOR_ITER":  # a loop header, even when its body never jumps back
+                leaders.add(ins.index)
             if ins.target is not None:
                 leaders.add(self.index_for(ins.target))
                 leaders.add(ins.index + 1)

@@ -72,6 +72,35 @@ def signature(code: CodeType, value: Optional[M.FunctionValue] = None) -> ast.ar
                          kwonlyargs=kwonly, kw_defaults=kw_defaults, kwarg=kwarg, defaults=defaults or [])
 
 
+def is_private_name_stored_as(name: str, stored: str) -> bool:
+    """True when *stored* is the ``__private`` *name* as a class body mangles it (``_Class__name``).
+
+    A ``def __name`` or ``class __name`` inside a class keeps *name* as its own name but is
+    bound to the mangled one, so compiling ``def __name`` there gives back the same store.
+    """
+    if not name.startswith("__") or name.endswith("__") or "." in name:
+        return False
+    prefix = stored[:-len(name)] if stored.endswith(name) else ""
+    return prefix.startswith("_") and len(prefix) > 1 and not prefix.startswith("__")
+
+
+def returned_expression(body: List[ast.stmt]) -> Optional[ast.expr]:
+    """The expression that *body* returns: ``return x``, or ``if c: return x`` then ``return y``
+    (a ternary whose branches each return, as 3.12+ lay it out), else None."""
+    if not body:
+        return None
+    first = body[0]
+    if len(body) == 1 and isinstance(first, ast.Return):
+        return first.value
+    if not isinstance(first, ast.If) or (first.orelse and len(body) > 1):
+        return None
+    then = returned_expression(first.body)
+    orelse = returned_expression(first.orelse or body[1:])
+    if then is None or orelse is None:
+        return None
+    return ast.IfExp(test=first.test, body=then, orelse=orelse)
+
+
 def body_of(code: CodeType) -> List[ast.stmt]:
     """The statements of *code* (a function, class or module body), tidied."""
     from .walker import Walker
@@ -91,7 +120,8 @@ class Nested:
         if isinstance(value, M.ClassValue):
             return self.class_def(value, name)
         code = value.code
-        if code.co_name != name or code.co_name == "<lambda>":
+        own_name = code.co_name == name or is_private_name_stored_as(code.co_name, name)
+        if not own_name or code.co_name == "<lambda>":
             return ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=self.expression(value),
                               type_comment=None)
         return self.function_def(value)
@@ -115,7 +145,7 @@ class Nested:
                             body=body or [ast.Pass()], decorator_list=list(value.decorators))
         if hasattr(ast, "TypeAlias"):
             setattr(node, "type_params", [])  # noqa: B010 - the field is new in 3.12
-        if name != value.name:
+        if name != value.name and not is_private_name_stored_as(value.name, name):
             raise DecompileError("class %s stored as %s" % (value.name, name), construct="class")
         return node
 
@@ -124,12 +154,12 @@ class Nested:
         if code.co_name != "<lambda>":
             raise DecompileError("function %s used as a value" % code.co_name, construct="def")
         body = body_of(code)
-        expr: ast.expr
-        if len(body) == 1 and isinstance(body[0], ast.Return) and body[0].value is not None:
-            expr = body[0].value
-        elif len(body) == 1 and isinstance(body[0], ast.Expr) and code.co_flags & inspect.CO_GENERATOR:
+        expr: Optional[ast.expr]
+        if len(body) == 1 and isinstance(body[0], ast.Expr) and code.co_flags & inspect.CO_GENERATOR:
             expr = body[0].value
         else:
+            expr = returned_expression(body)
+        if expr is None:
             raise DecompileError("lambda body is not an expression", function=code.co_name,
                                  construct="lambda")
         node: ast.expr = ast.Lambda(args=signature(code, value), body=expr)

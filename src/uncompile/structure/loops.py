@@ -9,7 +9,7 @@ bottom) are chosen by the facts in :mod:`uncompile.bytecode.versions`.
 from __future__ import annotations
 
 import ast
-from typing import Any, FrozenSet, List, Optional
+from typing import Any, FrozenSet, List, Optional, Set
 
 from ..bytecode import versions as V
 from ..expressions import values as M
@@ -29,10 +29,12 @@ class LoopStructurer:
     _reachable: Any
     block_of: Any
     blocks: Any
+    cfg: Any
     exit: Any
     fail: Any
     handler_of: Any
     instrs: Any
+    is_try_handler: Any
     legacy_loop_exits: Any
     legacy_loop_span: Any
     sim: Any
@@ -121,6 +123,16 @@ class LoopStructurer:
         entry = self.handler_of(block.offset)
         return entry is not None and entry.target in ctx.active and self._try_encloses_loop(block, entry)
 
+    def _try_in_loop_at_header(self, block: Any, ctx: Context) -> Any:
+        """The handler entry of a ``try`` that starts at the header of the loop being entered."""
+        if ctx.loop is None or ctx.loop.header != block.id:
+            return None
+        entry = self.handler_of(block.offset)
+        if entry is None or entry.target in ctx.active or not self.is_try_handler(entry) \
+                or self._try_encloses_loop(block, entry):
+            return None
+        return entry
+
     def _try_encloses_loop(self, header: Any, entry: Any) -> bool:
         """A try starting at a loop header holds the whole loop when its back edges are inside."""
         lo, hi = self.span(entry.target)
@@ -140,17 +152,67 @@ class LoopStructurer:
 
     def _reach_normal(self, start: int, goal: int) -> bool:
         """Whether *goal* is reachable from *start* by normal edges (reachable sets kept per start)."""
-        reachable = self._reachable.get(start)
+        return goal in self._reachable_from(start, through_handlers=False)
+
+    def _reachable_from(self, start: int, through_handlers: bool) -> Set[int]:
+        """The blocks reachable from *start* by normal edges, and by exceptions if asked (cached)."""
+        key = (start, through_handlers)
+        reachable = self._reachable.get(key)
         if reachable is None:
             reachable = {start}
             work = [start]
             while work:
-                for succ in self.blocks[work.pop()].succs:
+                block = self.blocks[work.pop()]
+                for succ in block.succs + self._raises_to(block) if through_handlers else block.succs:
                     if succ not in reachable:
                         reachable.add(succ)
                         work.append(succ)
-            self._reachable[start] = reachable
-        return goal in reachable
+            self._reachable[key] = reachable
+        return reachable
+
+    def _back_edge_sources(self, header: int) -> List[int]:
+        """The later blocks that jump back to *header* and that it reaches: its loop's back edges.
+
+        A loop whose body always leaves it (``break``, ``return``) unless an exception is
+        handled repeats only from the handler: its back edges are reached through the handler.
+        """
+        head = self.blocks[header]
+        later = [p for p in head.preds if self.blocks[p].offset >= head.offset]
+        sources = [p for p in later if p in self._reachable_from(header, through_handlers=False)]
+        if not sources and later:
+            dominated = self._dominated_through_handlers(header)
+            sources = [p for p in later if p in dominated]
+        return sources
+
+    def _inside_loop(self, header: int, block_id: int) -> bool:
+        """Whether *header* reaches *block_id*: normally, or through a handler in its loop only."""
+        if self._reach_normal(header, block_id):
+            return True
+        return self._back_edge_sources(header) != [] and block_id in self._dominated_through_handlers(header)
+
+    def _raises_to(self, block: Any) -> List[int]:
+        """The handler block an exception in *block* goes to (ranges start blocks), as a list."""
+        entry = self.handler_of(block.offset)
+        target = self.cfg.block_of_offset(entry.target) if entry is not None else None
+        return [target.id] if target is not None else []
+
+    def _dominated_through_handlers(self, header: int) -> Set[int]:
+        """The blocks that *header* reaches and dominates, handler entries counted as edges.
+
+        Code after a ``try`` that a handler jumps back to is no loop header: the handler is
+        also reached without passing through it.
+        """
+        around = {header}
+        work = [0] if header != 0 else []
+        around.update(work)
+        while work:
+            block = self.blocks[work.pop()]
+            for succ in block.succs + self._raises_to(block):
+                if succ not in around:
+                    around.add(succ)
+                    work.append(succ)
+        around.discard(header)
+        return self._reachable_from(header, through_handlers=True) - around
 
     def reaches(self, start: int, goal: int, ctx: Context) -> bool:
         """Whether *goal* is reachable from *start* inside the current region (loop body)."""
@@ -173,30 +235,20 @@ class LoopStructurer:
     # -- loops --------------------------------------------------------------------------
 
     def is_loop_header(self, block_id: int) -> bool:
-        """A block with a back edge from a block it reaches by normal control flow."""
+        """A block with a back edge from a block it reaches (see :meth:`_back_edge_sources`).
+
+        A ``for`` header is one even without back edges: a body that always leaves the loop
+        (``for x in y: return x``) never repeats it.
+        """
         if block_id not in self._headers:
             block = self.blocks[block_id]
-            later = {p for p in block.preds if self.blocks[p].offset >= block.offset}
-            found = False
-            if later:
-                seen = {block_id}
-                work = [block_id]
-                while work and not found:
-                    for succ in self.blocks[work.pop()].succs:
-                        if succ in later:
-                            found = True
-                            break
-                        if succ not in seen:
-                            seen.add(succ)
-                            work.append(succ)
-            self._headers[block_id] = found
+            is_for = self.instrs[block.end - 1].op == "FOR_ITER"
+            self._headers[block_id] = is_for or bool(self._back_edge_sources(block_id))
         return self._headers[block_id]
 
     def natural_loop(self, header: int) -> FrozenSet[int]:
-        head = self.blocks[header]
         body = {header}
-        work = [p for p in head.preds
-                if self.blocks[p].offset >= head.offset and self._reach_normal(header, p)]
+        work = self._back_edge_sources(header)
         while work:
             b = work.pop()
             if b in body:
@@ -272,12 +324,14 @@ class LoopStructurer:
         last_source = max(self.blocks[b].offset for b in body)
         body |= {b.id for b in self.blocks
                  if head.offset <= b.offset <= last_source and ctx.lo <= b.offset < ctx.hi
-                 and self.instrs[b.start].op != "PUSH_EXC_INFO" and self._reach_normal(header, b.id)}
+                 and self.instrs[b.start].op != "PUSH_EXC_INFO" and self._inside_loop(header, b.id)}
         outs = self._exits(body, None)
         exit_b = outs[0] if outs else None
+        last = self.instrs[head.end - 1]
+        if last.op in V.CONDITIONAL_JUMPS and head.jump in outs:
+            exit_b = head.jump  # where the test leaves; an earlier exit is a ``break`` written before it
         info = Loop(header, header, exit_b, frozenset(body))
         inner = ctx._replace(loop=info, region=frozenset(body), stops=frozenset())
-        last = self.instrs[head.end - 1]
         test: ast.expr = ast.Constant(value=True)
         start: Optional[int] = head.start
         if last.op in V.CONDITIONAL_JUMPS and exit_b is not None:
@@ -298,7 +352,11 @@ class LoopStructurer:
                 elif node.true == exit_b:
                     test, start = negate(node.expr), self.start_of(node.false)
         stmts = self.walk(start, inner, list(stack), entering=start == head.start)
-        self.sim.emit(ast.While(test=test, body=stmts or [ast.Pass()], orelse=[]))
+        loop_node = ast.While(test=test, body=stmts or [ast.Pass()], orelse=[])
+        if V.DUPLICATES_WHILE_CONDITION and start != head.start:
+            # the end of the body would repeat the test there: a jump back to the test is ``continue``
+            loop_node.uncompile_explicit_continue = True  # type: ignore[attr-defined]
+        self.sim.emit(loop_node)
         return self.start_of(exit_b)
 
     def _while_condition(self, node: Node, fall: Optional[int], header: int, body: set,

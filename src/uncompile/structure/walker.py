@@ -29,18 +29,10 @@ from .context import Context
 from .handlers import HandlerStructurer
 from .layout_legacy import LegacyLayout
 from .loops import LoopStructurer
-
-_PURE_FORBIDDEN = frozenset({
-    "STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF", "STORE_ATTR", "STORE_SUBSCR",
-    "STORE_SLICE", "DELETE_FAST", "DELETE_NAME", "DELETE_GLOBAL", "DELETE_DEREF", "DELETE_ATTR",
-    "DELETE_SUBSCR", "POP_TOP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "FOR_ITER",
-    "BEFORE_WITH", "SETUP_WITH", "PUSH_EXC_INFO", "POP_EXCEPT", "LIST_APPEND", "SET_ADD",
-    "MAP_ADD", "IMPORT_STAR", "UNPACK_SEQUENCE", "UNPACK_EX", "YIELD_VALUE", "SETUP_FINALLY",
-    "POP_BLOCK", "CALL_INTRINSIC_1", "GET_ITER", "CHECK_EXC_MATCH",
-})
+from .pure_blocks import PureBlocks
 
 
-class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, LegacyLayout, CompareChains):
+class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, LegacyLayout, CompareChains, PureBlocks):
     """Structures one code object; :meth:`run` returns its statements."""
 
     def __init__(self, code: Any, nested: Any) -> None:
@@ -53,7 +45,7 @@ class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, LegacyLayout, Comp
         self.blocks = self.cfg.blocks
         if not V.HAS_EXCEPTION_TABLE:
             self.legacy_link_handlers()
-        self.sim = simulator_for(code, nested)
+        self.sim = simulator_for(code, nested, self.instrs)
         self.block_of: List[int] = [0] * len(self.instrs)
         for block in self.blocks:
             for i in range(block.start, block.end):
@@ -64,7 +56,7 @@ class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, LegacyLayout, Comp
         if not V.HAS_EXCEPTION_TABLE:
             self.sim.explicit_final_return = self.legacy_final_return_dead()
         self._headers: Dict[int, bool] = {}
-        self._reachable: Dict[int, Set[int]] = {}
+        self._reachable: Dict[Tuple[int, bool], Set[int]] = {}
         self._bottom_cuts: Dict[int, int] = {}  # bottom-tested loop header -> where its copied test starts
 
     # -- helpers ------------------------------------------------------------------------
@@ -123,6 +115,12 @@ class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, LegacyLayout, Comp
                     pos = self.loop(block.id, ctx, stack)  # a try/with body that is a loop
                     first = False
                     continue
+                if pos == block.start and first and entering and V.HAS_EXCEPTION_TABLE:
+                    entry = self._try_in_loop_at_header(block, ctx)
+                    if entry is not None:  # ``while True: try: ...``: the loop's header starts the try
+                        pos = self.try_statement(pos, entry, ctx, stack)
+                        first = False
+                        continue
                 if pos == block.start and not (first and entering):
                     outside = not ctx.lo <= block.offset < ctx.hi
                     if block.id in ctx.stops or (outside and len(stack) <= depth):
@@ -149,6 +147,8 @@ class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, LegacyLayout, Comp
                         continue
                 first = False
                 pos = self.run_block(pos, ctx, stack)
+            else:  # every path ended (return, raise): none goes on, whatever a nested walk left
+                self.exit = None
             return out
         finally:
             self.sim.out = saved
@@ -165,7 +165,7 @@ class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, LegacyLayout, Comp
             if skip:
                 i += skip
                 if i > last:  # the copy spans blocks (a finally body with an if): go on after it
-                    return i
+                    return self._return_after_copy(i, stack)
                 continue
             ins = self.instrs[i]
             if ins.op in ("BEFORE_WITH", "SETUP_WITH"):
@@ -179,7 +179,7 @@ class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, LegacyLayout, Comp
             return last
         skip = self.skip_copies(last, ctx, stack) if last >= pos else 0
         if skip:
-            return last + skip
+            return self._return_after_copy(last + skip, stack)
         ins = self.instrs[last]
         if ins.op in V.CONDITIONAL_JUMPS:
             before_branch = getattr(self.sim, "before_branch", None)  # Dynamo's code: see stack_shuffles
@@ -204,81 +204,19 @@ class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, LegacyLayout, Comp
             return None
         return self.start_of(block.fall)
 
+    def _return_after_copy(self, i: int, stack: List[Any]) -> Optional[int]:
+        """Where the walk goes on after a skipped exit call or finally copy that ends at *i*.
+
+        A ``return x`` from a ``with`` (or ``try``/``finally``) body calls the exit with x on
+        the stack and returns it next, in a block of its own: the return belongs to the path.
+        """
+        ins = self.instrs[i] if i < len(self.instrs) else None
+        if ins is None or ins.op != "RETURN_VALUE" or not stack or M.is_marker(stack[-1]):
+            return i
+        self.sim.step(ins, stack)
+        return None
+
     # -- conditions ---------------------------------------------------------------------
-
-    def _pure(self, block_id: int, start: int, stack: List[Any]) -> Optional[Tuple[Any, str, int]]:
-        """Evaluate a block without statements: (value, how it ends, end index) or None."""
-        block = self.blocks[block_id]
-        work = list(stack)
-        try:
-            with self.sim.scratch():
-                for i in range(start, block.end - 1):
-                    ins = self.instrs[i]
-                    genexpr_iter = ins.op == "GET_ITER" and self.instrs[i + 1].op == "CALL"  # f(x for x in y)
-                    if (ins.op in _PURE_FORBIDDEN and not genexpr_iter) or ins.op.startswith("STORE") \
-                            or ins.target is not None:
-                        return None
-                    self.sim.step(ins, work)
-                last = self.instrs[block.end - 1]
-                if last.op in V.CONDITIONAL_JUMPS:
-                    kind = "cond"
-                elif last.op == "JUMP":
-                    kind = "jump"
-                elif last.op in _PURE_FORBIDDEN or last.op.startswith("STORE") or last.target is not None:
-                    return None
-                else:
-                    self.sim.step(last, work)
-                    kind = "fall"
-                if self.sim.out:
-                    return None
-        except DecompileError:
-            return None
-        extra = len(work) - len(stack)
-        if work[:len(stack)] != stack and any(a is not b for a, b in zip(work, stack)):
-            return None
-        if kind == "cond" and extra == 2 and work[-1] is work[-2]:
-            return work[-1], "value-cond", block.end - 1
-        if extra != 1 or M.is_marker(work[-1]):
-            return None
-        return work[-1], kind, block.end - 1
-
-    def _lone_return(self, block_id: int) -> bool:
-        block = self.blocks[block_id]
-        return block.end - block.start == 1 and self.instrs[block.start].op == "RETURN_VALUE"
-
-    def _pure_chain(self, block_id: int, start: int, stack: List[Any]) -> Optional[Tuple[Any, str, int]]:
-        """A chained comparison used as a value inside ``and``/``or``: (value, "jump", end)."""
-        block = self.blocks[block_id]
-        last = self.instrs[block.end - 1]
-        if last.op not in V.CONDITIONAL_JUMPS:
-            return None
-        work = list(stack)
-        try:
-            with self.sim.scratch():
-                for i in range(start, block.end - 1):
-                    ins = self.instrs[i]
-                    if ins.op in _PURE_FORBIDDEN or ins.op.startswith("STORE") or ins.target is not None:
-                        return None
-                    self.sim.step(ins, work)
-                expr = self.sim.pop(work, last)
-                if not work or work[-1] is not expr or not isinstance(expr, ast.Compare):
-                    return None
-                work.pop()
-                if not work or work[-1] is not expr.comparators[-1]:
-                    return None
-                chain = self.compare_chain(block_id, expr, True, work)
-                if chain is None or chain[2] is None or self.sim.out:
-                    return None
-                if chain[2] < 0:  # the chain ends in a copy of the merge point's ``return``
-                    after = -1 - chain[2]
-                    if self.instrs[after].op != "RETURN_VALUE" or after != block_end_of(self, after):
-                        return None
-                    return chain[0], "chain-return", after
-        except DecompileError:
-            return None
-        if len(work) != len(stack) or any(a is not b for a, b in zip(work, stack)):
-            return None
-        return chain[0], "chain", chain[2]
 
     def _node(self, block_id: int, expr: Any, jump_index: int, value: bool) -> Tuple[Node, Optional[int]]:
         """The condition node of a block whose conditional jump is at *jump_index*."""
@@ -366,6 +304,8 @@ class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, LegacyLayout, Comp
                 if isinstance(side, tuple):
                     merges.add(side[1])
             nodes.append(new)
+            if self._thread_dropped_values(nodes):
+                merges = {side[1] for n in nodes for side in (n.true, n.false) if isinstance(side, tuple)}
             falls.append(nxt)
             fall = nxt
         if V.LAYOUT_IN_SOURCE_ORDER:
@@ -387,6 +327,25 @@ class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, LegacyLayout, Comp
             if loop_exit != -1:
                 return loop_exit
         return self.if_statement(nodes[used - 1].entry, head, fall_block, ctx, stack)
+
+    def _thread_dropped_values(self, nodes: List[Node]) -> bool:
+        """Make value exits to the block where the last node's plain exit drops the value plain exits.
+
+        3.14+ threads ``m and a or b``: when ``m`` is false the ``or`` test of ``m`` is known, so
+        the jump goes with ``m`` straight to the ``POP_TOP`` before ``b``, where the ``or`` test's
+        own false exit goes without a value. True if an exit changed.
+        """
+        last = nodes[-1]
+        plain = {side for side in (last.true, last.false) if isinstance(side, int)}
+        changed = False
+        for node in nodes[:-1]:
+            for side in ("true", "false"):
+                exit = getattr(node, side)
+                if isinstance(exit, tuple) and exit[0] == VALUE and exit[1] in plain \
+                        and self.instrs[self.blocks[exit[1]].start].op == "POP_TOP":
+                    setattr(node, side, exit[1])
+                    changed = True
+        return changed
 
     def if_statement(self, block_id: int, head: Node, fall: Optional[int], ctx: Context,
                      stack: List[Any]) -> Optional[int]:
@@ -410,7 +369,8 @@ class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, LegacyLayout, Comp
         elif follow is None:
             follow = self.jump_past_else(block_id, else_b, ctx)
         loop = ctx.loop
-        if follow is None and loop is not None and else_b in (loop.break_to, loop.continue_to) \
+        if follow is None and loop is not None and V.LAYOUT_IN_SOURCE_ORDER \
+                and else_b in (loop.break_to, loop.continue_to) \
                 and then_b not in (loop.break_to, loop.continue_to) \
                 and not (V.LAYOUT_IN_SOURCE_ORDER and self.legacy_dead_jump(then_b, else_b)):
             test, then_b, else_b = negate(test), else_b, then_b
@@ -463,19 +423,6 @@ class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, LegacyLayout, Comp
             return before.jump
         return None
 
-    def _pure_suffix(self, a: int, b: int) -> int:
-        """How many pure instructions before the final jumps of blocks *a* and *b* match."""
-        x, y = self.blocks[a].end - 2, self.blocks[b].end - 2
-        n = 0
-        while x - n >= self.blocks[a].start and y - n >= self.blocks[b].start:
-            p, q = self.instrs[x - n], self.instrs[y - n]
-            walrus = p.op.startswith("STORE_") and x - n - 1 >= 0 and self.instrs[x - n - 1].op == "COPY"
-            if p.op != q.op or p.arg != q.arg or p.target is not None or (
-                    not walrus and (p.op in _PURE_FORBIDDEN or p.op.startswith("STORE"))):
-                break
-            n += 1
-        return n
-
 
 def _assert_or_if(test: ast.expr, body: List[ast.stmt], orelse: List[ast.stmt]) -> ast.stmt:
     """``if not x: raise AssertionError(msg)`` (from ``LOAD_ASSERTION_ERROR``) is ``assert x, msg``."""
@@ -489,11 +436,6 @@ def _assert_or_if(test: ast.expr, body: List[ast.stmt], orelse: List[ast.stmt]) 
             node.uncompile_offsets = getattr(body[0], "uncompile_offsets", ())  # type: ignore[attr-defined]
             return node
     return ast.If(test=test, body=body or [ast.Pass()], orelse=orelse)
-
-
-def block_end_of(walker: Any, index: int) -> int:
-    """The index of the last instruction of the block holding instruction *index*."""
-    return walker.blocks[walker.block_of[index]].end - 1
 
 
 def _value_node(node: Node) -> bool:

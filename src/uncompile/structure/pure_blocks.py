@@ -1,0 +1,132 @@
+"""Blocks without statements, evaluated tentatively: the pieces of boolean values and conditions.
+
+A mixin of :class:`~uncompile.structure.walker.Walker`. :meth:`PureBlocks._pure` runs a block
+that only computes a value (no store, call of a statement's kind, or jump inside) on a copy
+of the stack and says how it ends; :meth:`PureBlocks._pure_chain` does the same for a chained
+comparison used as a value inside ``and``/``or``. The walker joins these pieces into
+``and``/``or``/ternary expressions (:mod:`uncompile.expressions.conditions`); the loop
+structurer compares the pure tails of blocks to find a ``while`` test copied to the bottom.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any, List, Optional, Tuple
+
+from ..bytecode import versions as V
+from ..errors import DecompileError
+from ..expressions import values as M
+
+_PURE_FORBIDDEN = frozenset({
+    "STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF", "STORE_ATTR", "STORE_SUBSCR",
+    "STORE_SLICE", "DELETE_FAST", "DELETE_NAME", "DELETE_GLOBAL", "DELETE_DEREF", "DELETE_ATTR",
+    "DELETE_SUBSCR", "POP_TOP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "FOR_ITER",
+    "BEFORE_WITH", "SETUP_WITH", "PUSH_EXC_INFO", "POP_EXCEPT", "LIST_APPEND", "SET_ADD",
+    "MAP_ADD", "IMPORT_STAR", "UNPACK_SEQUENCE", "UNPACK_EX", "YIELD_VALUE", "SETUP_FINALLY",
+    "POP_BLOCK", "CALL_INTRINSIC_1", "GET_ITER", "CHECK_EXC_MATCH",
+})
+
+
+class PureBlocks:
+    """Tentative evaluation of blocks for the walker; uses its graph and simulator."""
+
+    blocks: Any
+    block_of: Any
+    compare_chain: Any
+    instrs: Any
+    sim: Any
+
+    def _pure(self, block_id: int, start: int, stack: List[Any]) -> Optional[Tuple[Any, str, int]]:
+        """Evaluate a block without statements: (value, how it ends, end index) or None."""
+        block = self.blocks[block_id]
+        work = list(stack)
+        try:
+            with self.sim.scratch():
+                for i in range(start, block.end - 1):
+                    ins = self.instrs[i]
+                    genexpr_iter = ins.op == "GET_ITER" and self.instrs[i + 1].op == "CALL"  # f(x for x in y)
+                    if (ins.op in _PURE_FORBIDDEN and not genexpr_iter) or ins.op.startswith("STORE") \
+                            or ins.target is not None:
+                        return None
+                    self.sim.step(ins, work)
+                last = self.instrs[block.end - 1]
+                if last.op in V.CONDITIONAL_JUMPS:
+                    kind = "cond"
+                elif last.op == "JUMP":
+                    kind = "jump"
+                elif last.op in _PURE_FORBIDDEN or last.op.startswith("STORE") or last.target is not None:
+                    return None
+                else:
+                    self.sim.step(last, work)
+                    kind = "fall"
+                if self.sim.out:
+                    return None
+                if len(work) == len(stack) + 1 and isinstance(work[-1], M.FunctionValue) \
+                        and work[-1].code.co_name == "<lambda>":
+                    work[-1] = self.sim.expr(work[-1], last)  # ``x or (lambda: y)``
+        except DecompileError:
+            return None
+        extra = len(work) - len(stack)
+        if work[:len(stack)] != stack and any(a is not b for a, b in zip(work, stack)):
+            return None
+        if kind == "cond" and extra == 2 and work[-1] is work[-2]:
+            return work[-1], "value-cond", block.end - 1
+        if extra != 1 or M.is_marker(work[-1]):
+            return None
+        return work[-1], kind, block.end - 1
+
+    def _lone_return(self, block_id: int) -> bool:
+        block = self.blocks[block_id]
+        return block.end - block.start == 1 and self.instrs[block.start].op == "RETURN_VALUE"
+
+    def _pure_chain(self, block_id: int, start: int, stack: List[Any]) -> Optional[Tuple[Any, str, int]]:
+        """A chained comparison used as a value inside ``and``/``or``: (value, "jump", end)."""
+        block = self.blocks[block_id]
+        last = self.instrs[block.end - 1]
+        if last.op not in V.CONDITIONAL_JUMPS:
+            return None
+        work = list(stack)
+        try:
+            with self.sim.scratch():
+                for i in range(start, block.end - 1):
+                    ins = self.instrs[i]
+                    if ins.op in _PURE_FORBIDDEN or ins.op.startswith("STORE") or ins.target is not None:
+                        return None
+                    self.sim.step(ins, work)
+                expr = self.sim.pop(work, last)
+                if not work or work[-1] is not expr or not isinstance(expr, ast.Compare):
+                    return None
+                work.pop()
+                if not work or work[-1] is not expr.comparators[-1]:
+                    return None
+                chain = self.compare_chain(block_id, expr, True, work)
+                if chain is None or chain[2] is None or self.sim.out:
+                    return None
+                if chain[2] < 0:  # the chain ends in a copy of the merge point's ``return``
+                    after = -1 - chain[2]
+                    if self.instrs[after].op != "RETURN_VALUE" or after != block_end_of(self, after):
+                        return None
+                    return chain[0], "chain-return", after
+        except DecompileError:
+            return None
+        if len(work) != len(stack) or any(a is not b for a, b in zip(work, stack)):
+            return None
+        return chain[0], "chain", chain[2]
+
+    def _pure_suffix(self, a: int, b: int) -> int:
+        """How many pure instructions before the final jumps of blocks *a* and *b* match."""
+        x, y = self.blocks[a].end - 2, self.blocks[b].end - 2
+        n = 0
+        while x - n >= self.blocks[a].start and y - n >= self.blocks[b].start:
+            p, q = self.instrs[x - n], self.instrs[y - n]
+            walrus = p.op.startswith("STORE_") and x - n - 1 >= 0 and self.instrs[x - n - 1].op == "COPY"
+            if p.op != q.op or p.arg != q.arg or p.target is not None or (
+                    not walrus and (p.op in _PURE_FORBIDDEN or p.op.startswith("STORE"))):
+                break
+            n += 1
+        return n
+
+
+def block_end_of(walker: Any, index: int) -> int:
+    """The index of the last instruction of the block holding instruction *index*."""
+    return walker.blocks[walker.block_of[index]].end - 1
