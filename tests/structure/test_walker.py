@@ -58,13 +58,8 @@ INPUTS = {
 }
 
 
-KNOWN_DIFFERENT = {guarded}  # try/except/finally with continue in the handler: structure differs
-
-
 @pytest.mark.parametrize("function", CASES, ids=lambda f: f.__name__)
 def test_recompiles_identically(function):
-    if function in KNOWN_DIFFERENT:
-        pytest.xfail("try/except/finally around continue is not yet rebuilt identically")
     result = verify_code(function.__code__)
     assert result.identical, (result.difference, result.error, result.source)
 

@@ -21,9 +21,8 @@ from ..expressions import values as M
 from ..expressions.conditions import VALUE, Node, negate, reduce_nodes
 from ..expressions.stack_shuffles import simulator_for
 from ..flow.cfg import ENDS_PATH, ControlFlowGraph
-from ..flow.dominators import immediate_postdominators
 from .blocks_legacy import LegacyBlocks
-from .branch_follow import falls_to_outer_follow, is_lone_continue
+from .branch_follow import falls_to_outer_follow, is_lone_continue, region_follow
 from .compare_chains import CompareChains
 from .context import Context
 from .handlers import HandlerStructurer
@@ -51,12 +50,14 @@ class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, LegacyLayout, Comp
             for i in range(block.start, block.end):
                 self.block_of[i] = block.id
         self.exit: Optional[int] = None
-        self._pdoms: Dict[Optional[FrozenSet[int]], Dict[int, Optional[int]]] = {}
+        self._pdoms: Dict[Optional[FrozenSet[int]], Dict[int, Optional[int]]] = {}  # see region_follow
         self.steps = 0
         if not V.HAS_EXCEPTION_TABLE:
             self.sim.explicit_final_return = self.legacy_final_return_dead()
         self._headers: Dict[int, bool] = {}
         self._reachable: Dict[Tuple[int, bool], Set[int]] = {}
+        self._try_handlers: Dict[int, List[int]] = {}  # block -> the try handler it raises to
+        self.finally_exits: Set[int] = set()
         self._bottom_cuts: Dict[int, int] = {}  # bottom-tested loop header -> where its copied test starts
 
     # -- helpers ------------------------------------------------------------------------
@@ -72,18 +73,6 @@ class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, LegacyLayout, Comp
     def handler_of(self, offset: int) -> Any:
         return handler_at(self.handlers, offset)
 
-    def follow(self, block: int, ctx: Context) -> Optional[int]:
-        region = ctx.region
-        if region not in self._pdoms:
-            nodes = region if region is not None else range(len(self.blocks))
-            succs = {b: self.blocks[b].succs + self.blocks[b].handlers for b in nodes}
-            if ctx.loop is not None:
-                succs[ctx.loop.header] = []
-            raising = [b for b in nodes
-                       if self.instrs[self.blocks[b].end - 1].op in ("RAISE_VARARGS", "RERAISE")]
-            self._pdoms[region] = immediate_postdominators(succs, nodes, raising)
-        return self._pdoms[region].get(block)
-
     # -- the walk -------------------------------------------------------------------------
 
     def run(self) -> List[ast.stmt]:
@@ -95,8 +84,8 @@ class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, LegacyLayout, Comp
         """Statements from instruction index *pos* until a stop; ``self.exit`` is where it stopped."""
         out: List[ast.stmt] = []
         saved, self.sim.out = self.sim.out, out
+        stopped: Optional[int] = None  # where the walk stopped; None when its path ended
         try:
-            self.exit = None
             first = True
             depth = len(stack)
             while pos is not None and pos < len(self.instrs):
@@ -105,7 +94,7 @@ class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, LegacyLayout, Comp
                         and self.legacy_loop_jump(pos, ctx, stack):
                     break
                 if pos >= ctx.until and not self._break_past_bottom_test(pos, ctx):
-                    self.exit = pos
+                    stopped = pos
                     break
                 if self.steps > 50 * len(self.instrs) + 5000:  # each block is walked a few times at most
                     raise self.fail(pos, "structuring does not terminate")
@@ -116,23 +105,37 @@ class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, LegacyLayout, Comp
                     first = False
                     continue
                 if pos == block.start and first and entering and V.HAS_EXCEPTION_TABLE:
-                    entry = self._try_in_loop_at_header(block, ctx)
-                    if entry is not None:  # ``while True: try: ...``: the loop's header starts the try
+                    entry = self.handler_of(block.offset)
+                    if entry is not None and entry.target not in ctx.active and self.is_try_handler(entry) \
+                            and not self.starts_finally_copy(pos, ctx) \
+                            and not (ctx.loop is not None and ctx.loop.header == block.id
+                                     and self._try_encloses_loop(block, entry)):
+                        # a loop or clause body that starts with a try (its set-up NOP is not read)
                         pos = self.try_statement(pos, entry, ctx, stack)
                         first = False
                         continue
                 if pos == block.start and not (first and entering):
                     outside = not ctx.lo <= block.offset < ctx.hi
-                    if block.id in ctx.stops or (outside and len(stack) <= depth):
-                        self.exit = pos
-                        break
                     loop = ctx.loop
+                    if loop is not None and block.id == loop.break_to and block.id not in ctx.stops \
+                            and block.offset != ctx.hi:
+                        # a region's body never falls through to the loop's exit: ``break`` (the
+                        # code right after the region is the statement after it, e.g. a try's)
+                        self.sim.emit(ast.Break())
+                        break
+                    if block.id not in ctx.stops and self.continues_through_finally(pos, ctx):
+                        self.sim.emit(ast.Continue())  # leaves the region after running its finally
+                        break
+                    if block.id in ctx.stops or (outside and len(stack) <= depth):
+                        stopped = pos
+                        break
                     if loop is not None and block.id == loop.continue_to:
                         self.sim.emit(ast.Continue())
                         break
-                    if loop is not None and block.id == loop.break_to:
-                        self.sim.emit(ast.Break())
-                        break
+                    if self.starts_finally_copy(pos, ctx):  # its loops and tries are part of the copy
+                        first = False
+                        pos = self.run_block(pos, ctx, stack)
+                        continue
                     entry = self.handler_of(block.offset)
                     is_try = entry is not None and entry.target not in ctx.active \
                         and self.is_try_handler(entry)
@@ -147,8 +150,7 @@ class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, LegacyLayout, Comp
                         continue
                 first = False
                 pos = self.run_block(pos, ctx, stack)
-            else:  # every path ended (return, raise): none goes on, whatever a nested walk left
-                self.exit = None
+            self.exit = stopped
             return out
         finally:
             self.sim.out = saved
@@ -357,7 +359,7 @@ class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, LegacyLayout, Comp
             jumped = self.legacy_if_jump(test, then_b, else_b, ctx, stack)
             if jumped != -1:  # ``if c: continue`` / ``if c: break`` kept as written
                 return jumped
-        follow = self.follow(block_id, ctx)
+        follow = region_follow(self, block_id, ctx)
         if follow is not None and follow in (then_b, else_b) and not V.LAYOUT_IN_SOURCE_ORDER:
             other = else_b if follow == then_b else then_b
             if other is not None and not self.reaches(other, follow, ctx):
