@@ -47,7 +47,7 @@ def _drop_trailing(stmts: List[ast.stmt], kind: Any) -> List[ast.stmt]:
         last.body = _drop_trailing(last.body, kind) or [ast.Pass()]
         if last.orelse:
             last.orelse = _drop_trailing(last.orelse, kind)
-    if isinstance(last, ast.Try) and not last.finalbody and kind is _is_return_none:
+    if isinstance(last, ast.Try) and kind is _is_return_none:  # a finally body runs before the return
         last.body = _drop_trailing(last.body, kind) or [ast.Pass()]
         for handler in last.handlers:
             handler.body = _drop_trailing(handler.body, kind) or [ast.Pass()]
