@@ -203,10 +203,57 @@ def run_recompiles(compile: Compile) -> List[Any]:
     return [fn(_inputs(2, 3)), fn(_inputs(2, 3).double()), fn(_inputs(5, 2))]
 
 
+# -- values kept on the stack and side effects across a graph break ----------------------
+
+
+class Holder:
+    def __init__(self) -> None:
+        self.count = 0
+        self.items: List[int] = []
+
+
+def side_effects(x: torch.Tensor, holder: Holder, log: List[torch.Tensor]) -> torch.Tensor:
+    y = x.cos()
+    holder.count += 1
+    log.append(y.sum())
+    print("uncompile-workload", end="\r")
+    holder.items.append(len(log))
+    return y * holder.count
+
+
+def break_mid_expression(x: torch.Tensor) -> torch.Tensor:
+    return x.sin() * (print("uncompile-workload", end="\r") is None)
+
+
+def containers_across_break(x: torch.Tensor) -> torch.Tensor:
+    d = {"a": x.sin(), "b": (x.cos(), 2)}
+    torch._dynamo.graph_break()
+    return d["a"] + d["b"][0] * d["b"][1]
+
+
+def many_live_values(x: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    a, b = x.sin(), x.cos()
+    c = a + b
+    torch._dynamo.graph_break()
+    return a, b, c
+
+
+def run_stack_values(compile: Compile) -> List[Any]:
+    x = _inputs(3, 3)
+    holder: Holder = Holder()
+    log: List[torch.Tensor] = []
+    outputs: List[Any] = [compile(side_effects)(x, holder, log), holder.count, list(holder.items), list(log)]
+    outputs.append(compile(break_mid_expression)(x))
+    outputs.append(compile(containers_across_break)(x))
+    outputs.append(compile(many_live_values)(x))
+    return outputs
+
+
 WORKLOADS: Dict[str, Callable[[Compile], List[Any]]] = {
     "graph_breaks": run_graph_breaks,
     "modules": run_modules,
     "training_step": run_training_step,
     "closures_and_args": run_closures_and_args,
     "recompiles": run_recompiles,
+    "stack_values": run_stack_values,
 }

@@ -168,6 +168,27 @@ def test_sources_are_readable(captures: Dict[str, Capture]) -> None:
             assert not re.search(r"\bstack_\d+\b", source), where
 
 
+def test_frame_values_are_plain_arguments(captures: Dict[str, Capture]) -> None:
+    """The lists of frame values Dynamo builds for a resume function are edited at decompile
+    time: the call shows the values as arguments, with no list edits and no ``f(*[...])``;
+    Dynamo's ``tmp_<n>`` locals that nothing reads are left out."""
+    item_break = []
+    for name, _, transformed in _all_pairs(captures):
+        source = decompile_code(transformed)
+        where = "%s/%s:\n%s" % (name, transformed.co_name, source)
+        edits = r"(\bstack_\d+|\])\[[-\d:]*\] = |^ *del (stack_\d+|\[.*\])\[|\bstack_\d+\.extend\(|\(\*\["
+        assert not re.search(edits, source, re.M), where
+        for temporary in set(re.findall(r"\btmp_\d+\b", source)):
+            reads = re.findall(r"(?<!del )\b%s\b(?! = )" % temporary, source)
+            assert reads, where
+        if transformed.co_name == "item_break":
+            item_break.append(source)
+    assert item_break
+    for source in item_break:
+        call = r"^ *return __resume_at_\d+_\d+\(\[\], \[\], graph_out_0\[0\]\.item\(\), x\)$"
+        assert re.search(call, source, re.M), source
+
+
 def test_recompiled_code_replaces_dynamos(captures: Dict[str, Capture]) -> None:
     for name, capture in captures.items():
         assert not capture.failures, capture.failures

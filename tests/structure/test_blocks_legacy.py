@@ -149,6 +149,18 @@ CASES = {
                 noprefix = None
             return matches
     """,
+    "break_ending_try_body": """
+        def f(read):
+            while True:
+                h = read()
+                if h:
+                    try:
+                        int(h)
+                        break
+                    except ValueError:
+                        pass
+            return h
+    """,
 }
 
 

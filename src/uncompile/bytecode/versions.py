@@ -30,6 +30,11 @@ RETURN_COPIED_TO_BRANCHES = VERSION >= (3, 10)
 #: 3.10+ remove it.
 KEEPS_DEAD_CODE = VERSION < (3, 10)
 
+#: 3.8 - 3.9 send a jump to the back edge of a ``while`` loop (the end of an ``if`` body)
+#: straight to the loop's top; 3.10 keeps it (the back edge carries the ``while`` line), so
+#: there a jump from an ``if`` body to the top of a ``while`` loop is a ``continue``.
+THREADS_JUMPS_TO_WHILE_BACK_EDGE = VERSION < (3, 10)
+
 #: 3.8 ``assert`` loads ``AssertionError`` with ``LOAD_GLOBAL`` (3.9+: ``LOAD_ASSERTION_ERROR``).
 ASSERT_LOADS_GLOBAL = VERSION < (3, 9)
 
@@ -77,8 +82,8 @@ ANNOTATE_NAMES: FrozenSet[str] = frozenset({"__annotate__", "__annotate_func__"}
 
 #: 3.10+ may compile ``while c: body`` as ``if c: do body while c`` (condition copied to
 #: the bottom: ``POP_JUMP_IF_TRUE body`` on 3.10/3.11, ``POP_JUMP_IF_FALSE exit; JUMP_BACKWARD
-#: body`` on 3.12+); 3.8/3.9 always jump back to a single test at the top.
-DUPLICATES_WHILE_CONDITION = VERSION >= (3, 10)
+#: body`` on 3.12/3.13); 3.8/3.9 and 3.14+ always jump back to a single test at the top.
+DUPLICATES_WHILE_CONDITION = (3, 10) <= VERSION < (3, 14)
 
 #: 3.11+ ``BINARY_OP`` carries the operator; this is its table (``dis._nb_ops``).
 BINARY_OPERATORS: List[str] = [sign for _, sign in getattr(dis, "_nb_ops", [])]

@@ -28,18 +28,36 @@ happen
 
 A value stored while a copy of it stays on the stack (``COPY 1; STORE_FAST tmp``) is
 written ``tmp = value`` and the stack holds ``tmp`` from then on.
+
+Lists that only the stack holds (the frame values passed to resume functions) are edited at
+decompile time (:mod:`.frame_lists`); the items above are then the values inside them, so a
+spill names a value, never the list around it. Which items are stable is said by
+:mod:`.dynamo_effects`; the ``tmp_<n>`` locals that Dynamo's code needs no name for are left
+out by :mod:`.dynamo_temps`.
 """
 
 from __future__ import annotations
 
 import ast
 from types import CodeType
-from typing import AbstractSet, Any, Iterable, List, Set
+from typing import Any, Iterable, List, Optional, Set
 
 from ..bytecode import versions as V
 from ..bytecode.exception_table import exception_handlers
 from ..bytecode.instructions import Instr, read_instructions
 from . import values as M
+from .dynamo_effects import (
+    commutes,
+    is_bookkeeping,
+    loads_only,
+    loads_only_assignment,
+    mutable,
+    names_bound,
+    names_read,
+    stable,
+)
+from .dynamo_temps import DynamoTemporaries
+from .frame_lists import FrameListOps, held, leaves, parts, references, replace
 from .simulator import Simulator, Stack
 
 _DYNAMO_GLOBAL_PREFIXES = ("__compiled_fn_", "__resume_at_", "__import_torch_dot_")
@@ -60,119 +78,23 @@ def is_dynamo_code(code: Any) -> bool:
     return any(name.startswith(_DYNAMO_GLOBAL_PREFIXES) for name in code.co_names)
 
 
-def _stable(node: Any) -> bool:
-    """Items whose evaluation has no effect and whose value only changes when a name is rebound."""
-    if M.is_marker(node) or not isinstance(node, ast.AST):
-        return True
-    if isinstance(node, (ast.Constant, ast.Name)):
-        return True
-    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):  # a fresh list is one only the stack holds
-        return all(_stable(item) for item in node.elts)
-    if isinstance(node, ast.Dict):
-        return all(_stable(item) for item in node.keys + node.values if item is not None)
-    if isinstance(node, ast.Starred):
-        return _stable(node.value)
-    return False
-
-
-def _mutable(node: Any) -> bool:
-    """A display of a mutable object: two copies on the stack must stay one object."""
-    return isinstance(node, (ast.List, ast.Set, ast.Dict))
-
-
-def _names_read(node: Any) -> Set[str]:
-    if M.is_marker(node) or not isinstance(node, ast.AST):
-        return set()
-    return {sub.id for sub in ast.walk(node) if isinstance(sub, ast.Name)}
-
-
-def _names_bound(statement: ast.stmt) -> Set[str]:
-    targets: List[ast.AST] = []
-    if isinstance(statement, ast.Assign):
-        targets = list(statement.targets)
-    elif isinstance(statement, ast.AugAssign):
-        targets = [statement.target]
-    elif isinstance(statement, ast.Delete):
-        targets = list(statement.targets)
-    names: Set[str] = set()
-    for target in targets:
-        if isinstance(target, ast.Name):
-            names.add(target.id)
-        elif isinstance(target, (ast.Tuple, ast.List)):
-            names |= {sub.id for sub in ast.walk(target) if isinstance(sub, ast.Name)
-                      and isinstance(sub.ctx, (ast.Store, ast.Del))}
-    return names
-
-
-def _commutes(statement: ast.stmt) -> bool:
-    """A statement that evaluates nothing with an effect: it may move past unstable items."""
-    if isinstance(statement, ast.Delete):
-        return all(isinstance(target, ast.Name) for target in statement.targets)
-    if isinstance(statement, ast.Assign):
-        return all(isinstance(target, ast.Name) for target in statement.targets) and _stable(statement.value)
-    return False
-
-
-def _loads_only(node: Any, helpers: AbstractSet[str] = frozenset()) -> bool:
-    """Names, constants and attribute/item loads of them: what Dynamo loads to pass to a graph.
-
-    Such loads are taken to have no effect (module attributes, parameter dicts), so they
-    commute with each other and with assignments of such loads. Calls of Dynamo's own
-    helpers (:func:`_is_bookkeeping`, e.g. ``call_size(x, 0)``) with such arguments count too.
-    """
-    if isinstance(node, (ast.Name, ast.Constant)):
-        return True
-    if isinstance(node, ast.Attribute):
-        return _loads_only(node.value, helpers)
-    if isinstance(node, ast.Subscript):
-        return _loads_only(node.value, helpers) and _loads_only(node.slice, helpers)
-    if isinstance(node, ast.Tuple):
-        return all(_loads_only(item, helpers) for item in node.elts)
-    if isinstance(node, ast.Call):
-        return _is_bookkeeping(node.func, helpers) and not node.keywords and all(
-            _loads_only(arg, helpers) for arg in node.args)
-    return False
-
-
-def _loads_only_assignment(statement: ast.stmt, helpers: AbstractSet[str]) -> bool:
-    return isinstance(statement, ast.Assign) and _loads_only(statement.value, helpers) and all(
-        isinstance(target, ast.Name) for target in statement.targets)
-
-
-def _empty_insert(key: Any, value: Any) -> bool:
-    """``[k:k]`` with an empty list display as the value."""
-    if not (isinstance(value, ast.List) and not value.elts and isinstance(key, ast.Slice)):
-        return False
-    lower, upper = key.lower, key.upper
-    return key.step is None and isinstance(lower, ast.Constant) and isinstance(upper, ast.Constant) \
-        and lower.value == upper.value
-
-
-def _is_bookkeeping(func: Any, names: AbstractSet[str]) -> bool:
-    """A helper of Dynamo's own (``__import_torch_dot__dynamo_dot_utils.record_...``/``call_size``...)
-    or a name holding one of those: calls of them have no effect on the program's values."""
-    if isinstance(func, ast.Name):
-        return func.id in names
-    return isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
-        and func.value.id == "__import_torch_dot__dynamo_dot_utils"
-
-
-class DynamoSimulator(Simulator):
+class DynamoSimulator(DynamoTemporaries, FrameListOps, Simulator):
     """A :class:`Simulator` for Dynamo's code; see the module docstring."""
 
-    def __init__(self, code: Any, nested: Any) -> None:
+    def __init__(self, code: Any, nested: Any, instrs: Optional[List[Instr]] = None) -> None:
         super().__init__(code, nested)
         self.stack: Stack = []
         taken = set(code.co_varnames) | set(code.co_names) | set(code.co_cellvars) | set(code.co_freevars)
         self._taken = taken
         self._spills = 0
         self._exempt: Any = None
-        self.instrs = read_instructions(code)
+        self.instrs = read_instructions(code) if instrs is None else instrs
+        self.init_temporaries(self.instrs)
+        self._indexes = {ins.offset: ins.index for ins in self.instrs}
         self._jump_targets = {ins.target for ins in self.instrs if ins.target is not None}
         self._jump_targets |= {handler.target for handler in exception_handlers(code, self.instrs)}
         self.current: Any = None
         self._bookkeeping_names: Set[str] = set()
-        self._swallow: List[int] = []
         #: ``del`` statements moved after the statement that consumes what reads their names.
         self.deferred: List[ast.stmt] = []
 
@@ -191,30 +113,42 @@ class DynamoSimulator(Simulator):
         name = self._new_name()
         value = item if isinstance(item, (ast.expr, ast.Slice)) else self.calls.function_expr(item)
         statement = ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=value, type_comment=None)
-        Simulator.emit(self, statement)
         load = ast.Name(id=name, ctx=ast.Load())
-        for position, other in enumerate(stack):
-            if other is item:
-                stack[position] = load
+        replace(stack, item, load)
+        self.settle_statement(stack, statement)
+        Simulator.emit(self, statement)
         return load
 
     def spill_items(self, stack: Stack, items: Iterable[Any]) -> None:
         """Spill *items* (stack items) in stack order, each object once."""
-        wanted = [id(item) for item in items]
-        done: Set[int] = set()
-        for item in list(stack):
-            if id(item) in wanted and id(item) not in done:
-                done.add(id(item))
+        wanted = {id(item) for item in items}
+        for item in list(parts(stack)):
+            if id(item) in wanted:
                 self.spill(stack, item)
 
     def _spillable(self, item: Any) -> bool:
         return isinstance(item, (ast.expr, ast.Slice)) or isinstance(item, M.FunctionValue)
 
     def unstable(self, stack: Stack, start: int = 0) -> List[Any]:
-        return [item for item in stack[start:] if self._spillable(item) and not _stable(item)]
+        """The values with effects on *stack* from *start* on, looking inside held lists."""
+        return [item for item in leaves(stack[start:]) if self._spillable(item) and not stable(item)]
+
+    def readers(self, stack: Stack, names: Set[str]) -> List[Any]:
+        """The items on *stack* (inside held lists too) that read one of *names*. A held list
+        with ``*x`` in it counts as a whole: it copied the items of x when it was made."""
+        copies, starred = [], set()
+        for part in parts(stack):
+            spread = [item.value for item in getattr(part, "elts", ()) if isinstance(item, ast.Starred)]
+            if held(part) and any(names_read(value) & names for value in spread):
+                copies.append(part)
+                starred |= {id(value) for value in spread}
+        return copies + [item for item in leaves(stack) if id(item) not in starred and self._spillable(item)
+                         and names_read(item) & names]
 
     def before_branch(self, stack: Stack, condition: Any = None) -> None:
         """Before a conditional jump: the items under *condition* are evaluated before it."""
+        if self.deferred and self._returns_after_branch():
+            self.deferred = []  # both ways return right away: the deletes cannot be observed
         self.flush_deferred(stack)
         self.spill_items(stack, [item for item in self.unstable(stack) if item is not condition])
 
@@ -225,8 +159,8 @@ class DynamoSimulator(Simulator):
         """
         with self.scratch():
             self.flush_deferred(inner)
-            self.spill_items(inner, [item for item in inner if self._spillable(item)
-                                     and not any(item is old for old in outer) and not _stable(item)])
+            new = [item for item in inner if not any(item is old for old in outer)]
+            self.spill_items(inner, self.unstable(new))
             spills = self.out
         outer[:] = inner
         return spills
@@ -236,33 +170,34 @@ class DynamoSimulator(Simulator):
     def emit(self, stmt: ast.stmt) -> None:
         stack = self.stack
         if stack and isinstance(stmt, _SIMPLE_STATEMENTS):
-            bound = _names_bound(stmt)
-            readers = [item for item in stack if self._spillable(item) and _names_read(item) & bound]
-            if self.deferred and bound & {name for d in self.deferred for name in _names_bound(d)}:
+            bound = names_bound(stmt)
+            readers = self.readers(stack, bound)
+            if self.deferred and bound & {name for d in self.deferred for name in names_bound(d)}:
                 self.flush_deferred(stack)
-                readers = [item for item in stack if self._spillable(item) and _names_read(item) & bound]
-            if readers and isinstance(stmt, ast.Delete) and _commutes(stmt) and self._straight_segment():
+                readers = self.readers(stack, bound)
+            if readers and isinstance(stmt, ast.Delete) and commutes(stmt) and self._straight_segment():
                 self.deferred.append(stmt)  # ``del graph_out_0`` before ``return graph_out_0[0]``
                 return
             if isinstance(stmt, ast.Raise):
                 self.flush_deferred(stack)
             hazards = readers
             helpers = self._bookkeeping_names
-            if _loads_only_assignment(stmt, helpers) or self._bookkeeping(stmt):
-                hazards += [item for item in self.unstable(stack) if not _loads_only(item, helpers)]
-            elif not _commutes(stmt):
+            if loads_only_assignment(stmt, helpers) or self._bookkeeping(stmt):
+                hazards += [item for item in self.unstable(stack) if not loads_only(item, helpers)]
+            elif not commutes(stmt):
                 hazards += self.unstable(stack)
             hazards = [item for item in hazards if item is not self._exempt]
             if hazards:
                 pending, self.pending = self.pending, []
                 self.spill_items(stack, hazards)
                 self.pending = pending
+        self.settle_statement(stack, stmt)
         Simulator.emit(self, stmt)
         if self.deferred and isinstance(stmt, ast.Return):
             self.deferred = []  # the frame's locals end here: the deletes cannot be observed
         elif self.deferred:
             ready = [d for d in self.deferred
-                     if not any(_names_read(item) & _names_bound(d) for item in stack)]
+                     if not any(names_read(item) & names_bound(d) for item in stack)]
             self.deferred = [d for d in self.deferred if d not in ready]
             for delete in ready:
                 Simulator.emit(self, delete)
@@ -281,12 +216,30 @@ class DynamoSimulator(Simulator):
                 return False
         return False
 
+    def _returns_after_branch(self) -> bool:
+        """The conditional jump after the current instruction leads, both ways, straight to a ``return``."""
+        current = self.current
+        if current is None or current.index + 1 >= len(self.instrs):
+            return False
+        jump = self.instrs[current.index + 1]
+        if jump.op not in V.CONDITIONAL_JUMPS or jump.target not in self._indexes:
+            return False
+        return all(self._runs_to_return(start) for start in (jump.index + 1, self._indexes[jump.target]))
+
+    def _runs_to_return(self, start: int) -> bool:
+        for ins in self.instrs[start:]:
+            if ins.op in _NOT_STRAIGHT or ins.target is not None:
+                return False
+            if ins.op == "RETURN_VALUE":
+                return True
+        return False
+
     def flush_deferred(self, stack: Stack) -> None:
         """Emit the deferred ``del`` statements now, spilling what still reads their names."""
         deferred, self.deferred = self.deferred, []
         for delete in deferred:
-            names = _names_bound(delete)
-            readers = [item for item in stack if self._spillable(item) and _names_read(item) & names]
+            names = names_bound(delete)
+            readers = self.readers(stack, names)
             self.spill_items(stack, readers)
             Simulator.emit(self, delete)
 
@@ -297,13 +250,15 @@ class DynamoSimulator(Simulator):
             return False
         if isinstance(stmt, ast.Assign) and not all(isinstance(t, ast.Name) for t in stmt.targets):
             return False
-        return _is_bookkeeping(value.func, self._bookkeeping_names) and all(
-            _loads_only(arg, self._bookkeeping_names) for arg in value.args)
+        return is_bookkeeping(value.func, self._bookkeeping_names) and all(
+            loads_only(arg, self._bookkeeping_names) for arg in value.args)
 
     def assign(self, target: ast.expr, value: Any, stack: Stack, ins: Instr) -> None:
-        if isinstance(target, ast.Name) and _is_bookkeeping(value, set()):
+        if self.drop_store(target, value, stack, ins):
+            return
+        if isinstance(target, ast.Name) and is_bookkeeping(value, set()):
             self._bookkeeping_names.add(target.id)
-        if self._spillable(value) and any(item is value for item in stack):
+        if self._spillable(value) and references(stack, value):
             if not isinstance(target, ast.Name):
                 value = self.spill(stack, value)
             else:
@@ -313,17 +268,17 @@ class DynamoSimulator(Simulator):
                     self.emit(ast.Assign(targets=[target], value=self.expr(value, ins), type_comment=None))
                 finally:
                     self._exempt = None
-                load = ast.Name(id=target.id, ctx=ast.Load())
-                for position, other in enumerate(stack):
-                    if other is value:
-                        stack[position] = load
+                replace(stack, value, ast.Name(id=target.id, ctx=ast.Load()))
                 return
         Simulator.assign(self, target, value, stack, ins)
 
     def op_POP_TOP(self, ins: Instr, stack: Stack) -> None:
         item = stack[-1] if stack else None
+        if held(item) and not self.dropped(stack, stack[:-1]):
+            stack.pop()  # a frame list no longer needed: its values live on elsewhere
+            return
         if isinstance(item, (ast.Name, ast.Constant)) or (
-                isinstance(item, (ast.List, ast.Tuple, ast.Set)) and _stable(ast.Tuple(elts=item.elts))):
+                isinstance(item, (ast.List, ast.Tuple, ast.Set)) and stable(ast.Tuple(elts=item.elts))):
             stack.pop()  # loading it had no effect worth a statement
             return
         Simulator.op_POP_TOP(self, ins, stack)
@@ -335,13 +290,10 @@ class DynamoSimulator(Simulator):
     # -- the dispatcher -------------------------------------------------------------------
 
     def step(self, ins: Instr, stack: Stack) -> None:
-        if self._swallow and ins.index == self._swallow[0]:
-            del self._swallow[0]  # part of a pattern already executed (see :meth:`_element_taken`)
-            return
-        self._swallow = []
         self.stack = stack
         self.current = ins
         Simulator.step(self, ins, stack)
+        self.settle(stack)
 
     # -- shuffles -----------------------------------------------------------------------
 
@@ -349,33 +301,11 @@ class DynamoSimulator(Simulator):
         if ins.arg > len(stack):
             raise self.fail(ins, "value stack underflow")
         item = stack[-ins.arg]
-        element = self._element_taken(ins, item)
-        if element is not None:  # ``[a, b][k]`` of a list only the stack holds: just the element
-            stack[-1] = element
-            self._swallow = [i.index for i in self.instrs[ins.index + 1: ins.index + 5]]
-            return
-        if self._spillable(item) and (not _stable(item) or _mutable(item)) and not self._stored_next(ins):
+        if not held(item) and self._spillable(item) and (not stable(item) or mutable(item)) \
+                and not self._stored_next(ins):
             where = next(position for position, other in enumerate(stack) if other is item)
             self.spill_items(stack, self.unstable(stack[:where]) + [item])
         stack.append(stack[-ins.arg])
-
-    def _element_taken(self, ins: Instr, item: Any) -> Any:
-        """``COPY 1; LOAD_CONST k; BINARY_SUBSCR; SWAP 2; POP_TOP`` on a fresh list display: its item k."""
-        if ins.arg != 1 or not isinstance(item, ast.List) or getattr(item, "uncompile_comprehension", None):
-            return None
-        following = self.instrs[ins.index + 1: ins.index + 5]
-        if [i.op for i in following] != ["LOAD_CONST", "BINARY_SUBSCR", "SWAP", "POP_TOP"] \
-                or following[2].arg != 2 or any(i.offset in self._jump_targets for i in following):
-            return None
-        index = following[0].arg[0]
-        elts = item.elts
-        if type(index) is not int or not -len(elts) <= index < len(elts) \
-                or any(isinstance(e, ast.Starred) for e in elts):
-            return None
-        chosen = elts[index]
-        if not all(_stable(e) for e in elts if e is not chosen):
-            return None  # the other items were evaluated for their effects
-        return chosen
 
     def _stored_next(self, ins: Instr) -> bool:
         """``COPY 1; STORE_FAST name``: the store names the value (see :meth:`assign`)."""
@@ -429,65 +359,6 @@ class DynamoSimulator(Simulator):
         following = self.instrs[ins.index + 1: ins.index + 3]
         return [i.op for i in following] == ["LOAD_CONST", "MAKE_FUNCTION"]
 
-    # -- in-place updates ---------------------------------------------------------------
-
-    def _update_target(self, ins: Instr, stack: Stack, depth: int, item: Any) -> Any:
-        """The display to update, or a name (spilled) when it is not one being built."""
-        target = stack[-depth]
-        # The item is evaluated after everything on the stack; a display lower down that
-        # takes it must not move it before the unstable items above the display.
-        if not _stable(item) and self.unstable(stack[:-1], len(stack) - depth + 1):
-            self.spill_items(stack, self.unstable(stack))
-            target = stack[-depth]
-        return target
-
-    def _method_call(self, target: Any, method: str, args: List[ast.expr], stack: Stack, ins: Instr) -> None:
-        if not isinstance(target, ast.Name):
-            target = self.spill(stack, target)
-        call = ast.Call(func=ast.Attribute(value=target, attr=method, ctx=ast.Load()), args=args, keywords=[])
-        self.emit(ast.Expr(value=call))
-
-    def op_LIST_EXTEND(self, ins: Instr, stack: Stack) -> None:
-        self._update(ins, stack, "extend", (ast.List,))
-
-    def op_SET_UPDATE(self, ins: Instr, stack: Stack) -> None:
-        self._update(ins, stack, "update", (ast.Set,))
-
-    def _update(self, ins: Instr, stack: Stack, method: str, kinds: tuple) -> None:
-        item = stack[-1] if stack else None
-        if item is None or ins.arg + 1 > len(stack):
-            raise self.fail(ins, "value stack underflow")
-        target = self._update_target(ins, stack, ins.arg + 1, item)
-        if isinstance(target, kinds):
-            if isinstance(item, kinds) and not getattr(target, "uncompile_comprehension", None):
-                stack.pop()  # a fresh display: its items go straight in
-                target.elts.extend(item.elts)
-                return
-            self.calls.step(ins, stack, self)
-            return
-        item = self.pop_expr(stack, ins)
-        if isinstance(item, (ast.List, ast.Tuple)) and not item.elts:
-            return  # ``x.extend([])``
-        self._method_call(stack[-ins.arg], method, [item], stack, ins)
-
-    def op_STORE_SUBSCR(self, ins: Instr, stack: Stack) -> None:
-        if len(stack) >= 3 and _empty_insert(stack[-1], stack[-3]) and _stable(stack[-2]) is not None:
-            del stack[-3:]  # ``x[k:k] = []`` changes nothing
-            return
-        Simulator.op_STORE_SUBSCR(self, ins, stack)
-
-    def op_LIST_APPEND(self, ins: Instr, stack: Stack) -> None:
-        if ins.arg + 1 > len(stack):
-            raise self.fail(ins, "value stack underflow")
-        inside = stack[len(stack) - ins.arg:]
-        target = stack[-ins.arg - 1]
-        if isinstance(target, ast.List) or any(isinstance(v, M.Iterator) for v in inside):
-            self.calls.step(ins, stack, self)
-            return
-        item = self.pop_expr(stack, ins)
-        self._method_call(stack[-ins.arg], "append", [item], stack, ins)
-
-
 def cell_tuple(names: List[str]) -> ast.expr:
     """A tuple of the cells (not the values) of *names*: what ``LOAD_CLOSURE``... ``BUILD_TUPLE`` makes.
 
@@ -503,13 +374,19 @@ def cell_tuple(names: List[str]) -> ast.expr:
         return ast.Attribute(value=ast.Lambda(args=args, body=body), attr="__closure__", ctx=ast.Load())
 
     if names == sorted(set(names)):
-        return closure(names)
-    return ast.Tuple(elts=[ast.Subscript(value=closure([name]), slice=ast.Constant(value=0), ctx=ast.Load())
-                           for name in names], ctx=ast.Load())
+        cells = closure(names)
+    else:
+        cells = ast.Tuple(elts=[ast.Subscript(value=closure([name]), slice=ast.Constant(value=0),
+                                              ctx=ast.Load()) for name in names], ctx=ast.Load())
+    cells.uncompile_cells = True  # type: ignore[attr-defined]
+    return cells
 
 
-def simulator_for(code: Any, nested: Any) -> Simulator:
-    """The simulator to use for *code*: :class:`DynamoSimulator` for Dynamo's code."""
+def simulator_for(code: Any, nested: Any, instrs: Optional[List[Instr]] = None) -> Simulator:
+    """The simulator to use for *code*: :class:`DynamoSimulator` for Dynamo's code.
+
+    *instrs*: ``read_instructions(code)`` when the caller has it already.
+    """
     if is_dynamo_code(code):
-        return DynamoSimulator(code, nested)
+        return DynamoSimulator(code, nested, instrs)
     return Simulator(code, nested)

@@ -283,6 +283,8 @@ class LegacyBlocks:
     def _legacy_try_except(self, i: int, h: int, ctx: Context, stack: List[Any]) -> Optional[int]:
         instrs = self.instrs
         normal = self._legacy_body_end(i, h, ctx.finally_bodies)
+        if normal is not None and self._legacy_dead_exit(i, h):
+            normal = h - 2  # the body ends in break/continue: its own exit stays behind, dead
         body = self._legacy_walk_to(i + 1, h if normal is None else normal, ctx, list(stack))
         body_exit: Optional[int] = None
         if normal is not None:
@@ -301,6 +303,11 @@ class LegacyBlocks:
             follow = afters[0]
         self.sim.emit(ast.Try(body=body or [ast.Pass()], handlers=clauses, orelse=orelse, finalbody=[]))
         return follow
+
+    def _legacy_dead_exit(self, i: int, h: int) -> bool:
+        """Whether the ``try`` body set up at *i* ends in an unreachable ``POP_BLOCK; JUMP`` (3.8, 3.9)."""
+        return V.KEEPS_DEAD_CODE and i < h - 2 and self.instrs[h - 2].op == "POP_BLOCK" \
+            and self.instrs[h - 1].op == "JUMP" and self.block_stacks()[h - 2] is None
 
     def _legacy_clauses(self, h: int, ctx: Context,
                         stack: List[Any]) -> Tuple[List[ast.ExceptHandler], List[int], List[int]]:

@@ -59,7 +59,8 @@ def _drop_trailing(stmts: List[ast.stmt], kind: Any) -> List[ast.stmt]:
 
 def _tidy_loops(stmts: List[ast.stmt]) -> None:
     for child in iter_statements(stmts):
-        if isinstance(child, (ast.For, ast.While, ast.AsyncFor)):
+        if isinstance(child, (ast.For, ast.While, ast.AsyncFor)) \
+                and not getattr(child, "uncompile_explicit_continue", False):
             child.body = _drop_trailing(child.body, lambda s: isinstance(s, ast.Continue)) or [ast.Pass()]
 
 

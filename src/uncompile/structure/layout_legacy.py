@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 from typing import Any, List, Optional
 
+from ..bytecode import versions as V
 from .context import Context
 
 
@@ -23,6 +24,8 @@ class LegacyLayout:
     block_stacks: Any
     blocks: Any
     instrs: Any
+    jump_past_else: Any
+    reaches: Any
     sim: Any
     walk: Any
 
@@ -49,6 +52,26 @@ class LegacyLayout:
             self.sim.emit(ast.Break())
             return True
         return False
+
+    def legacy_copied_break(self, i: int, ctx: Context) -> bool:
+        """Whether instruction *i* starts a ``break`` out of a ``for`` loop whose exit was copied.
+
+        3.10 replaces a jump to a small block that returns by a copy of it: ``break`` becomes
+        ``POP_TOP`` (the iterator) and the code after the loop. A ``return`` written in the
+        loop computes its value before popping the iterator.
+        """
+        loop = ctx.loop
+        if not V.RETURN_COPIED_TO_BRANCHES or loop is None or loop.break_to is None \
+                or self.instrs[i].op != "POP_TOP" \
+                or self.instrs[self.blocks[loop.header].start].op != "FOR_ITER":
+            return False
+        end = self.blocks[self.block_of[i]].end
+        exit_start = self.blocks[loop.break_to].start
+        n = end - i - 1
+        if n < 1 or exit_start + n > len(self.instrs) or self.instrs[end - 1].op != "RETURN_VALUE":
+            return False
+        return all(a.op == b.op and a.arg == b.arg and a.target is None
+                   for a, b in zip(self.instrs[i + 1:end], self.instrs[exit_start:exit_start + n]))
 
     def legacy_dead_jump(self, then_b: Optional[int], else_b: int) -> bool:
         """Whether an unreachable ``JUMP`` to *else_b* follows the code from *then_b*.
@@ -110,6 +133,48 @@ class LegacyLayout:
                 if block.end - block.start == 1 and self.instrs[block.start].op == "JUMP" \
                         and len(block.preds) == 1 and block.jump in exits:
                     setattr(node, name, block.jump)
+
+    def legacy_if_follow(self, block_id: int, then_b: Optional[int], else_b: Optional[int],
+                         fall: Optional[int], follow: Optional[int], ctx: Context) -> Optional[int]:
+        """Where an ``if`` ends, given the post-dominator *follow*, by the 3.8 - 3.10 layout."""
+        if then_b is None or else_b is None:
+            return follow
+        dead = self.legacy_dead_after(then_b, else_b, ctx)
+        if follow is not None and follow == then_b == fall and not self.reaches(else_b, follow, ctx):
+            # the fall-through body is the if's body: it ends in return/raise (the jump target
+            # comes after the if), or jumps past the else
+            if self.legacy_passes(then_b, else_b):
+                return self.legacy_join_after(then_b, else_b)
+            # the body's own jump past the else stays behind, dead, after return/raise/continue
+            return else_b if dead is None else self.blocks[dead].jump
+        if follow == else_b and dead is not None:  # an else after a body ending in return/raise
+            return self.blocks[dead].jump
+        loop = ctx.loop
+        if loop is not None and follow == loop.continue_to:
+            # the branches meet only at the loop's header (some end in ``continue``): the
+            # body's jump past the else shows where the if ends; without one, an else that
+            # is the enclosing statement's follow is no else
+            jumped = self.jump_past_else(block_id, else_b, ctx)
+            if jumped is not None:
+                return jumped
+            if else_b in ctx.stops:
+                return else_b
+            if self._legacy_continues(else_b - 1, ctx):
+                return None  # the body ends in ``continue``: the if has no else
+        return follow
+
+    def _legacy_continues(self, block_id: int, ctx: Context) -> bool:
+        """Whether block *block_id* ends in a jump to a ``while`` loop's top that only ``continue`` makes.
+
+        3.10 no longer sends a jump to the back edge of a ``while`` loop (which carries the
+        ``while`` statement's line) straight to the loop's top, as 3.8 - 3.9 do.
+        """
+        loop = ctx.loop
+        if V.THREADS_JUMPS_TO_WHILE_BACK_EDGE or loop is None:
+            return False
+        last = self.instrs[self.blocks[block_id].end - 1]
+        return last.op == "JUMP" and self.blocks[block_id].jump == loop.continue_to \
+            and self.instrs[self.blocks[loop.header].start].op != "FOR_ITER"
 
     def legacy_passes(self, start: int, limit: int) -> bool:
         """Whether the code from block *start* reaches a block laid out after block *limit*."""
@@ -182,17 +247,23 @@ class LegacyLayout:
         self.sim.emit(ast.If(test=test, body=[jump_stmt], orelse=orelse))
         return self.blocks[resume].start
 
-    def legacy_dead_after(self, then_b: int, else_b: Optional[int]) -> Optional[int]:
+    def legacy_dead_after(self, then_b: int, else_b: Optional[int],
+                          ctx: Optional[Context] = None) -> Optional[int]:
         """The unreachable jump past an ``else`` right after block *then_b* (see :meth:`legacy_else_end`).
 
-        With *else_b*, the jump must lead past that block; with None, anywhere forward.
+        With *else_b*, the jump must lead past that block; with None, anywhere forward. With
+        *ctx*, a jump to the loop's header counts too: 3.8 - 3.9 send the jump past an
+        ``else`` that ends the loop's body straight to the header.
         """
         ident = then_b + 1
         if ident >= len(self.blocks) or (else_b is not None and ident >= else_b):
             return None
         block = self.blocks[ident]
         if block.preds or block.end - block.start != 1 or self.instrs[block.start].op != "JUMP" \
-                or block.jump is None or block.jump <= (ident if else_b is None else else_b):
+                or block.jump is None:
+            return None
+        to_header = ctx is not None and ctx.loop is not None and block.jump == ctx.loop.continue_to
+        if block.jump <= (ident if else_b is None else else_b) and not to_header:
             return None
         return ident
 
@@ -212,10 +283,18 @@ class LegacyLayout:
             if any(p < else_b or p >= ident for p in block.preds):
                 return None
             if not block.preds and block.end - block.start == 1 and self.instrs[block.start].op == "JUMP":
-                return ident
+                if not self._legacy_skips_to(else_b, ident + 1):
+                    return ident
+                continue  # an inner ``if`` of the else jumps past it: the jump ends that if's body
             if self._legacy_dead_final_return(block.start):
                 return ident
         return None
+
+    def _legacy_skips_to(self, first: int, target: int) -> bool:
+        """Whether a conditional jump in blocks *first* .. *target* - 1 goes to block *target*."""
+        return any(self.blocks[b].jump == target
+                   and self.instrs[self.blocks[b].end - 1].op in V.CONDITIONAL_JUMPS
+                   for b in range(first, target))
 
     def legacy_resume(self, dead: int) -> Optional[int]:
         """Where the walk goes after an ``else`` ended by the dead block *dead* (see above)."""

@@ -327,9 +327,11 @@ class LoopStructurer:
                  and self.instrs[b.start].op != "PUSH_EXC_INFO" and self._inside_loop(header, b.id)}
         outs = self._exits(body, None)
         exit_b = outs[0] if outs else None
+        last = self.instrs[head.end - 1]
+        if last.op in V.CONDITIONAL_JUMPS and head.jump in outs:
+            exit_b = head.jump  # where the test leaves; an earlier exit is a ``break`` written before it
         info = Loop(header, header, exit_b, frozenset(body))
         inner = ctx._replace(loop=info, region=frozenset(body), stops=frozenset())
-        last = self.instrs[head.end - 1]
         test: ast.expr = ast.Constant(value=True)
         start: Optional[int] = head.start
         if last.op in V.CONDITIONAL_JUMPS and exit_b is not None:
@@ -350,7 +352,11 @@ class LoopStructurer:
                 elif node.true == exit_b:
                     test, start = negate(node.expr), self.start_of(node.false)
         stmts = self.walk(start, inner, list(stack), entering=start == head.start)
-        self.sim.emit(ast.While(test=test, body=stmts or [ast.Pass()], orelse=[]))
+        loop_node = ast.While(test=test, body=stmts or [ast.Pass()], orelse=[])
+        if V.DUPLICATES_WHILE_CONDITION and start != head.start:
+            # the end of the body would repeat the test there: a jump back to the test is ``continue``
+            loop_node.uncompile_explicit_continue = True  # type: ignore[attr-defined]
+        self.sim.emit(loop_node)
         return self.start_of(exit_b)
 
     def _while_condition(self, node: Node, fall: Optional[int], header: int, body: set,

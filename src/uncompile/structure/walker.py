@@ -45,7 +45,7 @@ class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, LegacyLayout, Comp
         self.blocks = self.cfg.blocks
         if not V.HAS_EXCEPTION_TABLE:
             self.legacy_link_handlers()
-        self.sim = simulator_for(code, nested)
+        self.sim = simulator_for(code, nested, self.instrs)
         self.block_of: List[int] = [0] * len(self.instrs)
         for block in self.blocks:
             for i in range(block.start, block.end):
@@ -170,6 +170,9 @@ class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, LegacyLayout, Comp
             ins = self.instrs[i]
             if ins.op in ("BEFORE_WITH", "SETUP_WITH"):
                 return self.with_statement(i, ctx, stack)
+            if V.LAYOUT_IN_SOURCE_ORDER and self.legacy_copied_break(i, ctx):
+                self.sim.emit(ast.Break())
+                return None
             self.sim.step(ins, stack)
             i += 1
         if last >= ctx.until:
@@ -398,23 +401,15 @@ class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, LegacyLayout, Comp
             other = else_b if follow == then_b else then_b
             if other is not None and not self.reaches(other, follow, ctx):
                 follow = None  # post-dominating only because the other branch raises or returns
-        if V.LAYOUT_IN_SOURCE_ORDER and follow is not None and follow == then_b == fall \
-                and else_b is not None and not self.reaches(else_b, follow, ctx):
-            # the fall-through body is the if's body: it ends in return/raise (the jump target
-            # comes after the if), or jumps past the else (found below)
-            follow = self.legacy_join_after(then_b, else_b) if self.legacy_passes(then_b, else_b) else else_b
+        if V.LAYOUT_IN_SOURCE_ORDER:
+            follow = self.legacy_if_follow(block_id, then_b, else_b, fall, follow, ctx)
         if follow is None and then_b is not None and else_b is not None and self.reaches(then_b, else_b, ctx):
             follow = else_b
-        elif follow is None and else_b is not None and else_b > 0:
-            before = self.blocks[else_b - 1]
-            last = self.instrs[before.end - 1]
-            if last.op == "JUMP" and before.jump is not None \
-                    and before.offset >= self.blocks[block_id].offset \
-                    and self.blocks[before.jump].offset > self.blocks[else_b].offset \
-                    and (ctx.loop is None or before.jump in ctx.loop.body and before.jump != ctx.loop.header):
-                follow = before.jump
+        elif follow is None:
+            follow = self.jump_past_else(block_id, else_b, ctx)
         loop = ctx.loop
-        if follow is None and loop is not None and else_b in (loop.break_to, loop.continue_to) \
+        if follow is None and loop is not None and V.LAYOUT_IN_SOURCE_ORDER \
+                and else_b in (loop.break_to, loop.continue_to) \
                 and then_b not in (loop.break_to, loop.continue_to) \
                 and not (V.LAYOUT_IN_SOURCE_ORDER and self.legacy_dead_jump(then_b, else_b)):
             test, then_b, else_b = negate(test), else_b, then_b
@@ -449,11 +444,23 @@ class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, LegacyLayout, Comp
             self.sim.emit(ast.If(test=test, body=[ast.Continue()], orelse=[]))
             self.sim.out.extend(orelse)
             return self.start_of(follow)
-        if not body:
-            test, body, orelse = negate(test), orelse, []
+        if not body and not (V.LAYOUT_IN_SOURCE_ORDER and orelse and then_b != follow):
+            test, body, orelse = negate(test), orelse, []  # else: the body was ``pass``
         self.sim.emit(_assert_or_if(test, body, orelse))
         return self.start_of(follow)
 
+    def jump_past_else(self, block_id: int, else_b: Optional[int], ctx: Context) -> Optional[int]:
+        """Where the jump that ends the body of the if at *block_id* goes, past *else_b*; or None."""
+        if else_b is None or else_b <= 0:
+            return None
+        before = self.blocks[else_b - 1]
+        last = self.instrs[before.end - 1]
+        if last.op == "JUMP" and before.jump is not None \
+                and before.offset >= self.blocks[block_id].offset \
+                and self.blocks[before.jump].offset > self.blocks[else_b].offset \
+                and (ctx.loop is None or before.jump in ctx.loop.body and before.jump != ctx.loop.header):
+            return before.jump
+        return None
 
 
 def _assert_or_if(test: ast.expr, body: List[ast.stmt], orelse: List[ast.stmt]) -> ast.stmt:

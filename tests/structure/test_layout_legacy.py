@@ -1,0 +1,150 @@
+"""Branch layout rules of 3.8 - 3.10 (``uncompile.structure.layout_legacy``).
+
+Every case must decompile and recompile to identical bytecode on 3.8 - 3.10, where the
+layout rules apply. The sources are plain Python, so they run on every version; on 3.11+
+a case that does not round-trip yet is an expected failure.
+"""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+
+import pytest
+
+from uncompile.verification import verify_code
+
+CASES = {
+    # the branches of an if/elif chain in a loop meet after it, or at the header (continue)
+    "elif_continue_then_shared_tail": """
+        def f(items):
+            for o in items:
+                if o == 1:
+                    a = 1
+                elif o == 2:
+                    a = 2
+                    continue
+                g(a)
+    """,
+    "elif_continue_else_raise_then_shared_tail": """
+        def f(items):
+            for o in items:
+                if o == 1:
+                    a = 1
+                elif o == 2:
+                    a = 2
+                    continue
+                else:
+                    raise ValueError(o)
+                g(a)
+    """,
+    "break_elif_continue_elif_else_raise": """
+        def f(items):
+            for x in items:
+                if not x:
+                    break
+                elif x == 1:
+                    g()
+                    continue
+                elif x == 2:
+                    h()
+                else:
+                    raise ValueError(x)
+                k()
+    """,
+    # 3.10: ``continue`` jumps to the top of ``while 1``, the end of the body past it
+    "while_true_elif_continue_then_shared_tail": """
+        def f(x):
+            while 1:
+                if x == 1:
+                    g()
+                    continue
+                elif x == 2:
+                    h()
+                else:
+                    raise ValueError(x)
+                k()
+    """,
+    # an if body that is only ``pass`` is the jump past the else (the walker keeps it)
+    "pass_then_elif_continue": """
+        def f(items, skip):
+            for key in items:
+                if isinstance(key, str):
+                    pass
+                elif key is True:
+                    key = "true"
+                elif skip:
+                    continue
+                else:
+                    raise TypeError(key)
+                g(key)
+    """,
+    # 3.10 copies the small return after the loop into the ``break``
+    "for_break_to_copied_return": """
+        def f(tests, result):
+            for index, test in enumerate(tests):
+                if result.stop:
+                    break
+                test(result)
+            return result
+    """,
+    # the dead jump after ``raise`` shows the elif
+    "raise_elif_raise": """
+        def f(x):
+            if x == '':
+                raise ValueError(x)
+            elif g(x):
+                raise KeyError(x)
+    """,
+    # the dead jump after ``break`` belongs to the inner if/elif, not to an else of the first if
+    "raise_then_break_elif_continue": """
+        def f(s, end):
+            while 1:
+                chunk = m(s, end)
+                if chunk is None:
+                    raise ValueError(s)
+                end = chunk.end()
+                if end == '"':
+                    break
+                elif end != '\\\\':
+                    if s:
+                        raise ValueError(s)
+                    else:
+                        g(end)
+                        continue
+                try:
+                    esc = s[end]
+                except IndexError:
+                    raise ValueError(s) from None
+                g(esc)
+            return end
+    """,
+    # 3.8 - 3.9 send the dead jump past the else to the loop's header
+    "raise_else_try_ending_loop_body": """
+        def f(handlers):
+            for name in handlers:
+                if name not in known:
+                    raise ValueError(name)
+                else:
+                    try:
+                        h()
+                    except Exception as e:
+                        raise ValueError(name) from e
+            k()
+    """,
+}
+
+
+def _function(source: str):
+    namespace: dict = {}
+    exec(compile(textwrap.dedent(source), "<case>", "exec"), namespace)
+    return namespace["f"]
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_round_trip(name: str) -> None:
+    code = _function(CASES[name]).__code__
+    result = verify_code(code, qualname="f")
+    if sys.version_info >= (3, 11) and not result.identical:
+        pytest.xfail("a 3.8 - 3.10 layout rule; here: %s" % (result.difference or result.error))
+    assert result.identical, "%s\n%s" % (result.difference or result.error, result.source)
