@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-
 import pytest
 
 from uncompile.verification import verify_code
@@ -29,12 +27,7 @@ def no_message(flag):
 """
 
 
-OLD_ELIF = pytest.mark.xfail(sys.version_info < (3, 10), reason="3.8/3.9: this elif chain's jumps differ")
-
-
-@pytest.mark.parametrize(
-    "name", [pytest.param("unknown_status", marks=OLD_ELIF), "unreachable", "no_message"]
-)
+@pytest.mark.parametrize("name", ["unknown_status", "unreachable", "no_message"])
 def test_assert_false_comes_back(name):
     namespace: dict = {}
     exec(compile(ASSERTS, "<test>", "exec", dont_inherit=True), namespace)

@@ -56,7 +56,7 @@ def demangle_private_names(nodes: Iterable[ast.AST], code: CodeType) -> None:
     def plain(name: Optional[str]) -> Optional[str]:
         if name is None or not name.startswith(prefix + "__"):
             return name
-        rest = name[len(prefix):]
+        rest = name[len(prefix) :]
         return name if rest.endswith("__") or "." in rest else rest
 
     for node in _nodes_outside_classes(nodes):
