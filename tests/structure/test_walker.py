@@ -120,10 +120,22 @@ def and_or_operand(owner, name):
 
 def or_lambda(holder, check=None):
     holder.check = check or (lambda item: True)
+
+
+def comprehension_or_none(holder, items, end):
+    holder.items = {key: str(value) for key, value in items.items()} if items else None
+    holder.end = end
+
+
+def value_tested_again(a, b, c, d):
+    result = a or b and (c and d or fallback())
+    return result
 """
 
 
-@pytest.mark.parametrize("name", ["and_or_subscript", "and_or_operand", "or_lambda"])
+@pytest.mark.parametrize(
+    "name", ["and_or_subscript", "and_or_operand", "or_lambda", "value_tested_again", "comprehension_or_none"]
+)
 def test_boolean_values_of_and_or_and_lambda(name):
     namespace: dict = {}
     exec(compile(BOOLEAN_VALUES, "<test>", "exec", dont_inherit=True), namespace)

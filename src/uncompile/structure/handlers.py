@@ -443,7 +443,14 @@ class HandlerStructurer:
                 k += len(template)
         if k < len(self.instrs) and self.instrs[k].op == "JUMP":
             return self.index_at(self.instrs[k].target)
-        if k < len(self.instrs) and self.instrs[k].op in ("RETURN_VALUE", "RAISE_VARARGS"):
+        after = k
+        while after < len(self.instrs) and self.instrs[after].op == "SWAP":
+            # a return from inside loops drops their iterators (SWAP n, n - 1 POP_TOPs) under the value
+            dropped = self.instrs[after].arg - 1
+            if [x.op for x in self.instrs[after + 1:after + 1 + dropped]] != ["POP_TOP"] * dropped:
+                break
+            after += 1 + dropped
+        if after < len(self.instrs) and self.instrs[after].op in ("RETURN_VALUE", "RAISE_VARARGS"):
             return None
         if k + 1 < len(self.instrs) and self.instrs[k].op == "LOAD_CONST" \
                 and self.instrs[k + 1].op == "RETURN_VALUE":

@@ -263,7 +263,15 @@ class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, LegacyLayout, Comp
         merges = {node.true[1]} if isinstance(node.true, tuple) else set()
         if isinstance(node.false, tuple):
             merges.add(node.false[1])
-        while fall is not None and fall not in merges:
+        while fall is not None:
+            if fall in merges:
+                tested = self._tested_merge(nodes, fall, stack)
+                if tested is None:
+                    break
+                j, node, fall = tested
+                nodes[j:], falls[j:] = [node], [fall]
+                merges = {side[1] for n in nodes for side in (n.true, n.false) if isinstance(side, tuple)}
+                continue
             start = self.blocks[fall].start
             if nodes and (isinstance(nodes[-1].true, tuple) or isinstance(nodes[-1].false, tuple)) \
                     and self.instrs[start].op == "POP_TOP" and falls[-1] == fall and _value_node(nodes[-1]):
@@ -271,6 +279,9 @@ class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, LegacyLayout, Comp
             if self.is_loop_header(fall) or (ctx.loop is not None and fall in (ctx.loop.break_to,)):
                 break
             pure = self._pure(fall, start, stack) or self._pure_chain(fall, start, stack)
+            if pure is None and len(nodes) == 1:
+                exits = [side for side in (node.true, node.false) if isinstance(side, int)]
+                pure = self._walked_value(fall, exits, ctx, stack)
             if pure is None:
                 break
             item, kind, end = pure
@@ -287,10 +298,11 @@ class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, LegacyLayout, Comp
                 new = Node(fall, expr_item, (VALUE, end), (VALUE, end))
                 nxt = None
                 merges.add(end)
-            elif kind == "jump":
-                target = self.blocks[fall].jump
+            elif kind == "jump":  # the value's last block (a walked one's may be later) jumps to the merge
+                last_block = self.block_of[end]
+                target = self.blocks[last_block].jump
                 new = Node(fall, expr_item, (VALUE, target), (VALUE, target))
-                nxt = fall + 1 if fall + 1 < len(self.blocks) else None
+                nxt = last_block + 1 if last_block + 1 < len(self.blocks) else None
                 merges.add(target)
             else:
                 nxt = self.blocks[fall].fall
@@ -326,6 +338,33 @@ class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, LegacyLayout, Comp
             if loop_exit != -1:
                 return loop_exit
         return self.if_statement(nodes[used - 1].entry, head, fall_block, ctx, stack)
+
+    def _tested_merge(self, nodes: List[Node], merge: int,
+                      stack: List[Any]) -> Optional[Tuple[int, Node, Optional[int]]]:
+        """``a or b and (c and d or e)``: the last nodes make a value that *merge* tests again.
+
+        Returns where those nodes start, the node testing their value (entered where they
+        are) and its fall-through block; None if the nodes before *merge* are no such value.
+        """
+        block = self.blocks[merge]
+        if self.instrs[block.start].op != "COPY" or self.instrs[block.end - 1].op not in V.CONDITIONAL_JUMPS:
+            return None
+        into = (VALUE, merge)
+        for j in range(len(nodes) - 1, -1, -1):
+            reduced, _ = reduce_nodes(nodes[j:])
+            if len(reduced) != 1 or reduced[0].true != into or reduced[0].false != into:
+                continue
+            inner = {n.entry for n in nodes[j + 1:]}
+            if any(side == into or side in inner for n in nodes[:j] for side in (n.true, n.false)):
+                continue
+            value = reduced[0].expr
+            pure = self._pure(merge, block.start, stack + [value])
+            if pure is None or pure[0] is not value or pure[1] != "cond":
+                return None
+            node, fall = self._node(merge, value, pure[2], True)
+            node.entry = nodes[j].entry
+            return j, node, fall
+        return None
 
     def _thread_dropped_values(self, nodes: List[Node]) -> bool:
         """Make value exits to the block where the last node's plain exit drops the value plain exits.
