@@ -250,10 +250,10 @@ class DynamoSimulator(Simulator):
         stack = self.stack
         if stack and isinstance(stmt, _SIMPLE_STATEMENTS):
             bound = _names_bound(stmt)
-            readers = [item for item in stack if self._spillable(item) and _names_read(item) & bound]
+            readers = self._readers(stack, bound)
             if self.deferred and bound & {name for d in self.deferred for name in _names_bound(d)}:
                 self.flush_deferred(stack)
-                readers = [item for item in stack if self._spillable(item) and _names_read(item) & bound]
+                readers = self._readers(stack, bound)
             if readers and isinstance(stmt, ast.Delete) and _commutes(stmt) and self._straight_segment():
                 self.deferred.append(stmt)  # ``del graph_out_0`` before ``return graph_out_0[0]``
                 return
@@ -280,6 +280,12 @@ class DynamoSimulator(Simulator):
             for delete in ready:
                 Simulator.emit(self, delete)
 
+    def _readers(self, stack: Stack, names: Set[str]) -> List[Any]:
+        """The spillable items of *stack* that read one of *names*."""
+        if not names:
+            return []
+        return [item for item in stack if self._spillable(item) and _names_read(item) & names]
+
     def _straight_segment(self) -> bool:
         """The instructions after the current one run straight to a ``return`` or a conditional jump."""
         current = self.current
@@ -298,9 +304,7 @@ class DynamoSimulator(Simulator):
         """Emit the deferred ``del`` statements now, spilling what still reads their names."""
         deferred, self.deferred = self.deferred, []
         for delete in deferred:
-            names = _names_bound(delete)
-            readers = [item for item in stack if self._spillable(item) and _names_read(item) & names]
-            self.spill_items(stack, readers)
+            self.spill_items(stack, self._readers(stack, _names_bound(delete)))
             Simulator.emit(self, delete)
 
     def _bookkeeping(self, stmt: ast.stmt) -> bool:
