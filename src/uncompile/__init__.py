@@ -43,19 +43,23 @@ def decompile(obj: Any, *, verify: bool = False) -> "Union[str, Verification]":
     """Return Python source for *obj*.
 
     *obj* may be a function, method, code object (function, lambda, generator,
-    coroutine, class body, module), or a path to a ``.py``/``.pyc`` file. With
+    coroutine, class body, module), or a path to a ``.py``/``.pyc`` file. A live function
+    also brings its parameter defaults and annotations, which its code does not hold. With
     ``verify=True`` the result is a :class:`~uncompile.verification.Verification` that also
     says whether the source recompiles to identical bytecode.
     """
-    from .loading import load_code
+    from .loading import function_of, load_code
 
     code = load_code(obj)
     if verify:
         from .verification import verify_code
 
         return verify_code(code)
-    from .decompiler import decompile_code
+    from .decompiler import decompile_code, decompile_function
 
+    function = function_of(obj)
+    if function is not None and function.__code__ is code:
+        return decompile_function(function)
     return decompile_code(code)
 
 

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import ast
 import inspect
-from types import CodeType
+from types import CodeType, FunctionType
+from typing import Optional
 
 from .errors import DecompileError
 from .structure.annotations import evaluator_statement, is_lazy_evaluator
 from .structure.definitions import Nested, body_of, signature
+from .structure.live_function import complete_definition
 from .structure.statements import iter_statements
 
 _COMPREHENSIONS = ("<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>")
@@ -92,3 +94,14 @@ def _print(tree: ast.Module) -> str:
 def decompile_code(code: CodeType) -> str:
     """Python source for *code*."""
     return _print(decompile_to_ast(code))
+
+
+def decompile_function(function: FunctionType) -> str:
+    """Python source for a live *function*: its code, with the defaults and annotations it holds."""
+    tree = decompile_to_ast(function.__code__)
+    node: Optional[ast.AST] = tree.body[0] if tree.body else None
+    if isinstance(node, ast.Expr):  # a lambda
+        node = node.value
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        complete_definition(node, function)
+    return _print(tree)

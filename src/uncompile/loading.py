@@ -37,14 +37,25 @@ def load_code(obj: Any) -> CodeType:
     return code
 
 
-def _code_of_object(obj: Any) -> Optional[CodeType]:
-    """The code object behind a live Python object, or None if it has none."""
+def function_of(obj: Any) -> Optional[FunctionType]:
+    """The plain function behind a function, method, static/class method, property or wrapper."""
     if isinstance(obj, (staticmethod, classmethod, MethodType)):
         obj = obj.__func__
     if isinstance(obj, property):
         obj = obj.fget
     if isinstance(obj, FunctionType):
-        return obj.__code__
+        return obj
+    wrapped = getattr(obj, "__wrapped__", None)  # e.g. a functools.lru_cache wrapper
+    if wrapped is not None and wrapped is not obj and not isinstance(obj, (CodeType, ModuleType)):
+        return function_of(wrapped)
+    return None
+
+
+def _code_of_object(obj: Any) -> Optional[CodeType]:
+    """The code object behind a live Python object, or None if it has none."""
+    function = function_of(obj)
+    if function is not None:
+        return function.__code__
     for attribute in ("gi_code", "cr_code", "ag_code"):  # generator, coroutine, async generator
         code = getattr(obj, attribute, None)
         if isinstance(code, CodeType):

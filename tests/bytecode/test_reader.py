@@ -15,7 +15,7 @@ from typing import Any, Iterator, List, Optional
 
 import pytest
 
-from uncompile.bytecode.reader import read_raw
+from uncompile.bytecode.reader import instruction_starts, read_raw
 from uncompile.verification.stdlib_sample import stdlib_files, stdlib_root
 
 #: Instructions whose ``argrepr`` the normalizer reads (the reader leaves the others empty).
@@ -82,6 +82,13 @@ def _differences(code: CodeType) -> List[str]:
                 found.append("%s @%d %s: %s %r != dis %r" % (code.co_name, want.offset, want.opname,
                                                              field, b, a))
     return found
+
+
+def test_instruction_starts_are_the_offsets_and_names_dis_shows() -> None:
+    module = compile(_HAND_WRITTEN, "<hand>", "exec")  # EXTENDED_ARG, inline caches (3.11+)
+    for code in _code_objects(module):
+        expected = [(ins.offset, ins.opname) for ins in dis.get_instructions(code)]
+        assert instruction_starts(code) == expected, code.co_name
 
 
 def _sample_modules(count: int) -> List[str]:

@@ -353,6 +353,9 @@ def test_function_compiled_before_entering(tmp_path: Path) -> None:
 
 def test_hooks_removed_even_when_the_body_raises(tmp_path: Path) -> None:
     import torch._dynamo.convert_frame as convert_frame
+    import torch._functorch._aot_autograd.graph_compile as graph_compile
+    import torch._logging
+    import torch._logging._internal as logging_internal
     import torch.export
     import torch.export._trace as export_trace
 
@@ -362,16 +365,48 @@ def test_hooks_removed_even_when_the_body_raises(tmp_path: Path) -> None:
     trace_logger = logging.getLogger("torch.__trace")
     hooks_before = dict(convert_frame._bytecode_hooks)
     handlers_before = list(trace_logger.handlers)
+    trace_structured = logging_internal.trace_structured
     torch._dynamo.reset()
     with pytest.raises(ValueError):
         with uncompile.prepare_debug(str(tmp_path)):
             assert len(convert_frame._bytecode_hooks) == len(hooks_before) + 1
+            assert torch._logging.trace_structured is graph_compile.trace_structured is not trace_structured
             torch.compile(early, backend="eager")(torch.ones(2))
             raise ValueError("the user's error")
     assert dict(convert_frame._bytecode_hooks) == hooks_before
     assert trace_logger.handlers == handlers_before
+    assert torch._logging.trace_structured is graph_compile.trace_structured is trace_structured
     assert (export_trace._export, torch.export.export) == export_before
     assert (tmp_path / "__transformed_code_0_for_early.py").exists()
+
+
+def test_unused_trace_events_build_nothing(tmp_path: Path) -> None:
+    """Only the structured-trace events the dump keeps have their texts built (issue #4)."""
+    import torch._logging
+
+    import uncompile
+
+    built: List[str] = []
+    trace_logger = logging.getLogger("torch.__trace")
+    handlers, trace_logger.handlers = trace_logger.handlers, []  # as in a program without TORCH_TRACE
+    try:
+        with uncompile.prepare_debug(str(tmp_path)):
+            torch._logging.trace_structured("chromium_event", payload_fn=lambda: built.append("timing"))
+            torch._logging.trace_structured(
+                "artifact",
+                metadata_fn=lambda: {"name": "aot_forward_graph_fw_metadata", "encoding": "string"},
+                payload_fn=lambda: built.append("metadata"),
+            )
+            torch._logging.trace_structured(
+                "dynamo_output_graph", payload_fn=lambda: built.append("graph") or "class G: pass\n"
+            )
+            guards_text = lambda: built.append("guards")  # noqa: E731
+            torch._logging.trace_structured("dynamo_cpp_guards_str", payload_fn=guards_text)
+            assert built == ["graph"]
+    finally:
+        trace_logger.handlers = handlers
+    assert built == ["graph", "guards"]  # the guard text is built when the dump is written
+    assert any("captured_graph" in path.name for path in tmp_path.iterdir())
 
 
 def test_import_changes_nothing_in_torch() -> None:

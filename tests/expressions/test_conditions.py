@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import ast
 
+import pytest
+
 from uncompile.bytecode import versions as V
 from uncompile.expressions.conditions import VALUE, Node, negate, reduce_nodes
+from uncompile.verification import verify_code
 
 
 def name(text):
@@ -50,3 +53,40 @@ def test_negate_flips_comparisons_and_de_morgan():
     both = ast.BoolOp(op=ast.And(), values=[name("a"), ast.UnaryOp(op=ast.Not(), operand=name("b"))])
     flipped = negate(both)
     assert isinstance(flipped.op, ast.Or) and text(flipped.values[1]) == text(name("b"))
+
+
+def test_ternary_whose_else_is_reached_from_two_tests():
+    # 1 if x and not w else 2: x false -> 4, w true -> 4, else 3; 3 and 4 are values merging at 7
+    merge = (VALUE, 7)
+    one, two = ast.Constant(value=1), ast.Constant(value=2)
+    nodes = [
+        Node(1, name("x"), 2, 4),
+        Node(2, name("w"), 4, 3),
+        Node(3, one, merge, merge),
+        Node(4, two, merge, merge),
+    ]
+    reduced, sizes = reduce_nodes(nodes)
+    assert sizes == [4]
+    assert isinstance(reduced[0].expr, ast.IfExp) and reduced[0].expr.orelse is two
+    assert reduced[0].true == reduced[0].false == merge
+
+
+TERNARIES = """\
+def in_comprehension(words, x):
+    return [1 if x and not w else 2 for w in words]
+
+
+def assigned(a, b):
+    prefix = 'I' if not a and b else ''
+    return prefix
+"""
+
+
+@pytest.mark.parametrize("name", ["in_comprehension", "assigned"])
+def test_ternaries_with_compound_tests_round_trip(name):
+    namespace: dict = {}
+    exec(compile(TERNARIES, "<test>", "exec", dont_inherit=True), namespace)
+    result = verify_code(namespace[name].__code__)
+    assert result.identical, result
+    if name == "in_comprehension":
+        assert result.source is not None and "[1 if x and not w else 2 for w in words]" in result.source

@@ -48,3 +48,16 @@ def test_mangled_store_names():
     assert not is_private_name_stored_as("__init__", "_Outer__init__")
     assert not is_private_name_stored_as("helper", "_Outer_helper")
     assert not is_private_name_stored_as("__helper", "other")
+
+
+LAMBDAS = """\
+ratio = lambda pair: pair[0] / pair[1] if pair[1] > 0 else 0
+sign = lambda x: 1 if x > 0 else -1 if x < 0 else 0
+"""
+
+
+def test_lambdas_whose_body_is_a_ternary():
+    module = compile(LAMBDAS, "<test>", "exec", dont_inherit=True)
+    result = verify_code(module)
+    assert result.identical, result
+    assert result.source is not None and result.source.count("lambda") == 2

@@ -107,17 +107,9 @@ def first_try_in_while(work, tidy):
 
 
 def _snippets():
-    snippets = ["def " + part for part in LOOPS.split("def ")[1:]]
     return [
-        pytest.param(
-            snippet,
-            id=snippet.split("(")[0][4:],
-            marks=pytest.mark.xfail(
-                sys.version_info < (3, 10) and "first_retry" in snippet,
-                reason="3.8/3.9: a break out of a try body followed by an except is not yet identical",
-            ),
-        )
-        for snippet in snippets
+        pytest.param(snippet, id=snippet.split("(")[0][4:])
+        for snippet in ["def " + part for part in LOOPS.split("def ")[1:]]
     ]
 
 

@@ -25,6 +25,8 @@ import sys
 from types import CodeType
 from typing import Dict, List, Mapping, Optional, Tuple
 
+from .reader import instruction_starts
+
 __all__ = ["with_lines", "encode_line_table", "lines_by_offset"]
 
 # A run of code units (2 bytes each) sharing one line (None: no line).
@@ -84,9 +86,7 @@ def encode_line_table(code: CodeType, lines: Mapping[int, Optional[int]], firstl
 
 def _instruction_starts(code: CodeType) -> List[int]:
     """Offsets of the instructions :mod:`dis` shows (EXTENDED_ARG included, caches not)."""
-    import dis
-
-    return [instruction.offset for instruction in dis.get_instructions(code)]
+    return [offset for offset, _ in instruction_starts(code)]
 
 
 def _runs(code: CodeType, lines: Mapping[int, Optional[int]]) -> List[_Run]:

@@ -26,7 +26,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from . import versions as V
 
-__all__ = ["RawInstruction", "read_raw"]
+__all__ = ["RawInstruction", "read_raw", "instruction_starts"]
 
 
 class RawInstruction:
@@ -234,5 +234,19 @@ def read_raw(code: CodeType) -> List[RawInstruction]:  # noqa: C901 - one flat d
             elif code_op == _LOAD_SPECIAL:
                 argrepr = _SPECIAL_NAMES[arg]
         append(RawInstruction(offset, code_op, name, arg, argval, argrepr, line))
+        offset += 2 + 2 * caches
+    return out
+
+
+def instruction_starts(code: CodeType) -> List[Tuple[int, str]]:
+    """(offset, opname) of the instructions :func:`read_raw` gives, without decoding operands."""
+    raw = code.co_code
+    opcodes = _OPCODES
+    out: List[Tuple[int, str]] = []
+    offset = 0
+    size = len(raw)
+    while offset < size:
+        name, _kind, caches, _flag_bits = opcodes[raw[offset]]
+        out.append((offset, name))
         offset += 2 + 2 * caches
     return out

@@ -5,20 +5,23 @@ below uses a surface of that release; when it is missing or behaves differently 
 release), the accessor returns a neutral fallback and :func:`warn_once` emits one warning
 per cause, so the user's program keeps running and the dump says what it could not get.
 
-Public surfaces used elsewhere: ``torch._dynamo.convert_frame.register_bytecode_hook`` and
-the ``torch.__trace`` logger that feeds the structured trace (what ``TORCH_TRACE`` and
-tlparse consume). Everything else here is private to PyTorch.
+Public surface used elsewhere: ``torch._dynamo.convert_frame.register_bytecode_hook``.
+Everything else here is private to PyTorch.
 """
 
 from __future__ import annotations
 
+import json
 import sys
+import threading
 import warnings
-from types import CodeType
+from types import CodeType, ModuleType
 from typing import Any, Callable, Dict, List, Optional, Set
 
 SUPPORTED_TORCH = ">=2.13,<2.14"
-TRACE_LOGGER_NAME = "torch.__trace"
+
+#: ``observer(name, metadata_fn, payload_fn, context_fn)``: one structured-trace event.
+TraceObserver = Callable[[str, Callable[[], Any], Callable[[], Any], Callable[[], Dict[str, Any]]], None]
 
 _warned: Set[str] = set()
 #: Every cause warned about in this process (the dump's index lists them too).
@@ -269,3 +272,143 @@ def saved_tensors_hooks_active() -> Optional[bool]:
     except Exception as error:  # noqa: BLE001
         warn_once("cannot read the saved-tensors hooks", repr(error))
         return None
+
+
+class _Once:
+    """A zero-argument callable that calls *function* at most once (its result or error is kept)."""
+
+    __slots__ = ("function", "done", "result", "error")
+
+    def __init__(self, function: Callable[[], Any]) -> None:
+        self.function = function
+        self.done = False
+        self.result: Any = None
+        self.error: Optional[BaseException] = None
+
+    def __call__(self) -> Any:
+        if not self.done:
+            self.done = True
+            try:
+                self.result = self.function()
+            except BaseException as error:  # noqa: BLE001 - re-raised to every caller
+                self.error = error
+        if self.error is not None:
+            raise self.error
+        return self.result
+
+
+def _trace_context(suppress_context: bool, compile_id: Any) -> Dict[str, Any]:
+    """The context keys ``trace_structured`` adds to an event (compile id parts, attempt)."""
+    if suppress_context:
+        return {}
+    from torch._guards import CompileContext
+
+    trace_id = CompileContext.current_trace_id()
+    found = trace_id.compile_id if trace_id else compile_id
+    context: Dict[str, Any] = {}
+    if found is not None:
+        for key in ("compiled_autograd_id", "frame_id", "frame_compile_id"):
+            if getattr(found, key, None) is not None:
+                context[key] = getattr(found, key)
+    if trace_id:
+        context["attempt"] = trace_id.attempt
+    return context
+
+
+def trace_payload_text(payload: Any) -> Optional[str]:
+    """A structured-trace payload as the text ``trace_structured`` logs for it."""
+    if payload is None or isinstance(payload, str):
+        return payload
+    if isinstance(payload, list):
+        return "[\n" + ",\n".join(json.dumps(item) for item in payload) + "\n]"
+    return json.dumps(payload, default=_json_default, indent=0)
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, set):
+        return list(value)
+    raise TypeError("Object of type %s is not JSON serializable" % type(value))
+
+
+class _TraceInterception:
+    """``trace_structured`` replaced, in every module that bound it, by one that tells observers.
+
+    ``torch._logging.trace_structured`` builds an event's metadata and payload only when the
+    ``torch.__trace`` logger has a handler, and then builds every event's (graph printouts,
+    guard trees, timing events). An observer instead sees each event's name first and builds
+    only what it keeps; with no handler attached, PyTorch itself builds nothing. The original
+    function still runs after the observers (so ``TORCH_TRACE`` gets every event, with each
+    metadata and payload built once).
+    """
+
+    def __init__(self) -> None:
+        self.observers: List[TraceObserver] = []
+        self.original: Optional[Callable[..., Any]] = None
+        self.lock = threading.Lock()
+
+        def trace_structured(name: str, *args: Any, **kwargs: Any) -> None:
+            self.call(name, *args, **kwargs)
+
+        #: What the modules' ``trace_structured`` globals are while observers exist (one object).
+        self.replacement = trace_structured
+
+    def call(
+        self,
+        name: str,
+        metadata_fn: Callable[[], Any] = dict,
+        *,
+        payload_fn: Callable[[], Any] = lambda: None,
+        suppress_context: bool = False,
+        **options: Any,
+    ) -> None:
+        observers = self.observers  # replaced, never changed in place
+        if observers:
+            metadata_fn, payload_fn = _Once(metadata_fn), _Once(payload_fn)
+            context_fn = _Once(lambda: _trace_context(suppress_context, options.get("compile_id")))
+            for observer in observers:
+                observer(name, metadata_fn, payload_fn, context_fn)
+        original = self.original
+        if original is not None:
+            original(name, metadata_fn, payload_fn=payload_fn, suppress_context=suppress_context, **options)
+
+    def add(self, observer: TraceObserver) -> None:
+        with self.lock:
+            if not self.observers:
+                if self.original is None:
+                    from torch._logging import _internal
+
+                    self.original = _internal.trace_structured
+                _rebind(self.original, self.replacement)
+            self.observers = self.observers + [observer]
+
+    def remove(self, observer: TraceObserver) -> None:
+        with self.lock:
+            self.observers = [known for known in self.observers if known is not observer]
+            if not self.observers and self.original is not None:
+                _rebind(self.replacement, self.original)
+
+
+def _rebind(old: Any, new: Any) -> None:
+    """Every loaded module's global ``trace_structured`` that is *old* becomes *new*."""
+    for module in list(sys.modules.values()):
+        namespace = getattr(module, "__dict__", None) if isinstance(module, ModuleType) else None
+        if namespace is not None and namespace.get("trace_structured") is old:
+            namespace["trace_structured"] = new
+
+
+_INTERCEPTION = _TraceInterception()
+
+
+def observe_structured_trace(observer: TraceObserver) -> Optional[Callable[[], None]]:
+    """Show *observer* every ``torch._logging.trace_structured`` event; returns the undo, or None.
+
+    The observer gets the event's name and three memoized zero-argument callables: its
+    metadata, its payload and its context (``frame_id``, ``frame_compile_id``, ``attempt``,
+    ``compiled_autograd_id`` as ``trace_structured`` would add them). It must not raise.
+    """
+    try:
+        _INTERCEPTION.add(observer)
+    except Exception as error:  # noqa: BLE001
+        warn_once("cannot observe PyTorch's structured trace", repr(error))
+        return None
+    return lambda: _INTERCEPTION.remove(observer)

@@ -1,7 +1,7 @@
 """``prepare_debug(dir)``: dump everything ``torch.compile`` does inside the context.
 
 Supported PyTorch: 2.13.x (see :mod:`._torch_private`). Entering installs three things: a
-Dynamo bytecode hook, a handler on PyTorch's structured-trace logger, and an observer of
+Dynamo bytecode hook, an observer of PyTorch's structured trace (see :mod:`.trace`), and one of
 ``torch.export`` (see :func:`._torch_private.wrap_export`). The hook decompiles each
 transformed code object and returns it relabeled (same instructions, the dumped file's name
 and lines; see :mod:`.early`). Leaving removes all three, even when the body raised, and
@@ -30,7 +30,7 @@ from .early import EarlyDecompiler
 from .files import DumpDirectory, choose_directory
 from .model import INDEX_FORMAT, DumpIndex
 from .registry import REGISTRY
-from .trace import TraceCollector, attach, attached, detach, record_export
+from .trace import TraceCollector, attach, record_export
 from .writer import DumpWriter, Options, group_functions
 
 INDEX_JSON = "index.json"
@@ -71,10 +71,10 @@ def prepare_debug(
     capture = BytecodeCapture(EarlyDecompiler(directory, relabel))
     collector = TraceCollector()
     installed = False
-    restore_export = None
+    detach = restore_export = None
     try:
         installed = capture.install()
-        attach(collector)
+        detach = attach(collector)
         restore_export = _torch_private.wrap_export(lambda program: record_export(collector, program))
     except Exception as error:  # noqa: BLE001
         _torch_private.warn_once("cannot install the dump hooks", repr(error))
@@ -82,12 +82,8 @@ def prepare_debug(
         yield directory
     finally:
         capture.remove()
-        if not attached(collector):
-            _torch_private.warn_once(
-                "the structured-trace handler was removed during the dump (torch._logging.set_logs?)",
-                "graphs and reasons emitted after that are missing",
-            )
-        detach(collector)
+        if detach is not None:
+            detach()
         if restore_export is not None:
             restore_export()
         try:
@@ -126,6 +122,7 @@ def write(
     directory = DumpDirectory(path)
     known = {item.compile_id for item in capture.captured}
     captured = list(capture.captured) + previously_compiled(before, known)
+    collector.finish()
     writer = DumpWriter(directory, collector, options)
     index = DumpIndex(
         format=INDEX_FORMAT,

@@ -26,12 +26,12 @@ Two kinds of code are relabeled:
 from __future__ import annotations
 
 import ast
-import dis
 import os
 from types import CodeType
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..bytecode.linetable import lines_by_offset, with_lines
+from ..bytecode.reader import instruction_starts
 
 __all__ = [
     "relabel_transformed",
@@ -197,17 +197,17 @@ def _relabel_with_lines(
     Gaps take the line before them (before any statement: *def_line*), except an
     ``EXTENDED_ARG`` prefix, which belongs with the instruction it extends.
     """
-    instructions = list(dis.get_instructions(code))
-    own: List[Optional[int]] = [assigned.get(instruction.offset) for instruction in instructions]
+    instructions = instruction_starts(code)
+    own: List[Optional[int]] = [assigned.get(offset) for offset, _ in instructions]
     for index in range(len(instructions) - 2, -1, -1):
-        if own[index] is None and instructions[index].opname == "EXTENDED_ARG":
+        if own[index] is None and instructions[index][1] == "EXTENDED_ARG":
             own[index] = own[index + 1]
     lines: Dict[int, Optional[int]] = {}
     current = def_line
-    for instruction, line in zip(instructions, own):
+    for (offset, _), line in zip(instructions, own):
         if line is not None:
             current = line
-        lines[instruction.offset] = current
+        lines[offset] = current
     given = [line for line in lines.values() if line is not None]
     firstlineno = def_line if def_line is not None else (min(given) if given else header_lines + 1)
     return with_lines(code, lines, firstlineno).replace(co_filename=filename)

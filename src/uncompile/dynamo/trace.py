@@ -1,20 +1,22 @@
 """Receive PyTorch's structured trace in-process.
 
-``torch._logging.trace_structured`` sends every event (graphs, guards, graph breaks,
-recompile reasons, metrics) to the ``torch.__trace`` logger as a record with ``metadata``
-and ``payload`` attributes; ``TORCH_TRACE`` attaches a file handler there and tlparse reads
-the file. :class:`TraceCollector` is a handler on the same logger that keeps the events we
-need, grouped by compile id, in memory. Attaching it is all it takes; detaching it restores
-the logger exactly.
+``torch._logging.trace_structured`` is how PyTorch reports graphs, guards, graph breaks,
+recompile reasons and metrics (``TORCH_TRACE`` writes them to a file that tlparse reads).
+:class:`TraceCollector` observes those calls (see
+:func:`._torch_private.observe_structured_trace`): from each event's name it decides
+whether it needs the event, and only then has PyTorch build the event's text, so the
+dump does not pay for the many events it does not use (timing events, tensor
+descriptions...). What it keeps is grouped by compile id, in memory. The guard-tree text,
+needed only when a cache entry is gone, and the compilation metrics are built when the
+dump is written (:meth:`TraceCollector.finish`).
 """
 
 from __future__ import annotations
 
 import json
-import logging
 import threading
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional
 
 from . import _torch_private
 
@@ -42,8 +44,18 @@ CACHE_ARTIFACTS = (
     "fx_graph_cache_miss",
     "fx_graph_cache_bypass",
 )
-_CONTEXT_KEYS = ("frame_id", "frame_compile_id", "attempt", "has_payload", "rank", "compiled_autograd_id")
-_IGNORED = ("chromium_event", "str", "describe_storage", "describe_tensor", "describe_source")
+#: Events whose payload is a text the dump keeps (artifacts are chosen by their own name).
+_TEXT_EVENTS = frozenset(GRAPH_EVENTS) | {"artifact"}
+#: Artifacts (``trace_structured("artifact", name=...)``) the dump keeps; graphs come as both.
+_KEPT_ARTIFACTS = (
+    frozenset(GRAPH_EVENTS)
+    | frozenset(GRAPH_ARTIFACTS)
+    | frozenset(CACHE_ARTIFACTS)
+    | {"dynamo_graph_break_reason", "recompile_reasons"}
+)
+#: Events kept for their metadata, built when the dump is written.
+_METRICS_EVENTS = {"compilation_metrics": "metrics", "bwd_compilation_metrics": "backward_metrics"}
+_GUARDS_EVENT = "dynamo_cpp_guards_str"
 
 
 @dataclass
@@ -67,7 +79,18 @@ class CompileEvents:
     metrics: Dict[str, Any] = field(default_factory=dict)
     backward_metrics: Dict[str, Any] = field(default_factory=dict)
     cache_events: List[str] = field(default_factory=list)
-    user_stack: List[Dict[str, Any]] = field(default_factory=list)
+    #: What :meth:`TraceCollector.finish` still has to build: field name -> PyTorch's callable.
+    pending: Dict[str, Callable[[], Any]] = field(default_factory=dict, repr=False)
+
+    def finish(self) -> None:
+        """Build the texts and metrics whose building was put off until the dump is written."""
+        pending, self.pending = self.pending, {}
+        for name, build in pending.items():
+            value = build()
+            if name == "guards_text":
+                self.guards_text = _torch_private.trace_payload_text(value)
+            elif isinstance(value, dict):
+                setattr(self, name, value)
 
 
 def compile_id_of(metadata: Dict[str, Any]) -> str:
@@ -91,11 +114,10 @@ def _recompile_reasons(payload: str) -> List[str]:
     return [str(reasons)]
 
 
-class TraceCollector(logging.Handler):
-    """A logging handler that keeps the structured-trace events the dump needs."""
+class TraceCollector:
+    """Keeps the structured-trace events the dump needs (see the module docstring)."""
 
     def __init__(self) -> None:
-        super().__init__(level=logging.DEBUG)
         self.compiles: Dict[str, CompileEvents] = {}
         self.order: List[str] = []
         self._lock = threading.Lock()
@@ -110,26 +132,46 @@ class TraceCollector(logging.Handler):
                 self.order.append(compile_id)
             return found
 
-    def emit(self, record: logging.LogRecord) -> None:
-        """Keep one event; never raise into PyTorch."""
+    def observe(
+        self,
+        name: str,
+        metadata_fn: Callable[[], Any],
+        payload_fn: Callable[[], Any],
+        context_fn: Callable[[], Dict[str, Any]],
+    ) -> None:
+        """One ``trace_structured`` call; never raises into PyTorch."""
         try:
-            self._keep(getattr(record, "metadata", None), getattr(record, "payload", None))
+            if name in _TEXT_EVENTS:
+                detail = metadata_fn()
+                artifact = detail.get("name") if name == "artifact" and isinstance(detail, dict) else None
+                if name == "artifact" and artifact not in _KEPT_ARTIFACTS:
+                    return
+                metadata = {name: detail, **context_fn()}
+                payload = None if artifact in CACHE_ARTIFACTS else payload_fn()
+                self._keep(metadata, _torch_private.trace_payload_text(payload))
+            elif name in _METRICS_EVENTS:
+                self.events_for(compile_id_of(context_fn())).pending[_METRICS_EVENTS[name]] = metadata_fn
+            elif name == _GUARDS_EVENT:
+                self.events_for(compile_id_of(context_fn())).pending["guards_text"] = payload_fn
         except Exception as error:  # noqa: BLE001 - a dump failure must not break compilation
-            self.failures.append("structured trace event: %r" % (error,))
+            self.failures.append("structured trace event %s: %r" % (name, error))
             _torch_private.warn_once("could not record a structured-trace event", repr(error))
 
-    def _keep(self, metadata: Any, payload: Any) -> None:
-        if not isinstance(metadata, dict):
-            return
-        names = [key for key in metadata if key not in _CONTEXT_KEYS]
-        if not names or names[0] in _IGNORED:
-            return
-        name = names[0]
+    def finish(self) -> None:
+        """Build what was put off until the dump is written (see :meth:`CompileEvents.finish`)."""
+        for compile_id in list(self.order):
+            try:
+                self.compiles[compile_id].finish()
+            except Exception as error:  # noqa: BLE001
+                self.failures.append("structured trace event of %s: %r" % (compile_id, error))
+                _torch_private.warn_once("could not record a structured-trace event", repr(error))
+
+    def _keep(self, metadata: Dict[str, Any], text: Optional[str]) -> None:
+        name = next(iter(metadata))
         detail = metadata[name]
         if name == "artifact" and isinstance(detail, dict):
             name = str(detail.get("name"))
         events = self.events_for(compile_id_of(metadata))
-        text = payload if isinstance(payload, str) else None
         if name in GRAPH_EVENTS and text is not None:
             events.graphs.append(
                 GraphEvent(GRAPH_EVENTS[name], text, detail if isinstance(detail, dict) else {})
@@ -140,16 +182,8 @@ class TraceCollector(logging.Handler):
             events.graph_break_reasons.append(text)
         elif name == "recompile_reasons" and text is not None:
             events.recompile_reasons.extend(_recompile_reasons(text))
-        elif name == "dynamo_cpp_guards_str" and text is not None:
-            events.guards_text = text
-        elif name == "compilation_metrics" and isinstance(detail, dict):
-            events.metrics = detail
-        elif name == "bwd_compilation_metrics" and isinstance(detail, dict):
-            events.backward_metrics = detail
         elif name in CACHE_ARTIFACTS:
             events.cache_events.append(name)
-        elif name == "dynamo_start" and isinstance(detail, dict):
-            events.user_stack = list(detail.get("stack") or [])
 
 
 def exported_program_text(program: Any) -> str:
@@ -170,18 +204,6 @@ def record_export(collector: TraceCollector, program: Any) -> None:
     events.graphs.append(GraphEvent("exported_program", exported_program_text(program), {}))
 
 
-def attach(collector: TraceCollector) -> logging.Logger:
-    """Attach *collector* to the structured-trace logger; returns the logger."""
-    logger = logging.getLogger(_torch_private.TRACE_LOGGER_NAME)
-    logger.addHandler(collector)
-    return logger
-
-
-def attached(collector: TraceCollector) -> bool:
-    """True while *collector* is still on the structured-trace logger."""
-    return collector in logging.getLogger(_torch_private.TRACE_LOGGER_NAME).handlers
-
-
-def detach(collector: TraceCollector) -> None:
-    """Remove *collector* from the structured-trace logger (a no-op if it is not there)."""
-    logging.getLogger(_torch_private.TRACE_LOGGER_NAME).removeHandler(collector)
+def attach(collector: TraceCollector) -> Optional[Callable[[], None]]:
+    """Start showing PyTorch's structured-trace events to *collector*; returns the undo, or None."""
+    return _torch_private.observe_structured_trace(collector.observe)

@@ -123,6 +123,22 @@ def _merge_ternary(a: Node, b: Node, c: Node) -> Optional[Node]:
     return None
 
 
+def _entered_from_elsewhere(nodes: List[Node], k: int) -> bool:
+    """Whether a node other than ``nodes[k]`` goes to the branches ``nodes[k + 1]``/``nodes[k + 2]``.
+
+    ``1 if x and not w else 2`` jumps to the ``else`` value from both tests: the tests merge
+    first, then the ternary.
+    """
+    branches = nodes[k + 1:k + 3]
+    for i, node in enumerate(nodes):
+        if k <= i <= k + 2:
+            continue
+        for side in (node.true, node.false):
+            if any(side is b or side == b.entry for b in branches):
+                return True
+    return False
+
+
 def reduce_nodes(nodes: List[Node]) -> Tuple[List[Node], List[int]]:
     """Merge adjacent nodes (rules in the module docstring) until none applies.
 
@@ -134,6 +150,8 @@ def reduce_nodes(nodes: List[Node]) -> Tuple[List[Node], List[int]]:
     while changed and len(nodes) > 1:
         changed = False
         for k in range(len(nodes) - 2):
+            if _entered_from_elsewhere(nodes, k):
+                continue
             merged = _merge_ternary(nodes[k], nodes[k + 1], nodes[k + 2])
             if merged is not None:
                 nodes[k:k + 3] = [merged]

@@ -70,9 +70,22 @@ def mutable(node: Any) -> bool:
 
 
 def names_read(node: Any) -> Set[str]:
+    """The names in the expression *node* (what ``ast.walk`` finds; this runs per statement and item)."""
+    names: Set[str] = set()
     if M.is_marker(node) or not isinstance(node, ast.AST):
-        return set()
-    return {sub.id for sub in ast.walk(node) if isinstance(sub, ast.Name)}
+        return names
+    todo = [node]
+    while todo:
+        current = todo.pop()
+        if isinstance(current, ast.Name):
+            names.add(current.id)
+        for field in current._fields:
+            value = getattr(current, field, None)
+            if isinstance(value, ast.AST):
+                todo.append(value)
+            elif isinstance(value, list):
+                todo.extend(item for item in value if isinstance(item, ast.AST))
+    return names
 
 
 def names_bound(statement: ast.stmt) -> Set[str]:

@@ -22,14 +22,9 @@ from .constants import constant_expr
 from .legacy_ops import LegacyBlockOps, LegacyUnpackOps
 from .operators import BINARY, COMPARE, UNARY, binary, compare
 from .ops314 import Ops314, unpacked_item
+from .targets import TargetOps, name_node, slice_node
 
 Stack = List[Any]
-
-
-def _name(ident: str, ctx: Optional[ast.expr_context] = None) -> ast.Name:
-    if ident == ".0":
-        ident = "_0_"
-    return ast.Name(id=ident, ctx=ctx or ast.Load())
 
 
 def _store(target: ast.expr) -> ast.expr:
@@ -40,7 +35,7 @@ def _store(target: ast.expr) -> ast.expr:
     return target
 
 
-class Simulator(Ops314, LegacyBlockOps, LegacyUnpackOps):
+class Simulator(Ops314, TargetOps, LegacyBlockOps, LegacyUnpackOps):
     """Executes instructions of one code object; see the module docstring."""
 
     def __init__(self, code: Any, nested: Callable[[Any], Any]) -> None:
@@ -166,17 +161,6 @@ class Simulator(Ops314, LegacyBlockOps, LegacyUnpackOps):
         self.emit(node)
         return True
 
-    def _fill_slot(self, slot: M.TargetSlot, target: ast.expr, stack: Stack, ins: Instr) -> None:
-        owner = slot.owner
-        if slot.position == owner.star:
-            target = ast.Starred(value=target, ctx=ast.Store())
-        owner.targets[slot.position] = target
-        owner.filled += 1
-        if owner.filled < len(owner.targets):
-            return
-        whole = ast.Tuple(elts=[t for t in owner.targets if t is not None], ctx=ast.Store())
-        self.assign(whole, owner.value, stack, ins)
-
     def expr(self, value: Any, ins: Instr) -> ast.expr:
         """*value* as an expression; markers that have none are an error."""
         if isinstance(value, (ast.expr, ast.Slice)):  # ast.Slice is no ast.expr on 3.8
@@ -241,13 +225,13 @@ class Simulator(Ops314, LegacyBlockOps, LegacyUnpackOps):
         stack.append(constant_expr(value, index))
 
     def op_LOAD_FAST(self, ins: Instr, stack: Stack) -> None:
-        stack.append(_name(ins.arg))
+        stack.append(name_node(ins.arg))
 
     op_LOAD_NAME = op_LOAD_DEREF = op_LOAD_CLASSDEREF = op_LOAD_CLOSURE = op_LOAD_FAST
 
     def op_LOAD_FROM_DICT_OR_GLOBALS(self, ins: Instr, stack: Stack) -> None:
         self.pop(stack, ins)  # the mapping (class namespace) looked in first
-        stack.append(_name(ins.arg))
+        stack.append(name_node(ins.arg))
 
     op_LOAD_FROM_DICT_OR_DEREF = op_LOAD_FROM_DICT_OR_GLOBALS
 
@@ -258,7 +242,7 @@ class Simulator(Ops314, LegacyBlockOps, LegacyUnpackOps):
         name, null = ins.arg
         if null and not self.calls.null_above:
             stack.append(M.Null())
-        stack.append(_name(name))
+        stack.append(name_node(name))
         if null and self.calls.null_above:
             stack.append(M.Null())
 
@@ -273,89 +257,21 @@ class Simulator(Ops314, LegacyBlockOps, LegacyUnpackOps):
         stack.append(M.Null())
 
     def op_LOAD_ASSERTION_ERROR(self, ins: Instr, stack: Stack) -> None:
-        node = _name("AssertionError")
+        node = name_node("AssertionError")
         node.uncompile_assertion = True  # type: ignore[attr-defined]
         stack.append(node)
 
     def op_LOAD_BUILD_CLASS(self, ins: Instr, stack: Stack) -> None:
         stack.append(M.BuildClass())
 
-    # stores
-
-    def op_STORE_FAST(self, ins: Instr, stack: Stack) -> None:
-        self.assign(_name(ins.arg), self.pop(stack, ins), stack, ins)
-
-    op_STORE_NAME = op_STORE_FAST
-
-    def op_STORE_GLOBAL(self, ins: Instr, stack: Stack) -> None:
-        self.globals_declared[ins.arg] = None
-        self.op_STORE_FAST(ins, stack)
-
-    def op_STORE_DEREF(self, ins: Instr, stack: Stack) -> None:
-        if ins.arg in self.code.co_freevars:
-            self.nonlocals_declared[ins.arg] = None
-        self.op_STORE_FAST(ins, stack)
-
-    def op_STORE_ATTR(self, ins: Instr, stack: Stack) -> None:
-        obj = self.pop_expr(stack, ins)
-        value = self.pop(stack, ins)
-        self.assign(ast.Attribute(value=obj, attr=ins.arg, ctx=ast.Store()), value, stack, ins)
-
-    def op_STORE_SUBSCR(self, ins: Instr, stack: Stack) -> None:
-        key = self.pop_expr(stack, ins)
-        obj = self.pop_expr(stack, ins)
-        value = self.pop(stack, ins)
-        self.assign(ast.Subscript(value=obj, slice=key, ctx=ast.Store()), value, stack, ins)
-
-    def op_STORE_SLICE(self, ins: Instr, stack: Stack) -> None:
-        stop = self.pop_expr(stack, ins)
-        start = self.pop_expr(stack, ins)
-        obj = self.pop_expr(stack, ins)
-        value = self.pop(stack, ins)
-        target = ast.Subscript(value=obj, slice=_slice(start, stop, None), ctx=ast.Store())
-        self.assign(target, value, stack, ins)
-
-    def op_UNPACK_SEQUENCE(self, ins: Instr, stack: Stack) -> None:
-        self._unpack(M.Unpack(self.pop(stack, ins), ins.arg), stack)
-
-    def op_UNPACK_EX(self, ins: Instr, stack: Stack) -> None:
-        before, after = ins.arg & 0xFF, ins.arg >> 8
-        self._unpack(M.Unpack(self.pop(stack, ins), before + 1 + after, before), stack)
-
-    def _unpack(self, unpack: M.Unpack, stack: Stack) -> None:
-        for position in reversed(range(len(unpack.targets))):
-            stack.append(M.TargetSlot(unpack, position))
-
-    # deletes
-
-    def op_DELETE_FAST(self, ins: Instr, stack: Stack) -> None:
-        self.emit(ast.Delete(targets=[_name(ins.arg, ast.Del())]))
-
-    op_DELETE_NAME = op_DELETE_FAST
-
-    def op_DELETE_GLOBAL(self, ins: Instr, stack: Stack) -> None:
-        self.globals_declared[ins.arg] = None
-        self.op_DELETE_FAST(ins, stack)
-
-    def op_DELETE_DEREF(self, ins: Instr, stack: Stack) -> None:
-        if ins.arg in self.code.co_freevars:
-            self.nonlocals_declared[ins.arg] = None
-        self.op_DELETE_FAST(ins, stack)
-
-    def op_DELETE_ATTR(self, ins: Instr, stack: Stack) -> None:
-        obj = self.pop_expr(stack, ins)
-        self.emit(ast.Delete(targets=[ast.Attribute(value=obj, attr=ins.arg, ctx=ast.Del())]))
-
-    def op_DELETE_SUBSCR(self, ins: Instr, stack: Stack) -> None:
-        key = self.pop_expr(stack, ins)
-        obj = self.pop_expr(stack, ins)
-        self.emit(ast.Delete(targets=[ast.Subscript(value=obj, slice=key, ctx=ast.Del())]))
-
     # stack shuffles
 
     def op_POP_TOP(self, ins: Instr, stack: Stack) -> None:
         value = self.pop(stack, ins)
         if hasattr(value, "uncompile_import"):
+            return
+        if isinstance(value, M.TargetSlot):  # ``_, _, x = v``: a store the next one overwrites
+            value.owner.dropped.append(value.position)
             return
         if isinstance(value, ast.NamedExpr) or not M.is_marker(value):
             if value is self.chain_named:
@@ -427,11 +343,11 @@ class Simulator(Ops314, LegacyBlockOps, LegacyUnpackOps):
         stop = self.pop_expr(stack, ins)
         start = self.pop_expr(stack, ins)
         obj = self.pop_expr(stack, ins)
-        stack.append(ast.Subscript(value=obj, slice=_slice(start, stop, None), ctx=ast.Load()))
+        stack.append(ast.Subscript(value=obj, slice=slice_node(start, stop, None), ctx=ast.Load()))
 
     def op_BUILD_SLICE(self, ins: Instr, stack: Stack) -> None:
         parts = self.pop_n(stack, ins.arg, ins)
-        stack.append(_slice(parts[0], parts[1], parts[2] if len(parts) > 2 else None))
+        stack.append(slice_node(parts[0], parts[1], parts[2] if len(parts) > 2 else None))
 
     def op_UNARY_NOT(self, ins: Instr, stack: Stack) -> None:
         stack.append(ast.UnaryOp(op=ast.Not(), operand=self.pop_expr(stack, ins)))
@@ -478,7 +394,7 @@ class Simulator(Ops314, LegacyBlockOps, LegacyUnpackOps):
     def op_IMPORT_NAME(self, ins: Instr, stack: Stack) -> None:
         fromlist = self.pop_expr(stack, ins)
         level = self.pop_expr(stack, ins)
-        node = ast.Call(func=_name("__import__"), args=[ast.Constant(value=ins.arg), fromlist, level],
+        node = ast.Call(func=name_node("__import__"), args=[ast.Constant(value=ins.arg), fromlist, level],
                         keywords=[])
         node.uncompile_import = (ins.arg, getattr(level, "value", 0),  # type: ignore[attr-defined]
                                  getattr(fromlist, "value", None))
@@ -516,11 +432,3 @@ class Simulator(Ops314, LegacyBlockOps, LegacyUnpackOps):
     def op_LOAD_FAST_AND_CLEAR(self, ins: Instr, stack: Stack) -> None:
         stack.append(M.SavedLocal())
 
-
-def _slice(start: Optional[ast.expr], stop: Optional[ast.expr], step: Optional[ast.expr]) -> ast.Slice:
-    def part(node: Optional[ast.expr]) -> Optional[ast.expr]:
-        if isinstance(node, ast.Constant) and node.value is None:
-            return None
-        return node
-
-    return ast.Slice(lower=part(start), upper=part(stop), step=part(step))

@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import ast
 from types import CodeType
-from typing import Any, Iterable, List, Set
+from typing import Any, Iterable, List, Optional, Set
 
 from ..bytecode import versions as V
 from ..bytecode.exception_table import exception_handlers
@@ -81,14 +81,14 @@ def is_dynamo_code(code: Any) -> bool:
 class DynamoSimulator(DynamoTemporaries, FrameListOps, Simulator):
     """A :class:`Simulator` for Dynamo's code; see the module docstring."""
 
-    def __init__(self, code: Any, nested: Any) -> None:
+    def __init__(self, code: Any, nested: Any, instrs: Optional[List[Instr]] = None) -> None:
         super().__init__(code, nested)
         self.stack: Stack = []
         taken = set(code.co_varnames) | set(code.co_names) | set(code.co_cellvars) | set(code.co_freevars)
         self._taken = taken
         self._spills = 0
         self._exempt: Any = None
-        self.instrs = read_instructions(code)
+        self.instrs = read_instructions(code) if instrs is None else instrs
         self.init_temporaries(self.instrs)
         self._indexes = {ins.offset: ins.index for ins in self.instrs}
         self._jump_targets = {ins.target for ins in self.instrs if ins.target is not None}
@@ -389,8 +389,11 @@ def cell_tuple(names: List[str]) -> ast.expr:
     return cells
 
 
-def simulator_for(code: Any, nested: Any) -> Simulator:
-    """The simulator to use for *code*: :class:`DynamoSimulator` for Dynamo's code."""
+def simulator_for(code: Any, nested: Any, instrs: Optional[List[Instr]] = None) -> Simulator:
+    """The simulator to use for *code*: :class:`DynamoSimulator` for Dynamo's code.
+
+    *instrs*: ``read_instructions(code)`` when the caller has it already.
+    """
     if is_dynamo_code(code):
-        return DynamoSimulator(code, nested)
+        return DynamoSimulator(code, nested, instrs)
     return Simulator(code, nested)

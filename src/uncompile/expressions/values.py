@@ -105,6 +105,8 @@ class Unpack:
         self.star = star
         self.filled = 0
         self.parent: Optional["TargetSlot"] = None
+        #: positions whose store 3.13+ dropped (``POP_TOP``): the next stored target has the same name
+        self.dropped: List[int] = []
 
 
 class TargetSlot(Marker):

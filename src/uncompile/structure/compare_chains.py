@@ -96,6 +96,8 @@ class CompareChains:
             if last is None and self.blocks[b].end - 1 < start:
                 return None
             top = work[-1] if work else None
+            if not value and top is middle and last in ("POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE"):
+                return self._none_link(b, combined, middle, base, stack)
             if not isinstance(top, ast.Compare) or top.left is not middle:
                 return None
             dup = len(work) >= 2 and work[-2] is top
@@ -128,3 +130,15 @@ class CompareChains:
                     fall = target
             return node, fall, None
         return None
+
+    def _none_link(self, b: int, combined: ast.Compare, middle: Any, base: List[Any],
+                   stack: List[Any]) -> Tuple[Any, Optional[int], None]:
+        """``a is b is None``: 3.12+ test the last link with ``POP_JUMP_IF_[NOT_]NONE``."""
+        combined.ops.append(ast.Is())
+        combined.comparators.append(ast.Constant(value=None))
+        del stack[:]
+        stack.extend(base)
+        block = self.blocks[b]
+        if self.instrs[block.end - 1].op == "POP_JUMP_IF_NONE":
+            return Node(b, combined, block.jump, block.fall), block.fall, None
+        return Node(b, combined, block.fall, block.jump), block.fall, None

@@ -84,6 +84,23 @@ def is_private_name_stored_as(name: str, stored: str) -> bool:
     return prefix.startswith("_") and len(prefix) > 1 and not prefix.startswith("__")
 
 
+def returned_expression(body: List[ast.stmt]) -> Optional[ast.expr]:
+    """The expression that *body* returns: ``return x``, or ``if c: return x`` then ``return y``
+    (a ternary whose branches each return, as 3.12+ lay it out), else None."""
+    if not body:
+        return None
+    first = body[0]
+    if len(body) == 1 and isinstance(first, ast.Return):
+        return first.value
+    if not isinstance(first, ast.If) or (first.orelse and len(body) > 1):
+        return None
+    then = returned_expression(first.body)
+    orelse = returned_expression(first.orelse or body[1:])
+    if then is None or orelse is None:
+        return None
+    return ast.IfExp(test=first.test, body=then, orelse=orelse)
+
+
 def body_of(code: CodeType) -> List[ast.stmt]:
     """The statements of *code* (a function, class or module body), tidied."""
     from .walker import Walker
@@ -137,12 +154,12 @@ class Nested:
         if code.co_name != "<lambda>":
             raise DecompileError("function %s used as a value" % code.co_name, construct="def")
         body = body_of(code)
-        expr: ast.expr
-        if len(body) == 1 and isinstance(body[0], ast.Return) and body[0].value is not None:
-            expr = body[0].value
-        elif len(body) == 1 and isinstance(body[0], ast.Expr) and code.co_flags & inspect.CO_GENERATOR:
+        expr: Optional[ast.expr]
+        if len(body) == 1 and isinstance(body[0], ast.Expr) and code.co_flags & inspect.CO_GENERATOR:
             expr = body[0].value
         else:
+            expr = returned_expression(body)
+        if expr is None:
             raise DecompileError("lambda body is not an expression", function=code.co_name,
                                  construct="lambda")
         node: ast.expr = ast.Lambda(args=signature(code, value), body=expr)

@@ -53,6 +53,26 @@ class LegacyLayout:
             return True
         return False
 
+    def legacy_copied_break(self, i: int, ctx: Context) -> bool:
+        """Whether instruction *i* starts a ``break`` out of a ``for`` loop whose exit was copied.
+
+        3.10 replaces a jump to a small block that returns by a copy of it: ``break`` becomes
+        ``POP_TOP`` (the iterator) and the code after the loop. A ``return`` written in the
+        loop computes its value before popping the iterator.
+        """
+        loop = ctx.loop
+        if not V.RETURN_COPIED_TO_BRANCHES or loop is None or loop.break_to is None \
+                or self.instrs[i].op != "POP_TOP" \
+                or self.instrs[self.blocks[loop.header].start].op != "FOR_ITER":
+            return False
+        end = self.blocks[self.block_of[i]].end
+        exit_start = self.blocks[loop.break_to].start
+        n = end - i - 1
+        if n < 1 or exit_start + n > len(self.instrs) or self.instrs[end - 1].op != "RETURN_VALUE":
+            return False
+        return all(a.op == b.op and a.arg == b.arg and a.target is None
+                   for a, b in zip(self.instrs[i + 1:end], self.instrs[exit_start:exit_start + n]))
+
     def legacy_dead_jump(self, then_b: Optional[int], else_b: int) -> bool:
         """Whether an unreachable ``JUMP`` to *else_b* follows the code from *then_b*.
 

@@ -45,7 +45,7 @@ class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, LegacyLayout, Comp
         self.blocks = self.cfg.blocks
         if not V.HAS_EXCEPTION_TABLE:
             self.legacy_link_handlers()
-        self.sim = simulator_for(code, nested)
+        self.sim = simulator_for(code, nested, self.instrs)
         self.block_of: List[int] = [0] * len(self.instrs)
         for block in self.blocks:
             for i in range(block.start, block.end):
@@ -170,6 +170,9 @@ class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, LegacyLayout, Comp
             ins = self.instrs[i]
             if ins.op in ("BEFORE_WITH", "SETUP_WITH"):
                 return self.with_statement(i, ctx, stack)
+            if V.LAYOUT_IN_SOURCE_ORDER and self.legacy_copied_break(i, ctx):
+                self.sim.emit(ast.Break())
+                return None
             self.sim.step(ins, stack)
             i += 1
         if last >= ctx.until:
@@ -402,8 +405,8 @@ class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, LegacyLayout, Comp
             self.sim.emit(ast.If(test=test, body=[ast.Continue()], orelse=[]))
             self.sim.out.extend(orelse)
             return self.start_of(follow)
-        if not body:
-            test, body, orelse = negate(test), orelse, []
+        if not body and not (V.LAYOUT_IN_SOURCE_ORDER and orelse and then_b != follow):
+            test, body, orelse = negate(test), orelse, []  # else: the body was ``pass``
         self.sim.emit(_assert_or_if(test, body, orelse))
         return self.start_of(follow)
 
