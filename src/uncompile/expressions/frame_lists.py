@@ -196,6 +196,8 @@ class FrameListOps:
 
     calls: Any
     instrs: Any
+    #: Expressions :meth:`settle` has done, by id (kept alive here so that ids stay theirs).
+    settled: Dict[int, Any]
 
     # provided by the simulator
     spill: Callable[..., ast.Name]
@@ -229,9 +231,11 @@ class FrameListOps:
     def settle(self, stack: Stack) -> None:
         """After a step: held lists that became part of another expression are no longer held;
         one that has another copy on the stack gets a name first."""
+        settled = self.settled
         for item in list(parts(stack)):
-            if held(item) or not isinstance(item, ast.AST):
-                continue
+            if held(item) or not isinstance(item, ast.AST) or settled.get(id(item)) is item:
+                continue  # a settled expression holds no held list, and none is held again
+            settled[id(item)] = item
             inside = [sub for sub in ast.walk(item) if held(sub)]
             for node in inside:
                 if held(node) and references(stack, node) > 1:
