@@ -1,4 +1,7 @@
-"""Where an ``if`` without a follow of its own goes on: to an enclosing statement's follow.
+"""Where an ``if`` goes on: the follow of its block, or an enclosing statement's follow.
+
+:func:`region_follow` is the immediate post-dominator of a block inside the walk's region (a
+loop body: its jumps back and its ``break`` jumps end there, and meet at the header or exit).
 
 An ``if``/``elif``/``else`` inside a loop whose last branch raises has no join of its own: the
 other branches jump straight to what follows the enclosing statement (often the loop header).
@@ -10,9 +13,36 @@ import ast
 from typing import Any, List, Optional, Tuple
 
 from ..bytecode import versions as V
+from ..flow.dominators import immediate_postdominators
 from .context import Context
 
 _TERMINAL = (ast.Return, ast.Raise, ast.Continue, ast.Break)
+
+
+def region_follow(walker: Any, block: int, ctx: Context) -> Optional[int]:
+    """The block where all non-raising paths from *block* meet inside *ctx*'s region (None: none)."""
+    region = ctx.region
+    if region not in walker._pdoms:
+        blocks = walker.blocks
+        nodes = list(region if region is not None else range(len(blocks)))
+        succs = {b: blocks[b].succs + blocks[b].handlers for b in nodes}
+        raising = [b for b in nodes
+                   if walker.instrs[blocks[b].end - 1].op in ("RAISE_VARARGS", "RERAISE")]
+        repeat = len(blocks)  # stands for the next iteration: the jumps back end there
+        loop = ctx.loop
+        if loop is not None:
+            succs = {b: [repeat if s == loop.header else s for s in out] for b, out in succs.items()}
+            nodes.append(repeat)
+            succs[repeat] = []
+            if region is not None and loop.break_to is not None:
+                # every ``break`` meets there: a branch of an if whose paths all break
+                nodes.append(loop.break_to)
+                succs[loop.break_to] = []
+        pdoms = immediate_postdominators(succs, nodes, raising)
+        if loop is not None:
+            pdoms = {b: loop.header if p == repeat else p for b, p in pdoms.items()}
+        walker._pdoms[region] = pdoms
+    return walker._pdoms[region].get(block)
 
 
 def falls_to_outer_follow(walker: Any, body: List[ast.stmt], stopped: Optional[int], else_b: int,

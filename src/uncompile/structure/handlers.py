@@ -239,7 +239,19 @@ class HandlerStructurer:
         body = self.walk(pos, ctx.inside(lo, hi, entry.target), list(stack), entering=True)
         after = self.exit
         handler_index = self.index_at(entry.target)
-        clauses, follow = self._clauses(handler_index + 1, ctx, stack)
+        loop = ctx.loop
+        clause_ctx = ctx
+        if loop is not None and after is not None:
+            # a clause's jump to the loop header (or exit) where the try's own end goes too is
+            # the end of the try; to the header past statements after the try, a ``continue``
+            ends = {self.block_of[after], self._jump_target(after)}
+            if loop.continue_to in ends:
+                clause_ctx = ctx.stop_at(loop.continue_to)
+            else:
+                clause_ctx = ctx._replace(stops=ctx.stops - {loop.continue_to})
+            if loop.break_to in ends:
+                clause_ctx = clause_ctx.stop_at(loop.break_to)
+        clauses, follow = self._clauses(handler_index + 1, clause_ctx, stack)
         if after is not None and after != follow and self._returns_at(after):
             body = body + self.walk(after, ctx, list(stack), entering=True)
             after = None
@@ -268,6 +280,14 @@ class HandlerStructurer:
         self.sim.emit(ast.Try(body=body or [ast.Pass()], handlers=cast(Any, clauses), orelse=orelse,
                               finalbody=[]))
         return follow
+
+    def _jump_target(self, i: int) -> int:
+        """The block that instruction *i* leads to, through a block that only jumps."""
+        block = self.blocks[self.block_of[i]]
+        if block.start == i and block.end - block.start == 1 and self.instrs[i].op == "JUMP" \
+                and block.jump is not None:
+            return block.jump
+        return block.id
 
     def _returns_at(self, i: int) -> bool:
         """Whether instructions from *i* only load a value and return it (a ``return x``)."""
@@ -338,8 +358,12 @@ class HandlerStructurer:
                 and self.block_of[exit_index] in (loop.continue_to, loop.break_to) \
                 and self.blocks[self.block_of[exit_index]].start == exit_index:
             exit_index = None
-        # a clause laid out past a bottom-tested loop's copied test still ends at its own end
-        until = end + 1 if exit_index is not None or ctx.until <= i else ctx.until
+        if exit_index is not None:
+            until = end + 1
+        elif i >= ctx.until:  # 3.12+ lay a bottom-tested loop's handlers out after its copied test
+            until = 1 << 60
+        else:
+            until = ctx.until
         body = self.walk(i, ctx._replace(until=until, except_name=name), stack,
                          entering=True)
         return body, exit_index

@@ -27,13 +27,14 @@ class LoopStructurer:
     _node: Any
     _pure_suffix: Any
     _reachable: Any
+    _try_handlers: Any
     block_of: Any
     blocks: Any
-    cfg: Any
     exit: Any
     fail: Any
     handler_of: Any
     if_statement: Any
+    index_at: Any
     instrs: Any
     is_try_handler: Any
     legacy_loop_exits: Any
@@ -213,69 +214,22 @@ class LoopStructurer:
         return all(p.op == q.op and (p.target is not None or p.arg == q.arg)
                    for p, q in zip(self.instrs[x.start:x.end - 1], self.instrs[y.start:y.end - 1]))
 
-    def _reach_normal(self, start: int, goal: int) -> bool:
-        """Whether *goal* is reachable from *start* by normal edges (reachable sets kept per start)."""
-        return goal in self._reachable_from(start, through_handlers=False)
-
-    def _reachable_from(self, start: int, through_handlers: bool) -> Set[int]:
-        """The blocks reachable from *start* by normal edges, and by exceptions if asked (cached)."""
-        key = (start, through_handlers)
+    def _reach_normal(self, start: int, goal: int, raising: bool = False) -> bool:
+        """Whether *goal* is reachable from *start* by normal edges, and with *raising* also
+        from a try body into its handler (reachable sets kept per start)."""
+        key = (start, raising)
         reachable = self._reachable.get(key)
         if reachable is None:
             reachable = {start}
             work = [start]
             while work:
-                block = self.blocks[work.pop()]
-                for succ in block.succs + self._raises_to(block) if through_handlers else block.succs:
+                b = work.pop()
+                for succ in self.blocks[b].succs + (self._try_handler_blocks(b) if raising else []):
                     if succ not in reachable:
                         reachable.add(succ)
                         work.append(succ)
             self._reachable[key] = reachable
-        return reachable
-
-    def _back_edge_sources(self, header: int) -> List[int]:
-        """The later blocks that jump back to *header* and that it reaches: its loop's back edges.
-
-        A loop whose body always leaves it (``break``, ``return``) unless an exception is
-        handled repeats only from the handler: its back edges are reached through the handler.
-        """
-        head = self.blocks[header]
-        later = [p for p in head.preds if self.blocks[p].offset >= head.offset]
-        sources = [p for p in later if p in self._reachable_from(header, through_handlers=False)]
-        if not sources and later:
-            dominated = self._dominated_through_handlers(header)
-            sources = [p for p in later if p in dominated]
-        return sources
-
-    def _inside_loop(self, header: int, block_id: int) -> bool:
-        """Whether *header* reaches *block_id*: normally, or through a handler in its loop only."""
-        if self._reach_normal(header, block_id):
-            return True
-        return self._back_edge_sources(header) != [] and block_id in self._dominated_through_handlers(header)
-
-    def _raises_to(self, block: Any) -> List[int]:
-        """The handler block an exception in *block* goes to (ranges start blocks), as a list."""
-        entry = self.handler_of(block.offset)
-        target = self.cfg.block_of_offset(entry.target) if entry is not None else None
-        return [target.id] if target is not None else []
-
-    def _dominated_through_handlers(self, header: int) -> Set[int]:
-        """The blocks that *header* reaches and dominates, handler entries counted as edges.
-
-        Code after a ``try`` that a handler jumps back to is no loop header: the handler is
-        also reached without passing through it.
-        """
-        around = {header}
-        work = [0] if header != 0 else []
-        around.update(work)
-        while work:
-            block = self.blocks[work.pop()]
-            for succ in block.succs + self._raises_to(block):
-                if succ not in around:
-                    around.add(succ)
-                    work.append(succ)
-        around.discard(header)
-        return self._reachable_from(header, through_handlers=True) - around
+        return goal in reachable
 
     def reaches(self, start: int, goal: int, ctx: Context) -> bool:
         """Whether *goal* is reachable from *start* inside the current region (loop body)."""
@@ -289,29 +243,64 @@ class LoopStructurer:
                 return True
             if b == header:
                 continue
-            for succ in self.blocks[b].succs + self.blocks[b].handlers:
+            for succ in self.blocks[b].succs + self.blocks[b].handlers + self._try_handler_blocks(b):
                 if succ not in seen and (region is None or succ in region):
                     seen.add(succ)
                     work.append(succ)
         return False
 
+    def _try_handler_blocks(self, block_id: int) -> List[int]:
+        """The except/finally handler that an exception in the block goes to (as a block list)."""
+        if not V.HAS_EXCEPTION_TABLE:
+            return []
+        found = self._try_handlers.get(block_id)
+        if found is None:
+            entry = self.handler_of(self.blocks[block_id].offset)
+            found = [self.block_of[self.index_at(entry.target)]] \
+                if entry is not None and self.is_try_handler(entry) else []
+            self._try_handlers[block_id] = found
+        return found
+
     # -- loops --------------------------------------------------------------------------
 
     def is_loop_header(self, block_id: int) -> bool:
-        """A block with a back edge from a block it reaches (see :meth:`_back_edge_sources`).
+        """A block with a back edge from a block it reaches; a back edge from an except clause
+        (``continue``, or the end of the loop body after a try) counts where the block dominates it.
 
         A ``for`` header is one even without back edges: a body that always leaves the loop
         (``for x in y: return x``) never repeats it.
         """
         if block_id not in self._headers:
             block = self.blocks[block_id]
+            later = [p for p in block.preds if self.blocks[p].offset >= block.offset]
             is_for = self.instrs[block.end - 1].op == "FOR_ITER"
-            self._headers[block_id] = is_for or bool(self._back_edge_sources(block_id))
+            self._headers[block_id] = is_for or any(self._back_edge(block_id, p) for p in later)
         return self._headers[block_id]
 
+    def _back_edge(self, header: int, source: int) -> bool:
+        """Whether the jump from block *source* to *header* (placed before it) closes a loop."""
+        return self._reach_normal(header, source) or (
+            self._reach_normal(header, source, raising=True) and self._dominates(header, source))
+
+    def _dominates(self, a: int, b: int) -> bool:
+        """Whether every path from the entry to block *b* (exceptions included) passes block *a*."""
+        seen = {0, a}
+        work = [0] if a != 0 else []
+        while work:
+            block = work.pop()
+            if block == b:
+                return False
+            for succ in self.blocks[block].succs + self._try_handler_blocks(block):
+                if succ not in seen:
+                    seen.add(succ)
+                    work.append(succ)
+        return True
+
     def natural_loop(self, header: int) -> FrozenSet[int]:
+        head = self.blocks[header]
         body = {header}
-        work = self._back_edge_sources(header)
+        work = [p for p in head.preds
+                if self.blocks[p].offset >= head.offset and self._back_edge(header, p)]
         while work:
             b = work.pop()
             if b in body:
@@ -331,9 +320,49 @@ class LoopStructurer:
         return self.while_loop(header, body, ctx, stack)
 
     def _exits(self, body: set, exclude: Optional[int]) -> List[int]:
-        outs = {s for b in body for s in self.blocks[b].succs if s not in body and s != exclude}
+        header = min(body, key=lambda b: self.blocks[b].offset) if body else None
+        inside = [b for b in body if header is None or not self._raising_in_handler(header, b)]
+        outs = {s for b in inside for s in self.blocks[b].succs if s not in body and s != exclude}
         if V.LAYOUT_IN_SOURCE_ORDER:  # handler code (e.g. an unmatched exception's RERAISE) leaves no loop
             outs = self.legacy_loop_exits(body, outs)
+        return sorted(outs, key=lambda b: self.blocks[b].offset)
+
+    def _raising_in_handler(self, header: int, block_id: int) -> bool:
+        """Handler code of a loop body (reached by an exception only) before its ``POP_EXCEPT``:
+        where it goes is the next except clause or a re-raise, never out of the loop."""
+        return V.HAS_EXCEPTION_TABLE and not self._reach_normal(header, block_id) \
+            and not self._pops_exception(block_id)
+
+    def _pops_exception(self, block_id: int) -> bool:
+        """Whether the block ends an except clause (a ``POP_EXCEPT`` not of a re-raise)."""
+        block = self.blocks[block_id]
+        return any(self.instrs[i].op == "POP_EXCEPT" and self.instrs[i - 1].op != "COPY"
+                   for i in range(block.start, block.end))
+
+    def _handler_exits(self, head: Any, body: set) -> List[int]:
+        """Where the except clauses of the tries in a loop body jump out of it (``break``).
+
+        A ``while True`` loop left only from an except clause has no normal exit: the places
+        that a clause goes to after its ``POP_EXCEPT`` and that lie outside the body are.
+        """
+        if not V.HAS_EXCEPTION_TABLE:
+            return []
+        outs: Set[int] = set()
+        for b in body:
+            entry = self.handler_of(self.blocks[b].offset)
+            if entry is None or not self.is_try_handler(entry) or self.span(entry.target)[0] < head.offset:
+                continue
+            handler = self.block_of[self.index_at(entry.target)]
+            seen = {handler}
+            work = [handler]
+            while work:
+                b = work.pop()
+                popped = self._pops_exception(b)
+                for succ in self.blocks[b].succs:
+                    if succ in body or succ in seen:
+                        continue
+                    seen.add(succ)
+                    (outs.add if popped else work.append)(succ)
         return sorted(outs, key=lambda b: self.blocks[b].offset)
 
     def for_loop(self, header: int, body: set, ctx: Context, stack: List[Any]) -> Optional[int]:
@@ -384,12 +413,21 @@ class LoopStructurer:
 
     def while_loop(self, header: int, body: set, ctx: Context, stack: List[Any]) -> Optional[int]:
         head = self.blocks[header]
-        # handler code jumping back into the loop lies after it: it does not stretch the loop's span
-        last_source = max(self.blocks[b].offset for b in body if self._reach_normal(header, b))
+        # handler code of the body (3.12+ places it after the function) does not extend the body
+        normal = [b for b in body if self._reach_normal(header, b)]
+        last_source = max(self.blocks[b].offset for b in normal)
         body |= {b.id for b in self.blocks
                  if head.offset <= b.offset <= last_source and ctx.lo <= b.offset < ctx.hi
-                 and self.instrs[b.start].op != "PUSH_EXC_INFO" and self._inside_loop(header, b.id)}
-        outs = self._exits(body, None)
+                 and self.instrs[b.start].op != "PUSH_EXC_INFO" and self._reach_normal(header, b.id)}
+        # a try body whose handler goes on with the loop belongs to it, also where its own end
+        # leaves the loop (``try: ...; break``), with the jumps that only it reaches
+        tried = {b.id for b in self.blocks if head.offset < b.offset and ctx.lo <= b.offset < ctx.hi
+                 and self._reach_normal(header, b.id)
+                 and any(h in body for h in self._try_handler_blocks(b.id))}
+        body |= tried
+        body |= {b.id for b in self.blocks if b.preds and all(p in tried for p in b.preds)
+                 and b.end - b.start == 1 and self.instrs[b.start].op == "JUMP"}
+        outs = self._exits(body, None) or self._handler_exits(head, body)
         exit_b = outs[0] if outs else None
         last = self.instrs[head.end - 1]
         if last.op in V.CONDITIONAL_JUMPS and head.jump in outs:

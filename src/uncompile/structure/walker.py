@@ -21,9 +21,8 @@ from ..expressions import values as M
 from ..expressions.conditions import VALUE, Node, negate, reduce_nodes
 from ..expressions.stack_shuffles import simulator_for
 from ..flow.cfg import ENDS_PATH, ControlFlowGraph
-from ..flow.dominators import immediate_postdominators
 from .blocks_legacy import LegacyBlocks
-from .branch_follow import falls_to_outer_follow, is_added_jump_back, is_lone_continue
+from .branch_follow import falls_to_outer_follow, is_added_jump_back, is_lone_continue, region_follow
 from .compare_chains import CompareChains
 from .context import Context
 from .handlers import HandlerStructurer
@@ -51,12 +50,13 @@ class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, LegacyLayout, Comp
             for i in range(block.start, block.end):
                 self.block_of[i] = block.id
         self.exit: Optional[int] = None
-        self._pdoms: Dict[Optional[FrozenSet[int]], Dict[int, Optional[int]]] = {}
+        self._pdoms: Dict[Optional[FrozenSet[int]], Dict[int, Optional[int]]] = {}  # see region_follow
         self.steps = 0
         if not V.HAS_EXCEPTION_TABLE:
             self.sim.explicit_final_return = self.legacy_final_return_dead()
         self._headers: Dict[int, bool] = {}
         self._reachable: Dict[Tuple[int, bool], Set[int]] = {}
+        self._try_handlers: Dict[int, List[int]] = {}  # block -> the try handler it raises to
         self._bottom_cuts: Dict[int, int] = {}  # bottom-tested loop header -> where its copied test starts
 
     # -- helpers ------------------------------------------------------------------------
@@ -71,18 +71,6 @@ class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, LegacyLayout, Comp
 
     def handler_of(self, offset: int) -> Any:
         return handler_at(self.handlers, offset)
-
-    def follow(self, block: int, ctx: Context) -> Optional[int]:
-        region = ctx.region
-        if region not in self._pdoms:
-            nodes = region if region is not None else range(len(self.blocks))
-            succs = {b: self.blocks[b].succs + self.blocks[b].handlers for b in nodes}
-            if ctx.loop is not None:
-                succs[ctx.loop.header] = []
-            raising = [b for b in nodes
-                       if self.instrs[self.blocks[b].end - 1].op in ("RAISE_VARARGS", "RERAISE")]
-            self._pdoms[region] = immediate_postdominators(succs, nodes, raising)
-        return self._pdoms[region].get(block)
 
     # -- the walk -------------------------------------------------------------------------
 
@@ -143,8 +131,8 @@ class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, LegacyLayout, Comp
                         continue
                 first = False
                 pos = self.run_block(pos, ctx, stack)
-            else:  # every path ended (return, raise): none goes on, whatever a nested walk left
-                self.exit = None
+            else:
+                self.exit = None  # the path ended (return, raise, an endless loop): no statement follows
             return out
         finally:
             self.sim.out = saved
@@ -355,7 +343,7 @@ class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, LegacyLayout, Comp
             jumped = self.legacy_if_jump(test, then_b, else_b, ctx, stack)
             if jumped != -1:  # ``if c: continue`` / ``if c: break`` kept as written
                 return jumped
-        follow = self.follow(block_id, ctx)
+        follow = region_follow(self, block_id, ctx)
         if follow is not None and follow in (then_b, else_b) and not V.LAYOUT_IN_SOURCE_ORDER:
             other = else_b if follow == then_b else then_b
             if other is not None and not self.reaches(other, follow, ctx):
