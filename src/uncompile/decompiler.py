@@ -18,6 +18,7 @@ from .errors import DecompileError
 from .structure.annotations import evaluator_statement, is_lazy_evaluator
 from .structure.definitions import Nested, body_of, signature
 from .structure.live_function import complete_definition
+from .structure.private_names import demangle_private_names
 from .structure.statements import iter_statements
 
 _COMPREHENSIONS = ("<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>")
@@ -76,6 +77,7 @@ def _decompile(code: CodeType) -> list:
     node_type = ast.AsyncFunctionDef if is_async else ast.FunctionDef
     func = node_type(name=name, args=signature(code), body=body or [ast.Pass()], decorator_list=[],
                      returns=None, type_comment=None)
+    demangle_private_names([func.args], code)
     if hasattr(ast, "TypeAlias"):
         setattr(func, "type_params", [])  # noqa: B010 - the field is new in 3.12
     return [func]

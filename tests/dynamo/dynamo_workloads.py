@@ -238,6 +238,15 @@ def many_live_values(x: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor, torch
     return a, b, c
 
 
+def branch_with_two_live_values(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+    y = x @ w
+    if y.sum() > 0:
+        z = y * w
+    else:
+        z = y - w
+    return z.relu()
+
+
 def run_stack_values(compile: Compile) -> List[Any]:
     x = _inputs(3, 3)
     holder: Holder = Holder()
@@ -246,6 +255,8 @@ def run_stack_values(compile: Compile) -> List[Any]:
     outputs.append(compile(break_mid_expression)(x))
     outputs.append(compile(containers_across_break)(x))
     outputs.append(compile(many_live_values)(x))
+    branch = compile(branch_with_two_live_values)
+    outputs += [branch(x, x.abs()), branch(x, -x.abs())]  # both ways of the branch
     return outputs
 
 

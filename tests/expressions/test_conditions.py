@@ -90,3 +90,23 @@ def test_ternaries_with_compound_tests_round_trip(name):
     assert result.identical, result
     if name == "in_comprehension":
         assert result.source is not None and "[1 if x and not w else 2 for w in words]" in result.source
+
+
+NOT_AROUND_BOOLOP = """\
+def f(flags, arg, short):
+    if not (flags and arg[0] is StopIteration and arg[2] is None):
+        g(flags)
+    if not (short is None or (isinstance(short, str) and len(short) == 1)):
+        raise ValueError(short)
+    if arg is None or not isinstance(arg, (list, tuple)):
+        raise ValueError(arg)
+    return 1
+"""
+
+
+def test_not_around_a_boolop_keeps_the_leaf_comparisons():
+    """``not (a and b is c)``: De Morgan would turn ``is`` into ``is not`` (another opcode)."""
+    namespace: dict = {}
+    exec(compile(NOT_AROUND_BOOLOP, "<test>", "exec", dont_inherit=True), namespace)
+    result = verify_code(namespace["f"].__code__)
+    assert result.identical, (result.difference, result.source)

@@ -392,3 +392,77 @@ def test_graph_outputs_read_after_their_del_on_both_ways_to_a_return() -> None:
     assert re.search(r"^ *if graph_out_0\[0\]:\n *return __resume_at_1\(graph_out_0\[1\]\)$", source, re.M), (
         source
     )
+
+
+def test_edits_on_one_way_of_a_branch_do_not_show_on_the_other() -> None:
+    """The frame values ``[graph_out_0[1], x]`` built before the branch are reordered on both
+    ways (``values[0:] = [values[1], values[0]]``): each way starts from the list as built."""
+    swap: List[Op] = [
+        ("COPY", 1),  # kept for the call
+        ("COPY", 1),
+        ("COPY", 1),
+        ("LOAD_CONST", 1),
+        ("BINARY_SUBSCR", 0),
+        ("SWAP", 2),
+        ("COPY", 1),
+        ("LOAD_CONST", 0),
+        ("BINARY_SUBSCR", 0),
+        ("SWAP", 2),
+        ("POP_TOP", 0),
+        ("BUILD_LIST", 2),
+        ("SWAP", 2),
+        ("LOAD_CONST", 0),
+        ("LOAD_CONST", None),
+        ("BUILD_SLICE", 2),
+        ("STORE_SUBSCR", 0),
+    ]
+    taken = swap + [
+        ("LOAD_GLOBAL", ("__resume_at_1", False)),
+        ("PUSH_NULL", 0),
+        ("SWAP", 3),
+        ("CALL_FUNCTION_EX", 0),
+        ("RETURN_VALUE", 0),
+    ]
+    units = sum(1 + opcode._inline_cache_entries[dis.opmap[op]] for op, _ in taken)  # type: ignore[attr-defined]
+    program: List[Op] = (
+        [
+            ("RESUME", 0),
+            ("LOAD_GLOBAL", ("__compiled_fn_1", True)),
+            ("LOAD_FAST", "x"),
+            ("PRECALL", 1),
+            ("CALL", 1),
+            ("STORE_FAST", "graph_out_0"),
+            ("LOAD_FAST", "graph_out_0"),
+            ("LOAD_CONST", 1),
+            ("BINARY_SUBSCR", 0),
+            ("LOAD_FAST", "x"),
+            ("BUILD_LIST", 2),
+            ("LOAD_FAST", "graph_out_0"),
+            ("LOAD_CONST", 0),
+            ("BINARY_SUBSCR", 0),
+            ("DELETE_FAST", "graph_out_0"),
+            ("POP_JUMP_FORWARD_IF_FALSE", units),
+        ]
+        + taken
+        + swap
+        + [
+            ("LOAD_GLOBAL", ("__resume_at_2", False)),
+            ("PUSH_NULL", 0),
+            ("SWAP", 3),
+            ("CALL_FUNCTION_EX", 0),
+            ("RETURN_VALUE", 0),
+        ]
+    )
+
+    def namespace() -> Dict[str, Any]:
+        return {
+            "__compiled_fn_1": lambda x: (x > 0, x * 10),
+            "__resume_at_1": lambda *v: ("taken", v),
+            "__resume_at_2": lambda *v: ("not taken", v),
+        }
+
+    code = assemble("f", ["x"], program)
+    check(code, namespace, 1)
+    source = check(code, namespace, -1)
+    assert run(uncompile.recompile(code), namespace, -1) == ("not taken", (-1, -10)), source
+    assert "return __resume_at_2(x, graph_out_0[1])" in source, source

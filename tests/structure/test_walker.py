@@ -58,13 +58,8 @@ INPUTS = {
 }
 
 
-KNOWN_DIFFERENT = {guarded}  # try/except/finally with continue in the handler: structure differs
-
-
 @pytest.mark.parametrize("function", CASES, ids=lambda f: f.__name__)
 def test_recompiles_identically(function):
-    if function in KNOWN_DIFFERENT:
-        pytest.xfail("try/except/finally around continue is not yet rebuilt identically")
     result = verify_code(function.__code__)
     assert result.identical, (result.difference, result.error, result.source)
 
@@ -125,10 +120,22 @@ def and_or_operand(owner, name):
 
 def or_lambda(holder, check=None):
     holder.check = check or (lambda item: True)
+
+
+def comprehension_or_none(holder, items, end):
+    holder.items = {key: str(value) for key, value in items.items()} if items else None
+    holder.end = end
+
+
+def value_tested_again(a, b, c, d):
+    result = a or b and (c and d or fallback())
+    return result
 """
 
 
-@pytest.mark.parametrize("name", ["and_or_subscript", "and_or_operand", "or_lambda"])
+@pytest.mark.parametrize(
+    "name", ["and_or_subscript", "and_or_operand", "or_lambda", "value_tested_again", "comprehension_or_none"]
+)
 def test_boolean_values_of_and_or_and_lambda(name):
     namespace: dict = {}
     exec(compile(BOOLEAN_VALUES, "<test>", "exec", dont_inherit=True), namespace)

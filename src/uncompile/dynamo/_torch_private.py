@@ -345,6 +345,9 @@ class _TraceInterception:
         self.observers: List[TraceObserver] = []
         self.original: Optional[Callable[..., Any]] = None
         self.lock = threading.Lock()
+        #: Names of the modules searched for a ``trace_structured`` global, and of those having one.
+        self.searched: Set[str] = set()
+        self.binders: Set[str] = set()
 
         def trace_structured(name: str, *args: Any, **kwargs: Any) -> None:
             self.call(name, *args, **kwargs)
@@ -378,22 +381,33 @@ class _TraceInterception:
                     from torch._logging import _internal
 
                     self.original = _internal.trace_structured
-                _rebind(self.original, self.replacement)
+                self._rebind(self.original, self.replacement)
             self.observers = self.observers + [observer]
 
     def remove(self, observer: TraceObserver) -> None:
         with self.lock:
             self.observers = [known for known in self.observers if known is not observer]
             if not self.observers and self.original is not None:
-                _rebind(self.replacement, self.original)
+                self._rebind(self.replacement, self.original)
 
+    def _rebind(self, old: Any, new: Any) -> None:
+        """Every loaded module's global ``trace_structured`` that is *old* becomes *new*.
 
-def _rebind(old: Any, new: Any) -> None:
-    """Every loaded module's global ``trace_structured`` that is *old* becomes *new*."""
-    for module in list(sys.modules.values()):
-        namespace = getattr(module, "__dict__", None) if isinstance(module, ModuleType) else None
-        if namespace is not None and namespace.get("trace_structured") is old:
-            namespace["trace_structured"] = new
+        Only modules loaded since the last call are searched; the ones found binding
+        either function are remembered (a full search of ``sys.modules`` costs
+        milliseconds, paid on every ``prepare_debug`` entry otherwise).
+        """
+        modules = sys.modules
+        for name in modules.keys() - self.searched:
+            namespace = getattr(modules.get(name), "__dict__", None)
+            if isinstance(namespace, dict) and namespace.get("trace_structured") in (old, new):
+                self.binders.add(name)
+            self.searched.add(name)
+        for name in self.binders:
+            module = modules.get(name)
+            namespace = module.__dict__ if isinstance(module, ModuleType) else None
+            if namespace is not None and namespace.get("trace_structured") is old:
+                namespace["trace_structured"] = new
 
 
 _INTERCEPTION = _TraceInterception()

@@ -28,18 +28,30 @@ class DecompiledSource:
     status: str
     error: Optional[str] = None
     difference: Optional[str] = None
-    #: Instruction offset -> 1-based line in *text*, for statements the decompiler placed.
-    offset_lines: Dict[int, int] = field(default_factory=dict)
     #: The decompiler's module and the printer's result (for relabeling), when it succeeded.
     tree: Any = field(default=None, repr=False)
     emitted: Any = field(default=None, repr=False)
     #: The :class:`.debuggable.DebuggableSource` behind *text* (relabels the code), if any.
     debuggable: Any = field(default=None, repr=False)
+    #: :attr:`offset_lines` when known from the start (a listing's); else found on first use.
+    given_offset_lines: Optional[Dict[int, int]] = field(default=None, repr=False)
 
     @property
     def ok(self) -> bool:
         """True when *text* is real decompiled source."""
         return self.status != "failed"
+
+    @property
+    def offset_lines(self) -> Dict[int, int]:
+        """Instruction offset -> 1-based line in *text*, for statements the decompiler placed.
+
+        Found from *tree* and the printer's spans when first asked for (when the dump is
+        written, not in the bytecode hook).
+        """
+        if self.given_offset_lines is None:
+            spans = getattr(self.emitted, "spans", {}) or {}
+            self.given_offset_lines = _offset_lines(self.tree, spans) if self.tree is not None else {}
+        return self.given_offset_lines
 
 
 def dis_listing(code: CodeType) -> str:
@@ -130,16 +142,18 @@ def decompile_for_dump(code: CodeType, verify: bool = True) -> DecompiledSource:
                 + as_comments(dis_listing(code))
             )
             return DecompiledSource(
-                text, "failed", error=source.error, offset_lines=dict(listing.offset_lines), debuggable=source
+                text,
+                "failed",
+                error=source.error,
+                debuggable=source,
+                given_offset_lines=dict(listing.offset_lines),
             )
     except Exception as error:  # noqa: BLE001 - even the listing failed: comments only
         reason = "%s: %s" % (type(error).__name__, error)
         return DecompiledSource(failure_text(code, reason), "failed", error=reason)
-    offset_lines = _offset_lines(source.tree, getattr(source.emitted, "spans", {}) or {})
     result = DecompiledSource(
         source.text,
         "unverified",
-        offset_lines=offset_lines,
         tree=source.tree,
         emitted=source.emitted,
         debuggable=source,

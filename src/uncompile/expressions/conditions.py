@@ -53,12 +53,17 @@ def negate(expr: ast.expr) -> ast.expr:
     """``not expr``, undoing an existing ``not`` instead of doubling it."""
     if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
         return expr.operand
-    if isinstance(expr, ast.BoolOp):  # De Morgan: the compiler threads jumps of this form best
+    if isinstance(expr, ast.BoolOp) and not _keeps_not(expr):
+        # De Morgan: the compiler threads jumps of this form best; but where the leaf
+        # comparisons have their operators from the bytecode, ``not`` would change those
+        # (``is`` -> ``is not``), not the jumps
         flipped: ast.boolop = ast.Or() if isinstance(expr.op, ast.And) else ast.And()
         return ast.BoolOp(op=flipped, values=[negate(value) for value in expr.values])
     if _flips(expr):
         assert isinstance(expr, ast.Compare)
-        return ast.Compare(left=expr.left, ops=[_FLIPPED[type(expr.ops[0])]()], comparators=expr.comparators)
+        node = ast.Compare(left=expr.left, ops=[_FLIPPED[type(expr.ops[0])]()], comparators=expr.comparators)
+        node.uc_flipped = not getattr(expr, "uc_flipped", False)  # type: ignore[attr-defined]
+        return node
     return ast.UnaryOp(op=ast.Not(), operand=expr)
 
 
@@ -73,6 +78,19 @@ def _flips(expr: ast.expr) -> bool:
     right = expr.comparators[0]
     return V.FOLDS_NOT_INTO_COMPARISON or (isinstance(right, ast.Constant) and right.value is None
                                            and isinstance(expr.ops[0], (ast.Is, ast.IsNot)))
+
+
+def _flipping_leaves(expr: ast.expr) -> List[ast.expr]:
+    if isinstance(expr, ast.BoolOp):
+        return [leaf for value in expr.values for leaf in _flipping_leaves(value)]
+    return [expr] if _flips(expr) else []
+
+
+def _keeps_not(expr: ast.BoolOp) -> bool:
+    """Whether ``not`` stays outside *expr*: it has comparisons that negating would flip, all
+    with the operator the bytecode has (none flipped by an earlier :func:`negate`)."""
+    leaves = _flipping_leaves(expr)
+    return bool(leaves) and not any(getattr(leaf, "uc_flipped", False) for leaf in leaves)
 
 
 def _boolop(op: ast.boolop, left: ast.expr, right: ast.expr) -> ast.BoolOp:

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import ast
 import copy
-from typing import Any, Callable, Iterable, Iterator, List, Optional, Set, Union
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Set, Union
 
 from ..bytecode import versions as V
 from ..bytecode.instructions import Instr
@@ -110,8 +110,10 @@ def _children(node: ast.AST) -> Iterator[Any]:
             yield value
 
 
-def replace(roots: List[Any], old: Any, new: Any) -> None:
-    """Make every reference to *old* in *roots* (a stack or a list of statements) refer to *new*."""
+def replace(roots: List[Any], old: Any, new: Any, deep: bool = False) -> None:
+    """Make every reference to *old* in *roots* (stack items, or with *deep* statements and all
+    below them) refer to *new*. On a stack only held lists are looked into: the expressions below
+    other items may be shared with the stack of another branch, and do not hold the item."""
     seen: Set[int] = set()
     for position, root in enumerate(roots):
         if root is old:
@@ -119,7 +121,8 @@ def replace(roots: List[Any], old: Any, new: Any) -> None:
     pending = list(roots)
     while pending:
         current = pending.pop()
-        if id(current) in seen or not isinstance(current, ast.AST):
+        within = deep or held(current) or isinstance(current, ast.Starred)  # ``*x`` in a held list
+        if id(current) in seen or not isinstance(current, ast.AST) or not within:
             continue
         seen.add(id(current))
         for field, value in ast.iter_fields(current):
@@ -130,6 +133,26 @@ def replace(roots: List[Any], old: Any, new: Any) -> None:
                 setattr(current, field, new)
             elif isinstance(value, ast.AST):
                 pending.append(value)
+
+
+def unshare(stack: Stack) -> None:
+    """Give *stack* its own copies of the held lists on it (the stack of a branch or a body starts
+    as a copy of the stack before it: edits on one way must not show on the other)."""
+    copies: Dict[int, ast.List] = {}
+
+    def copy(node: Any) -> Any:
+        if isinstance(node, ast.Starred) and held(node.value):
+            return ast.Starred(value=copy(node.value), ctx=ast.Load())
+        if not held(node):
+            return node
+        if id(node) not in copies:
+            twin = copies[id(node)] = ast.List(elts=[], ctx=ast.Load())
+            hold(twin)
+            twin.uncompile_seq = _seq(node)  # type: ignore[attr-defined]
+            twin.elts = [copy(item) for item in node.elts]
+        return copies[id(node)]
+
+    stack[:] = [copy(item) for item in stack]
 
 
 def constant_key(key: Any) -> Optional[Key]:
@@ -220,7 +243,7 @@ class FrameListOps:
         for node in [sub for sub in ast.walk(statement) if held(sub)]:
             if held(node) and references(stack, node):
                 name = self.materialize(stack, node)
-                replace([statement], node, name)
+                replace([statement], node, name, deep=True)
         release(statement)
 
     # -- the edits ----------------------------------------------------------------------------

@@ -57,7 +57,7 @@ from .dynamo_effects import (
     stable,
 )
 from .dynamo_temps import DynamoTemporaries
-from .frame_lists import FrameListOps, held, leaves, parts, references, replace
+from .frame_lists import FrameListOps, held, leaves, parts, references, replace, unshare
 from .simulator import Simulator, Stack
 
 _DYNAMO_GLOBAL_PREFIXES = ("__compiled_fn_", "__resume_at_", "__import_torch_dot_")
@@ -147,9 +147,14 @@ class DynamoSimulator(DynamoTemporaries, FrameListOps, Simulator):
 
     def before_branch(self, stack: Stack, condition: Any = None) -> None:
         """Before a conditional jump: the items under *condition* are evaluated before it."""
-        if self.deferred and self._returns_after_branch():
+        returns = self._returns_after_branch()
+        if self.deferred and returns:
             self.deferred = []  # both ways return right away: the deletes cannot be observed
         self.flush_deferred(stack)
+        if not returns:  # the ways meet again: a list edited on one of them needs a name
+            for part in list(parts(stack)):
+                if held(part):
+                    self.materialize(stack, part)
         self.spill_items(stack, [item for item in self.unstable(stack) if item is not condition])
 
     def carry_stack(self, inner: Stack, outer: Stack) -> List[ast.stmt]:
@@ -159,8 +164,8 @@ class DynamoSimulator(DynamoTemporaries, FrameListOps, Simulator):
         """
         with self.scratch():
             self.flush_deferred(inner)
-            new = [item for item in inner if not any(item is old for old in outer)]
-            self.spill_items(inner, self.unstable(new))
+            old = {id(leaf) for leaf in leaves(outer)}
+            self.spill_items(inner, [leaf for leaf in self.unstable(inner) if id(leaf) not in old])
             spills = self.out
         outer[:] = inner
         return spills
@@ -290,6 +295,8 @@ class DynamoSimulator(DynamoTemporaries, FrameListOps, Simulator):
     # -- the dispatcher -------------------------------------------------------------------
 
     def step(self, ins: Instr, stack: Stack) -> None:
+        if stack is not self.stack:
+            unshare(stack)  # a branch or body: it starts from a copy of the stack before it
         self.stack = stack
         self.current = ins
         Simulator.step(self, ins, stack)

@@ -4,7 +4,8 @@
   ``continue`` at the end of a loop body;
 * class-body bookkeeping (``__module__``, ``__qualname__``, ``__classcell__``...);
 * the docstring (``co_consts[0]`` of a function, ``__doc__ = ...`` of a class/module);
-* ``global``/``nonlocal`` declarations the bytecode implies.
+* ``global``/``nonlocal`` declarations the bytecode implies;
+* ``assert False, msg``, which compiles to an unconditional ``raise AssertionError(msg)``.
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ def _drop_trailing(stmts: List[ast.stmt], kind: Any) -> List[ast.stmt]:
         last.body = _drop_trailing(last.body, kind) or [ast.Pass()]
         if last.orelse:
             last.orelse = _drop_trailing(last.orelse, kind)
-    if isinstance(last, ast.Try) and not last.finalbody and kind is _is_return_none:
+    if isinstance(last, ast.Try) and kind is _is_return_none:  # a finally body runs before the return
         last.body = _drop_trailing(last.body, kind) or [ast.Pass()]
         for handler in last.handlers:
             handler.body = _drop_trailing(handler.body, kind) or [ast.Pass()]
@@ -63,9 +64,40 @@ def _tidy_loops(stmts: List[ast.stmt]) -> None:
             child.body = _drop_trailing(child.body, lambda s: isinstance(s, ast.Continue)) or [ast.Pass()]
 
 
+def _assert_false(stmt: ast.stmt) -> ast.stmt:
+    """``raise AssertionError(msg)`` made by ``LOAD_ASSERTION_ERROR``: ``assert False, msg``."""
+    if not isinstance(stmt, ast.Raise) or stmt.cause is not None:
+        return stmt
+    exc: Any = stmt.exc
+    msg = None
+    if isinstance(exc, ast.Call) and len(exc.args) == 1 and not exc.keywords:
+        exc, msg = exc.func, exc.args[0]
+    elif isinstance(exc, ast.Call) and (exc.args or exc.keywords):
+        return stmt
+    if not getattr(exc, "uncompile_assertion", False):
+        return stmt
+    node = ast.Assert(test=ast.Constant(value=False), msg=msg)
+    node.uncompile_offsets = getattr(stmt, "uncompile_offsets", ())  # type: ignore[attr-defined]
+    return node
+
+
+def _tidy_asserts(stmts: List[ast.stmt]) -> None:
+    stmts[:] = [_assert_false(s) for s in stmts]
+    for child in iter_statements(stmts):
+        for field in ("body", "orelse", "finalbody"):
+            inner = getattr(child, field, None)
+            if isinstance(inner, list):
+                inner[:] = [_assert_false(s) for s in inner]
+        for holder in getattr(child, "handlers", None) or getattr(child, "cases", None) or []:
+            holder.body[:] = [_assert_false(s) for s in holder.body]
+
+
 def _is_class_bookkeeping(stmt: ast.stmt) -> bool:
     if isinstance(stmt, ast.Assign) and all(isinstance(t, ast.Name) for t in stmt.targets):
-        return all(t.id in _CLASS_BOOKKEEPING for t in stmt.targets)  # type: ignore[attr-defined]
+        names = [t.id for t in stmt.targets]  # type: ignore[attr-defined]
+        if names == ["__module__"]:  # the implicit one is ``__module__ = __name__``; others are written
+            return isinstance(stmt.value, ast.Name) and stmt.value.id == "__name__"
+        return all(name in _CLASS_BOOKKEEPING for name in names)
     value = stmt.value if isinstance(stmt, ast.Return) else None
     if isinstance(value, ast.NamedExpr):  # return (__classcell__ := __class__)
         value = value.value
@@ -94,6 +126,7 @@ def tidy_body(stmts: List[ast.stmt], code: CodeType, sim: Any) -> List[ast.stmt]
     if code.co_name != "<lambda>" and not getattr(sim, "explicit_final_return", False):
         stmts = _drop_trailing(stmts, _is_return_none)
     _tidy_loops(stmts)
+    _tidy_asserts(stmts)
     if not is_function:
         stmts = restore_annotations([s for s in stmts if not _is_class_bookkeeping(s)], code)
         if code.co_name != "<module>":

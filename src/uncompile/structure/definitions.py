@@ -18,6 +18,7 @@ from ..expressions import values as M
 from .annotations import annotation_mapping, unstringified
 from .cleanup import tidy_body
 from .comprehensions import loop_to_comprehension
+from .private_names import demangle_private_names
 
 
 def _const_items(node: Any) -> Optional[List[ast.expr]]:
@@ -106,8 +107,9 @@ def body_of(code: CodeType) -> List[ast.stmt]:
     from .walker import Walker
 
     walker = Walker(code, Nested(code))
-    stmts = walker.run()
-    return tidy_body(stmts, code, walker.sim)
+    stmts = tidy_body(walker.run(), code, walker.sim)
+    demangle_private_names(stmts, code)
+    return stmts
 
 
 class Nested:

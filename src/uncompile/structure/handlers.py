@@ -11,7 +11,7 @@ skips the ``__exit__(None, None, None)`` calls of ``with`` blocks.
 from __future__ import annotations
 
 import ast
-from typing import Any, List, Optional, Tuple, cast
+from typing import Any, List, Optional, Set, Tuple, cast
 
 from ..bytecode import versions as V
 from ..expressions import values as M
@@ -33,6 +33,7 @@ class HandlerStructurer:
     walk: Any
     fail: Any
     handler_of: Any
+    finally_exits: Set[int]  # where the copy of a finally body that its try falls through to starts
 
     # -- facts about handlers -----------------------------------------------------------
 
@@ -71,7 +72,18 @@ class HandlerStructurer:
         return not (i + 1 < len(self.instrs) and self.instrs[i + 1].op == "WITH_EXCEPT_START")
 
     def _finally_template(self, handler_index: int) -> Tuple[int, int]:
-        """``[start, end)`` of a finally handler's body (after PUSH_EXC_INFO, before RERAISE 0)."""
+        """``[start, end)`` of a finally handler's body (after PUSH_EXC_INFO, before RERAISE 0).
+
+        The body's own ``RERAISE 0`` is the first one protected by the handler's cleanup (the
+        ``RERAISE`` of a nested try's finally is protected by that try's cleanup)."""
+        cleanup = self.handler_of(self.instrs[handler_index].offset)
+        if cleanup is not None:
+            for i in range(handler_index + 1, len(self.instrs)):
+                ins = self.instrs[i]
+                if ins.op == "RERAISE" and ins.arg == 0:
+                    entry = self.handler_of(ins.offset)
+                    if entry is not None and entry.target == cleanup.target:
+                        return handler_index + 1, i
         i = handler_index + 1
         depth = 0
         while i < len(self.instrs):
@@ -84,6 +96,24 @@ class HandlerStructurer:
                 depth -= 1
             i += 1
         raise self.fail(handler_index, "finally handler without RERAISE")
+
+    def _normal_copy(self, start: int, end: int) -> List[Any]:
+        """The instructions of a finally body ``[start, end)`` that its copies on the normal path
+        repeat: those its normal flow reaches (not nested handlers, which the copies lay out
+        elsewhere), without a last jump to the ``RERAISE`` and without ``RERAISE``s (3.12+ copy
+        the exits of nested handlers)."""
+        seen = {self.block_of[start]}
+        work = [self.block_of[start]]
+        while work:
+            for succ in self.blocks[work.pop()].succs:
+                if succ not in seen and start <= self.blocks[succ].start < end:
+                    seen.add(succ)
+                    work.append(succ)
+        copy = [ins for ins in self.instrs[start:end]
+                if self.block_of[ins.index] in seen and ins.op != "RERAISE"]
+        if copy and copy[-1].op == "JUMP" and self.index_at(copy[-1].target) == end:
+            copy.pop()
+        return copy
 
     def _is_cleanup(self, i: int) -> bool:
         ops = [ins.op for ins in self.instrs[i:i + 3]]
@@ -130,6 +160,26 @@ class HandlerStructurer:
             if template and ins.op == template[0].op and self._matches(i, template):
                 return len(template)
         return 0
+
+    def starts_finally_copy(self, i: int, ctx: Context) -> bool:
+        """Whether a copy of the innermost finally body starts at *i* (its nested try is part
+        of the copy, not a statement)."""
+        return any(template and self._matches(i, template) for template in ctx.finally_bodies[:1])
+
+    def continues_through_finally(self, i: int, ctx: Context) -> bool:
+        """Whether a finally copy at *i* is followed by a jump to the loop's next iteration
+        (``continue`` inside the try)."""
+        loop = ctx.loop
+        if i in self.finally_exits:  # the copy the body falls through to: the try ends there
+            return False
+        for template in ctx.finally_bodies[:1]:
+            end = i + len(template)
+            if loop is None or not template or end >= len(self.instrs) or not self._matches(i, template):
+                continue
+            jump = self.instrs[end]
+            if jump.op == "JUMP" and self.block_of[self.index_at(jump.target)] == loop.continue_to:
+                return True
+        return False
 
     def _matches(self, i: int, template: List[Any]) -> bool:
         if i + len(template) > len(self.instrs):
@@ -199,9 +249,8 @@ class HandlerStructurer:
             cleanup = self.handler_of(outer.target)
             if cleanup is not None and cleanup.target not in ctx.active and self.is_try_handler(cleanup) \
                     and not self._is_except(self.index_at(cleanup.target)) and cleanup.target != entry.target:
-                lo, hi = self.span(cleanup.target)
-                if lo <= self.instrs[pos].offset < hi:
-                    return self.try_finally(pos, cleanup, ctx, stack)
+                # the finally covers the except clauses (and maybe no instruction of the body)
+                return self.try_finally(pos, cleanup, ctx, stack)
         if self._is_except(handler_index):
             return self.try_except(pos, entry, ctx, stack)
         return self.try_finally(pos, entry, ctx, stack)
@@ -209,8 +258,10 @@ class HandlerStructurer:
     def try_finally(self, pos: int, entry: Any, ctx: Context, stack: List[Any]) -> Optional[int]:
         handler_index = self.index_at(entry.target)
         start, end = self._finally_template(handler_index)
-        template = [ins for ins in self.instrs[start:end] if ins.op != "RERAISE"]  # 3.12+ copies exits
+        template = self._normal_copy(start, end)
         lo, hi = self.span(entry.target)
+        lo = min(lo, self.instrs[pos].offset)  # the finally may cover only the except clauses
+        self.finally_exits.add(self.index_at(hi))
         inner = ctx.inside(lo, hi, entry.target)._replace(finally_bodies=(template,) + ctx.finally_bodies)
         body_stack = list(stack)
         body = self.walk(pos, inner, body_stack, entering=True)
@@ -252,7 +303,10 @@ class HandlerStructurer:
             if loop.break_to in ends:
                 clause_ctx = clause_ctx.stop_at(loop.break_to)
         clauses, follow = self._clauses(handler_index + 1, clause_ctx, stack)
-        if after is not None and after != follow and self._returns_at(after):
+        if after is not None and after != follow and self._returns_at(after) \
+                and (lo <= self.instrs[after].offset < hi or not self._same_return(after, follow)):
+            # the body's own ``return``; the same return after the clauses is the statement
+            # after the try, copied into the body's exit
             body = body + self.walk(after, ctx, list(stack), entering=True)
             after = None
         orelse: List[ast.stmt] = []
@@ -288,6 +342,16 @@ class HandlerStructurer:
                 and block.jump is not None:
             return block.jump
         return block.id
+
+    def _same_return(self, a: int, b: Optional[int]) -> bool:
+        """Whether the ``return`` at *a* is a copy of the one at *b*."""
+        if b is None or not self._returns_at(b):
+            return False
+        while self.instrs[a].op == self.instrs[b].op and self.instrs[a].arg == self.instrs[b].arg:
+            if self.instrs[a].op == "RETURN_VALUE":
+                return True
+            a, b = a + 1, b + 1
+        return False
 
     def _returns_at(self, i: int) -> bool:
         """Whether instructions from *i* only load a value and return it (a ``return x``)."""
@@ -352,36 +416,59 @@ class HandlerStructurer:
                     break
                 depth -= 1
             end += 1
-        exit_index = self._clause_end(end + 1, name) if end < len(self.instrs) else None
+        exit_index = self._clause_end(end + 1, name, ctx) if end < len(self.instrs) else None
         loop = ctx.loop
         if exit_index is not None and loop is not None and exit_index < len(self.instrs) \
                 and self.block_of[exit_index] in (loop.continue_to, loop.break_to) \
                 and self.blocks[self.block_of[exit_index]].start == exit_index:
             exit_index = None
-        if exit_index is not None:
-            until = end + 1
-        elif i >= ctx.until:  # 3.12+ lay a bottom-tested loop's handlers out after its copied test
-            until = 1 << 60
-        else:
-            until = ctx.until
-        body = self.walk(i, ctx._replace(until=until, except_name=name), stack,
+        # a clause laid out past a bottom-tested loop's copied test still ends at its own end
+        until = end + 1 if exit_index is not None or ctx.until <= i else ctx.until
+        body = self.walk(i, ctx._replace(until=until, except_name=name, lo=-1, hi=1 << 60), stack,
                          entering=True)
         return body, exit_index
 
-    def _clause_end(self, k: int, name: Optional[str]) -> Optional[int]:
+    def _clause_end(self, k: int, name: Optional[str], ctx: Context) -> Optional[int]:
         """Where the normal path goes after a clause's ``POP_EXCEPT`` at ``k - 1``."""
         if name is not None:
             ops = [x.op for x in self.instrs[k:k + 3]]
             if len(ops) == 3 and ops[0] == "LOAD_CONST" and ops[2].startswith("DELETE_"):
                 k += 3
+        past = self._past_outer_handlers(k)
+        if past != k and self._returns_at(past):
+            return None  # a return from inside enclosing clauses
+        for template in ctx.finally_bodies[:1]:  # a jump out of the clause runs the finally first
+            if template and self.instrs[k].op == template[0].op and self._matches(k, template) \
+                    and self.instrs[k + len(template)].op == "JUMP":
+                k += len(template)
         if k < len(self.instrs) and self.instrs[k].op == "JUMP":
             return self.index_at(self.instrs[k].target)
-        if k < len(self.instrs) and self.instrs[k].op in ("RETURN_VALUE", "RAISE_VARARGS"):
+        after = k
+        while after < len(self.instrs) and self.instrs[after].op == "SWAP":
+            # a return from inside loops drops their iterators (SWAP n, n - 1 POP_TOPs) under the value
+            dropped = self.instrs[after].arg - 1
+            if [x.op for x in self.instrs[after + 1:after + 1 + dropped]] != ["POP_TOP"] * dropped:
+                break
+            after += 1 + dropped
+        if after < len(self.instrs) and self.instrs[after].op in ("RETURN_VALUE", "RAISE_VARARGS"):
             return None
         if k + 1 < len(self.instrs) and self.instrs[k].op == "LOAD_CONST" \
                 and self.instrs[k + 1].op == "RETURN_VALUE":
             return None
         return k if V.VERSION >= (3, 11) else None
+
+    def _past_outer_handlers(self, k: int) -> int:
+        """Skip the ``POP_EXCEPT`` of enclosing clauses that a ``return`` leaves (``SWAP 2;
+        POP_EXCEPT`` when the returned value is on the stack)."""
+        ops = [ins.op for ins in self.instrs]
+        while k < len(ops):
+            if ops[k] == "POP_EXCEPT":
+                k += 1
+            elif ops[k] == "SWAP" and ops[k + 1:k + 2] == ["POP_EXCEPT"]:
+                k += 2
+            else:
+                break
+        return k
 
 
 def _implicit_return(stmt: ast.stmt) -> bool:

@@ -36,6 +36,7 @@ class LoopStructurer:
     if_statement: Any
     index_at: Any
     instrs: Any
+    starts_finally_copy: Any
     is_try_handler: Any
     legacy_loop_exits: Any
     legacy_loop_span: Any
@@ -58,7 +59,7 @@ class LoopStructurer:
         info = Loop(body_b, continue_to, exit_b, body)
         self._bottom_cuts[body_b] = cut
         inner = ctx._replace(loop=info, region=body, stops=frozenset(), until=cut)
-        stmts = self.walk(header.start, inner, list(stack), entering=True, loop_body=True)
+        stmts = self.walk(header.start, inner, list(stack), entering=True)
         self.sim.emit(ast.While(test=test, body=stmts or [ast.Pass()], orelse=[]))
         return self.start_of(exit_b)
 
@@ -149,20 +150,20 @@ class LoopStructurer:
         return loop is not None and loop.break_to is not None and pos == self.blocks[loop.break_to].start \
             and self._bottom_cuts.get(loop.header) == ctx.until
 
-    def region_entry(self, block: Any, ctx: Context, stack: List[Any], loop_body: bool) -> Optional[int]:
+    def region_entry(self, block: Any, ctx: Context, stack: List[Any]) -> Optional[int]:
         """The statement that the first block of a region or loop body starts, or -1 for none.
 
-        A try/with body that is a loop is that loop; a loop body that starts with a try of its
-        own (not one around the whole loop) is that try.
+        A try/with body that is a loop is that loop; a loop or clause body that starts with a
+        try of its own (not one around the whole loop, nor a finally copy) is that try (its
+        set-up NOP is not read).
         """
         if self._body_starts_loop(block, ctx):
             return self.loop(block.id, ctx, stack)
         entry = self.handler_of(block.offset)
-        at_header = ctx.loop is not None and ctx.loop.header == block.id  # ``while True: try: ...``
-        if (loop_body or at_header) and entry is not None and entry.target not in ctx.active \
-                and self.is_try_handler(entry) \
+        if entry is not None and entry.target not in ctx.active and self.is_try_handler(entry) \
+                and not self.starts_finally_copy(block.start, ctx) \
                 and not (self.is_loop_header(block.id) and self._try_encloses_loop(block, entry)):
-            return self.try_statement(self.blocks[block.id].start, entry, ctx, stack)
+            return self.try_statement(block.start, entry, ctx, stack)
         return -1
 
     def _body_starts_loop(self, block: Any, ctx: Context) -> bool:
@@ -458,9 +459,9 @@ class LoopStructurer:
                     # ``continue`` jumps back to this test, the end of the body to its copy
                     self._bottom_cuts[header] = copied[3]
                     inner = inner._replace(until=copied[3])
-                    stmts = self.walk(start, inner, list(stack), entering=True, loop_body=True)
+                    stmts = self.walk(start, inner, list(stack), entering=True)
                     return self._emit_while(test, stmts, True, exit_b)
-        stmts = self.walk(start, inner, list(stack), entering=start == head.start, loop_body=True)
+        stmts = self.walk(start, inner, list(stack), entering=start == head.start)
         # the end of the body would repeat the test there: a jump back to the test is ``continue``
         return self._emit_while(test, stmts, V.DUPLICATES_WHILE_CONDITION and start != head.start, exit_b)
 

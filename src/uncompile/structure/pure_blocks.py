@@ -33,8 +33,10 @@ class PureBlocks:
     blocks: Any
     block_of: Any
     compare_chain: Any
+    exit: Any
     instrs: Any
     sim: Any
+    walk: Any
 
     def _pure(self, block_id: int, start: int, stack: List[Any]) -> Optional[Tuple[Any, str, int]]:
         """Evaluate a block without statements: (value, how it ends, end index) or None."""
@@ -112,6 +114,35 @@ class PureBlocks:
         if len(work) != len(stack) or any(a is not b for a, b in zip(work, stack)):
             return None
         return chain[0], "chain", chain[2]
+
+    def _walked_value(self, fall: int, exits: List[int], ctx: Any,
+                      stack: List[Any]) -> Optional[Tuple[Any, str, int]]:
+        """``{k: f(v) for k, v in d} if d else None``: the value of a ternary's first branch
+        when it holds an inlined comprehension (a loop), walked up to its jump past the other
+        branch; (value, "jump", index of that jump) or None."""
+        start = self.blocks[fall]
+        later = [e for e in exits if self.blocks[e].offset > start.offset]
+        if not later:
+            return None
+        other = min(later, key=lambda e: self.blocks[e].offset)
+        jump = self.blocks[other].start - 1
+        if jump <= start.start or self.instrs[jump].op != "JUMP" \
+                or not any(self.instrs[i].op == "FOR_ITER" for i in range(start.start, jump)):
+            return None
+        work = list(stack)
+        saved_exit = self.exit
+        try:
+            with self.sim.scratch():
+                body = self.walk(start.start, ctx._replace(until=jump, stops=frozenset({other})), work)
+                reached = self.exit
+        except DecompileError:
+            return None
+        finally:
+            self.exit = saved_exit
+        if body or reached != jump or len(work) != len(stack) + 1 \
+                or any(a is not b for a, b in zip(work, stack)) or M.is_marker(work[-1]):
+            return None
+        return work[-1], "jump", jump
 
     def _pure_suffix(self, a: int, b: int) -> int:
         """How many pure instructions before the final jumps of blocks *a* and *b* match."""

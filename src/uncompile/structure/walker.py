@@ -57,6 +57,7 @@ class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, LegacyLayout, Comp
         self._headers: Dict[int, bool] = {}
         self._reachable: Dict[Tuple[int, bool], Set[int]] = {}
         self._try_handlers: Dict[int, List[int]] = {}  # block -> the try handler it raises to
+        self.finally_exits: Set[int] = set()
         self._bottom_cuts: Dict[int, int] = {}  # bottom-tested loop header -> where its copied test starts
 
     # -- helpers ------------------------------------------------------------------------
@@ -79,14 +80,14 @@ class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, LegacyLayout, Comp
         return self.walk(0, Context(), stack)
 
     def walk(self, pos: Optional[int], ctx: Context, stack: List[Any],
-             entering: bool = False, loop_body: bool = False) -> List[ast.stmt]:
+             entering: bool = False) -> List[ast.stmt]:
         """Statements from instruction index *pos* until a stop; ``self.exit`` is where it stopped.
 
-        *entering* a region or (*loop_body*) a loop body: see :meth:`region_entry`."""
+        *entering* a region or a loop body: see :meth:`region_entry`."""
         out: List[ast.stmt] = []
         saved, self.sim.out = self.sim.out, out
+        stopped: Optional[int] = None  # where the walk stopped; None when its path ended
         try:
-            self.exit = None
             first = True
             depth = len(stack)
             while pos is not None and pos < len(self.instrs):
@@ -95,28 +96,41 @@ class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, LegacyLayout, Comp
                         and self.legacy_loop_jump(pos, ctx, stack):
                     break
                 if pos >= ctx.until and not self._break_past_bottom_test(pos, ctx):
-                    self.exit = pos
+                    stopped = pos
                     break
                 if self.steps > 50 * len(self.instrs) + 5000:  # each block is walked a few times at most
                     raise self.fail(pos, "structuring does not terminate")
                 block = self.blocks[self.block_of[pos]]
                 if pos == block.start and first and entering and V.HAS_EXCEPTION_TABLE:
-                    nxt = self.region_entry(block, ctx, stack, loop_body)
+                    nxt = self.region_entry(block, ctx, stack)
                     if nxt != -1:
                         pos, first = nxt, False
                         continue
                 if pos == block.start and not (first and entering):
                     outside = not ctx.lo <= block.offset < ctx.hi
-                    if block.id in ctx.stops or (outside and len(stack) <= depth):
-                        self.exit = pos
-                        break
                     loop = ctx.loop
+                    if loop is not None and block.id == loop.break_to and block.id not in ctx.stops \
+                            and block.offset != ctx.hi:
+                        # a region's body never falls through to the loop's exit: ``break`` (the
+                        # code right after the region is the statement after it, e.g. a try's)
+                        self.sim.emit(ast.Break())
+                        break
+                    if block.id not in ctx.stops and self.continues_through_finally(pos, ctx):
+                        self.sim.emit(ast.Continue())  # leaves the region after running its finally
+                        break
+                    if block.id in ctx.stops or (outside and len(stack) <= depth):
+                        stopped = pos
+                        break
                     if loop is not None and block.id == loop.continue_to:
                         self.sim.emit(ast.Continue())
                         break
                     if loop is not None and self.is_break(block.id, loop):
                         self.sim.emit(ast.Break())
                         break
+                    if self.starts_finally_copy(pos, ctx):  # its loops and tries are part of the copy
+                        first = False
+                        pos = self.run_block(pos, ctx, stack)
+                        continue
                     entry = self.handler_of(block.offset)
                     is_try = entry is not None and entry.target not in ctx.active \
                         and self.is_try_handler(entry)
@@ -131,8 +145,7 @@ class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, LegacyLayout, Comp
                         continue
                 first = False
                 pos = self.run_block(pos, ctx, stack)
-            else:
-                self.exit = None  # the path ended (return, raise, an endless loop): no statement follows
+            self.exit = stopped
             return out
         finally:
             self.sim.out = saved
@@ -250,7 +263,15 @@ class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, LegacyLayout, Comp
         merges = {node.true[1]} if isinstance(node.true, tuple) else set()
         if isinstance(node.false, tuple):
             merges.add(node.false[1])
-        while fall is not None and fall not in merges:
+        while fall is not None:
+            if fall in merges:
+                tested = self._tested_merge(nodes, fall, stack)
+                if tested is None:
+                    break
+                j, node, fall = tested
+                nodes[j:], falls[j:] = [node], [fall]
+                merges = {side[1] for n in nodes for side in (n.true, n.false) if isinstance(side, tuple)}
+                continue
             start = self.blocks[fall].start
             if nodes and (isinstance(nodes[-1].true, tuple) or isinstance(nodes[-1].false, tuple)) \
                     and self.instrs[start].op == "POP_TOP" and falls[-1] == fall and _value_node(nodes[-1]):
@@ -258,6 +279,9 @@ class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, LegacyLayout, Comp
             if self.is_loop_header(fall) or (ctx.loop is not None and fall in (ctx.loop.break_to,)):
                 break
             pure = self._pure(fall, start, stack) or self._pure_chain(fall, start, stack)
+            if pure is None and len(nodes) == 1:
+                exits = [side for side in (node.true, node.false) if isinstance(side, int)]
+                pure = self._walked_value(fall, exits, ctx, stack)
             if pure is None:
                 break
             item, kind, end = pure
@@ -274,10 +298,11 @@ class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, LegacyLayout, Comp
                 new = Node(fall, expr_item, (VALUE, end), (VALUE, end))
                 nxt = None
                 merges.add(end)
-            elif kind == "jump":
-                target = self.blocks[fall].jump
+            elif kind == "jump":  # the value's last block (a walked one's may be later) jumps to the merge
+                last_block = self.block_of[end]
+                target = self.blocks[last_block].jump
                 new = Node(fall, expr_item, (VALUE, target), (VALUE, target))
-                nxt = fall + 1 if fall + 1 < len(self.blocks) else None
+                nxt = last_block + 1 if last_block + 1 < len(self.blocks) else None
                 merges.add(target)
             else:
                 nxt = self.blocks[fall].fall
@@ -313,6 +338,33 @@ class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, LegacyLayout, Comp
             if loop_exit != -1:
                 return loop_exit
         return self.if_statement(nodes[used - 1].entry, head, fall_block, ctx, stack)
+
+    def _tested_merge(self, nodes: List[Node], merge: int,
+                      stack: List[Any]) -> Optional[Tuple[int, Node, Optional[int]]]:
+        """``a or b and (c and d or e)``: the last nodes make a value that *merge* tests again.
+
+        Returns where those nodes start, the node testing their value (entered where they
+        are) and its fall-through block; None if the nodes before *merge* are no such value.
+        """
+        block = self.blocks[merge]
+        if self.instrs[block.start].op != "COPY" or self.instrs[block.end - 1].op not in V.CONDITIONAL_JUMPS:
+            return None
+        into = (VALUE, merge)
+        for j in range(len(nodes) - 1, -1, -1):
+            reduced, _ = reduce_nodes(nodes[j:])
+            if len(reduced) != 1 or reduced[0].true != into or reduced[0].false != into:
+                continue
+            inner = {n.entry for n in nodes[j + 1:]}
+            if any(side == into or side in inner for n in nodes[:j] for side in (n.true, n.false)):
+                continue
+            value = reduced[0].expr
+            pure = self._pure(merge, block.start, stack + [value])
+            if pure is None or pure[0] is not value or pure[1] != "cond":
+                return None
+            node, fall = self._node(merge, value, pure[2], True)
+            node.entry = nodes[j].entry
+            return j, node, fall
+        return None
 
     def _thread_dropped_values(self, nodes: List[Node]) -> bool:
         """Make value exits to the block where the last node's plain exit drops the value plain exits.

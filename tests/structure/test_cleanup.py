@@ -1,0 +1,86 @@
+"""Implicit statements taken out again (``uncompile.structure.cleanup``).
+
+Every case must decompile and recompile to identical bytecode.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from uncompile.verification import verify_code
+
+CASES = {
+    # 3.10+: the implicit ``return None`` is copied to the try body's exit, after the finally copy
+    "return_none_after_try_finally": """
+        def f(self, make):
+            try:
+                with make() as sel:
+                    while not self.done:
+                        sel.select()
+            finally:
+                self.done = False
+    """,
+}
+
+
+def _function(source: str):
+    namespace: dict = {}
+    exec(compile(textwrap.dedent(source), "<case>", "exec"), namespace)
+    return namespace["f"]
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_round_trip(name: str) -> None:
+    result = verify_code(_function(CASES[name]).__code__, qualname="f")
+    assert result.identical, "%s\n%s" % (result.difference or result.error, result.source)
+
+
+ASSERTS = """\
+def unknown_status(status, node):
+    if status == 1:
+        raise ValueError(node)
+    elif status == 2:
+        return node
+    else:
+        assert False, f"node {node!r}: unknown status {status}"
+
+
+def unreachable():
+    assert False, "never"
+
+
+def no_message(flag):
+    if flag:
+        return 1
+    assert False
+"""
+
+
+@pytest.mark.parametrize("name", ["unknown_status", "unreachable", "no_message"])
+def test_assert_false_comes_back(name):
+    namespace: dict = {}
+    exec(compile(ASSERTS, "<test>", "exec", dont_inherit=True), namespace)
+    result = verify_code(namespace[name].__code__)
+    assert result.identical, result
+    assert result.source is not None and "assert False" in result.source
+
+
+EXPLICIT_MODULE = """\
+class Error(Exception):
+    '''Raised by the parser.'''
+
+    __module__ = 'parser'
+
+    def __init__(self, message):
+        self.message = message
+"""
+
+
+def test_an_explicit_module_name_in_a_class_body_is_kept():
+    module = compile(EXPLICIT_MODULE, "<test>", "exec", dont_inherit=True)
+    body = next(const for const in module.co_consts if hasattr(const, "co_code"))
+    result = verify_code(body, qualname="Error")
+    assert result.identical, result
+    assert result.source is not None and "__module__ = 'parser'" in result.source
