@@ -84,6 +84,7 @@ class DynamoSimulator(DynamoTemporaries, FrameListOps, Simulator):
     def __init__(self, code: Any, nested: Any, instrs: Optional[List[Instr]] = None) -> None:
         super().__init__(code, nested)
         self.settled = {}
+        self.built_lists = False  # whether a BUILD_LIST ran (see FrameListOps.settle)
         self.stack: Stack = []
         taken = set(code.co_varnames) | set(code.co_names) | set(code.co_cellvars) | set(code.co_freevars)
         self._taken = taken
