@@ -170,6 +170,8 @@ class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, LegacyLayout, Comp
             if V.LAYOUT_IN_SOURCE_ORDER and self.legacy_copied_break(i, ctx):
                 self.sim.emit(ast.Break())
                 return None
+            if V.LAYOUT_IN_SOURCE_ORDER and self.legacy_copied_try_exit(i):
+                return None  # the branch falls off the end of its try body
             self.sim.step(ins, stack)
             i += 1
         if last >= ctx.until:
