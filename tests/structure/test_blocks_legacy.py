@@ -174,6 +174,16 @@ CASES = {
                 self.code = a
             return self.code
     """,
+    "except_else_then_copied_return": """
+        def f(kind, value):
+            try:
+                method = kind.method
+            except AttributeError:
+                value.plain(kind)
+            else:
+                value.bound(kind, method)
+            return kind
+    """,
     "break_ending_try_body": """
         def f(read):
             while True:

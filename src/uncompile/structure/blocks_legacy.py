@@ -328,18 +328,34 @@ class LegacyBlocks:
         clauses, afters, dead_afters = self._legacy_clauses(h, ctx, stack)
         follow = body_exit
         orelse: List[ast.stmt] = []
+        if body_exit is not None and V.RETURN_COPIED_TO_BRANCHES:
+            afters = [self._legacy_original_return(a, body_exit) for a in afters]
         if body_exit is not None and (afters or dead_afters) and body_exit not in afters:
             later = [a for a in afters + dead_afters if a > body_exit]
             if later and V.RETURN_COPIED_TO_BRANCHES and self._legacy_same_return(min(later), body_exit):
                 later = []  # the clauses end in copies of the return after the try: no else
             if later:
                 follow = min(later)
-                stop = self.block_of[follow]  # type: ignore[attr-defined]
-                orelse = self.walk(body_exit, ctx.stop_at(stop), list(stack))  # type: ignore[attr-defined]
+                stop = self.blocks[self.block_of[follow]]  # type: ignore[attr-defined]
+                inner = ctx.stop_at(stop.id) if stop.start == follow else ctx  # else: a copied return
+                orelse = self._legacy_walk_to(body_exit, follow, inner, list(stack))
         elif body_exit is None and afters:
             follow = afters[0]
         self.sim.emit(ast.Try(body=body or [ast.Pass()], handlers=clauses, orelse=orelse, finalbody=[]))
         return follow
+
+    def _legacy_original_return(self, after: int, body_exit: int) -> int:
+        """Where a clause that goes on at *after*, before the ``else`` at *body_exit*, really goes.
+
+        3.10 copies a ``return`` that follows a ``try``/``except``/``else`` into the clause's
+        exit; the original comes after the ``else``: the first copy of the same code there.
+        """
+        if after >= body_exit:
+            return after
+        for b in range(body_exit + 1, len(self.instrs)):
+            if self.instrs[b].op == self.instrs[after].op and self._legacy_same_return(after, b):
+                return b
+        return after
 
     def _legacy_dead_exit(self, i: int, h: int) -> bool:
         """Whether the ``try`` body set up at *i* ends in an unreachable ``POP_BLOCK; JUMP`` (3.8, 3.9)."""
