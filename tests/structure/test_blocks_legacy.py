@@ -184,6 +184,17 @@ CASES = {
                 value.bound(kind, method)
             return kind
     """,
+    "except_pass_else_returns_then_return": """
+        def f(make, fallback):
+            try:
+                a, b = make()
+            except (AttributeError, OSError):
+                pass
+            else:
+                make.close(b)
+                return a, b
+            return fallback()
+    """,
     "break_ending_try_body": """
         def f(read):
             while True:

@@ -330,6 +330,14 @@ class LegacyBlocks:
         orelse: List[ast.stmt] = []
         if body_exit is not None and V.RETURN_COPIED_TO_BRANCHES:
             afters = [self._legacy_original_return(a, body_exit) for a in afters]
+            if afters and all(a < body_exit and self._legacy_same_return(a, a) for a in afters):
+                # the clauses end in the only copy left of the return after the try: the else
+                # ends in return/raise, so the original became unreachable and was dropped
+                orelse = self._legacy_walk_to(body_exit, None, ctx, list(stack))
+                if self.exit is None:
+                    self.sim.emit(ast.Try(body=body or [ast.Pass()], handlers=clauses, orelse=orelse,
+                                          finalbody=[]))
+                    return afters[0]
         if body_exit is not None and (afters or dead_afters) and body_exit not in afters:
             later = [a for a in afters + dead_afters if a > body_exit]
             if later and V.RETURN_COPIED_TO_BRANCHES and self._legacy_same_return(min(later), body_exit):
