@@ -276,3 +276,41 @@ def test_return_from_an_except_clause_inside_a_loop():
     result = verify_code(namespace["first_unreadable"].__code__)
     assert result.identical, result
     assert result.source is not None and "        except OSError:\n            return path" in result.source
+
+
+# the statement after an ``if`` is copied into the end of a try in its body: the copy is outside
+# the try's handler range, so it stays after the try
+RETURN_AFTER_TRY_IN_IF = """\
+def checked(flag, text):
+    if flag:
+        try:
+            int(text)
+        except ValueError:
+            return None
+    return text
+"""
+
+
+def test_return_after_a_try_in_an_if_stays_after_the_try():
+    result = verify_code(compile(RETURN_AFTER_TRY_IN_IF, "<test>", "exec", dont_inherit=True))
+    assert result.identical, (str(result), result.source)
+
+
+# a with body that starts with a try: the with's handler is the one around its target's store,
+# not the try's; the statement after the with stays after it
+TRY_FIRST_IN_WITH = """\
+def header(opener, where):
+    with opener() as stream:
+        try:
+            stream.seek(where)
+        except OSError:
+            raise ValueError(where)
+        data = stream.read(4)
+    return data
+"""
+
+
+def test_try_first_in_a_with_body_keeps_the_rest_of_the_body():
+    result = verify_code(compile(TRY_FIRST_IN_WITH, "<test>", "exec", dont_inherit=True))
+    assert result.identical, (str(result), result.source)
+    assert result.source is not None and "        data = stream.read(4)\n    return data" in result.source

@@ -48,9 +48,10 @@ class HandlerStructurer:
         return min(e.start for e in inline), max(e.end for e in inline)
 
     def _tail(self, entry: Any) -> bool:
-        """An entry covering only a nested handler's exit (``POP_EXCEPT; POP_TOP...; JUMP``)."""
+        """An entry covering only a nested handler's exit (``POP_EXCEPT; POP_TOP...; JUMP``) or
+        cleanup (``COPY 3; POP_EXCEPT; RERAISE 1``)."""
         i = self.index_at(entry.start)
-        if i >= len(self.instrs) or self.instrs[i].op != "POP_EXCEPT":
+        if i >= len(self.instrs) or self.instrs[i].op not in ("POP_EXCEPT", "COPY"):
             return False
         while i < len(self.instrs) and self.instrs[i].offset < entry.end:
             if self.instrs[i].op not in ("POP_EXCEPT", "POP_TOP", "JUMP", "RERAISE", "COPY"):
@@ -220,7 +221,9 @@ class HandlerStructurer:
             if extra:
                 raise self.fail(j, "with target")
             target, j = slot.target, k
-        entry = self.handler_of(self.instrs[j].offset)
+        # the handler that covers the target's store (or the POP_TOP) is the with's own: the
+        # first body instruction may already be inside a nested try
+        entry = self.handler_of(after.offset) or self.handler_of(self.instrs[j].offset)
         if entry is None:
             raise self.fail(j, "with body without handler")
         lo, hi = self.span(entry.target)
@@ -304,9 +307,13 @@ class HandlerStructurer:
                 clause_ctx = clause_ctx.stop_at(loop.break_to)
         clauses, follow = self._clauses(handler_index + 1, clause_ctx, stack)
         if after is not None and after != follow and self._returns_at(after) \
-                and (lo <= self.instrs[after].offset < hi or not self._same_return(after, follow)):
+                and (lo <= self.instrs[after].offset < hi
+                     or (follow is None and self.instrs[after].op in ("LOAD_CONST", "RETURN_CONST"))
+                     or (follow is not None and not self._same_return(after, follow))):
             # the body's own ``return``; the same return after the clauses is the statement
-            # after the try, copied into the body's exit
+            # after the try, copied into the body's exit. With no clause falling through, a
+            # ``return name`` outside the body's range is the statement after an enclosing
+            # ``if``, copied to the end of the branch holding the try: it stays after the try
             body = body + self.walk(after, ctx, list(stack), entering=True)
             after = None
         orelse: List[ast.stmt] = []
