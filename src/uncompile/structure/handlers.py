@@ -37,21 +37,27 @@ class HandlerStructurer:
 
     # -- facts about handlers -----------------------------------------------------------
 
-    def span(self, target: int) -> Tuple[int, int]:
-        """Offsets ``[lo, hi)`` covered by handler entries that go to *target*."""
+    def span(self, target: int, tails: Tuple[str, ...] = ("POP_EXCEPT", "COPY")) -> Tuple[int, int]:
+        """Offsets ``[lo, hi)`` covered by handler entries that go to *target*.
+
+        Entries covering only nested handlers' tails that start with one of *tails* are left
+        out. A ``finally`` body, and the test whether a try holds a loop, keep the ``COPY 3;
+        POP_EXCEPT; RERAISE 1`` cleanups of the tries inside: their clauses, laid out after
+        the loop or body, are inside the region."""
         entries = [e for e in self.handlers if e.target == target]
         # 3.12+ place an ``await``'s CLEANUP_THROW out of line, after the code that follows
         # (and handler tails of nested constructs, which start with POP_EXCEPT/PUSH_EXC_INFO)
         inline = [e for e in entries
-                  if self._op_at(e.start) not in ("CLEANUP_THROW", "PUSH_EXC_INFO") and not self._tail(e)]
+                  if self._op_at(e.start) not in ("CLEANUP_THROW", "PUSH_EXC_INFO")
+                  and not self._tail(e, tails)]
         inline = inline or entries
         return min(e.start for e in inline), max(e.end for e in inline)
 
-    def _tail(self, entry: Any) -> bool:
+    def _tail(self, entry: Any, first: Tuple[str, ...]) -> bool:
         """An entry covering only a nested handler's exit (``POP_EXCEPT; POP_TOP...; JUMP``) or
-        cleanup (``COPY 3; POP_EXCEPT; RERAISE 1``)."""
+        cleanup (``COPY 3; POP_EXCEPT; RERAISE 1``) that starts with an op in *first*."""
         i = self.index_at(entry.start)
-        if i >= len(self.instrs) or self.instrs[i].op not in ("POP_EXCEPT", "COPY"):
+        if i >= len(self.instrs) or self.instrs[i].op not in first:
             return False
         while i < len(self.instrs) and self.instrs[i].offset < entry.end:
             if self.instrs[i].op not in ("POP_EXCEPT", "POP_TOP", "JUMP", "RERAISE", "COPY"):
@@ -262,7 +268,7 @@ class HandlerStructurer:
         handler_index = self.index_at(entry.target)
         start, end = self._finally_template(handler_index)
         template = self._normal_copy(start, end)
-        lo, hi = self.span(entry.target)
+        lo, hi = self.span(entry.target, ("POP_EXCEPT",))
         lo = min(lo, self.instrs[pos].offset)  # the finally may cover only the except clauses
         self.finally_exits.add(self.index_at(hi))
         inner = ctx.inside(lo, hi, entry.target)._replace(finally_bodies=(template,) + ctx.finally_bodies)
