@@ -291,3 +291,106 @@ def test_return_from_an_except_clause_inside_a_loop():
     result = verify_code(namespace["first_unreadable"].__code__)
     assert result.identical, result
     assert result.source is not None and "        except OSError:\n            return path" in result.source
+
+
+# the statement after an ``if`` is copied into the end of a try in its body: the copy is outside
+# the try's handler range, so it stays after the try
+RETURN_AFTER_TRY_IN_IF = """\
+def checked(flag, text):
+    if flag:
+        try:
+            int(text)
+        except ValueError:
+            return None
+    return text
+"""
+
+
+def test_return_after_a_try_in_an_if_stays_after_the_try():
+    result = verify_code(compile(RETURN_AFTER_TRY_IN_IF, "<test>", "exec", dont_inherit=True))
+    assert result.identical, (str(result), result.source)
+
+
+# a with body that starts with a try: the with's handler is the one around its target's store,
+# not the try's; the statement after the with stays after it
+TRY_FIRST_IN_WITH = """\
+def header(opener, where):
+    with opener() as stream:
+        try:
+            stream.seek(where)
+        except OSError:
+            raise ValueError(where)
+        data = stream.read(4)
+    return data
+"""
+
+
+def test_try_first_in_a_with_body_keeps_the_rest_of_the_body():
+    result = verify_code(compile(TRY_FIRST_IN_WITH, "<test>", "exec", dont_inherit=True))
+    assert result.identical, (str(result), result.source)
+    assert result.source is not None and "        data = stream.read(4)\n    return data" in result.source
+
+
+# a try holding a whole loop whose inner try has clauses laid out after the loop (one of them
+# continues): the inner try's cleanup is inside the outer region, so the loop stays in the try
+LOOP_WITH_CLAUSES_IN_TRY_FINALLY = """\
+def pump(read, write, wait):
+    done = 0
+    try:
+        while True:
+            if wait is None:
+                raise TimeoutError
+            try:
+                sent = write(read())
+            except BlockingIOError:
+                if not wait:
+                    wait()
+                continue
+            except OSError as err:
+                raise ValueError(err) from None
+            if sent == 0:
+                break
+            done += sent
+        return done
+    finally:
+        if done > 0:
+            read(done)
+"""
+
+
+def test_loop_with_late_clauses_stays_inside_its_try_finally():
+    result = verify_code(compile(LOOP_WITH_CLAUSES_IN_TRY_FINALLY, "<test>", "exec", dont_inherit=True))
+    assert result.identical, (str(result), result.source)
+
+
+# a break out of a loop inside a try/finally whose body also holds a try/except: the break
+# stays (the inner try's cleanup is inside the finally's region)
+BREAK_IN_LOOP_IN_TRY_FINALLY = """\
+def page(lines, getchar, out, restore):
+    try:
+        try:
+            size = int(getchar())
+        except ValueError:
+            size = 0
+        row = size
+        while lines[row:]:
+            key = getchar()
+            if key == 'q':
+                out('quit')
+                break
+            elif key == 'n':
+                row = row + 1
+                continue
+            out(lines[row])
+            row = row + size
+    finally:
+        if restore:
+            restore()
+"""
+
+
+def test_break_in_a_loop_inside_a_try_finally_is_kept():
+    if sys.version_info < (3, 14) and sys.version_info[:2] != (3, 10):
+        pytest.xfail("this loop's layout on these versions is not rebuilt yet")
+    result = verify_code(compile(BREAK_IN_LOOP_IN_TRY_FINALLY, "<test>", "exec", dont_inherit=True))
+    assert result.identical, (str(result), result.source)

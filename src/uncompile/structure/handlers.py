@@ -37,20 +37,27 @@ class HandlerStructurer:
 
     # -- facts about handlers -----------------------------------------------------------
 
-    def span(self, target: int) -> Tuple[int, int]:
-        """Offsets ``[lo, hi)`` covered by handler entries that go to *target*."""
+    def span(self, target: int, tails: Tuple[str, ...] = ("POP_EXCEPT", "COPY")) -> Tuple[int, int]:
+        """Offsets ``[lo, hi)`` covered by handler entries that go to *target*.
+
+        Entries covering only nested handlers' tails that start with one of *tails* are left
+        out. A ``finally`` body, and the test whether a try holds a loop, keep the ``COPY 3;
+        POP_EXCEPT; RERAISE 1`` cleanups of the tries inside: their clauses, laid out after
+        the loop or body, are inside the region."""
         entries = [e for e in self.handlers if e.target == target]
         # 3.12+ place an ``await``'s CLEANUP_THROW out of line, after the code that follows
         # (and handler tails of nested constructs, which start with POP_EXCEPT/PUSH_EXC_INFO)
         inline = [e for e in entries
-                  if self._op_at(e.start) not in ("CLEANUP_THROW", "PUSH_EXC_INFO") and not self._tail(e)]
+                  if self._op_at(e.start) not in ("CLEANUP_THROW", "PUSH_EXC_INFO")
+                  and not self._tail(e, tails)]
         inline = inline or entries
         return min(e.start for e in inline), max(e.end for e in inline)
 
-    def _tail(self, entry: Any) -> bool:
-        """An entry covering only a nested handler's exit (``POP_EXCEPT; POP_TOP...; JUMP``)."""
+    def _tail(self, entry: Any, first: Tuple[str, ...]) -> bool:
+        """An entry covering only a nested handler's exit (``POP_EXCEPT; POP_TOP...; JUMP``) or
+        cleanup (``COPY 3; POP_EXCEPT; RERAISE 1``) that starts with an op in *first*."""
         i = self.index_at(entry.start)
-        if i >= len(self.instrs) or self.instrs[i].op != "POP_EXCEPT":
+        if i >= len(self.instrs) or self.instrs[i].op not in first:
             return False
         while i < len(self.instrs) and self.instrs[i].offset < entry.end:
             if self.instrs[i].op not in ("POP_EXCEPT", "POP_TOP", "JUMP", "RERAISE", "COPY"):
@@ -220,7 +227,9 @@ class HandlerStructurer:
             if extra:
                 raise self.fail(j, "with target")
             target, j = slot.target, k
-        entry = self.handler_of(self.instrs[j].offset)
+        # the handler that covers the target's store (or the POP_TOP) is the with's own: the
+        # first body instruction may already be inside a nested try
+        entry = self.handler_of(after.offset) or self.handler_of(self.instrs[j].offset)
         if entry is None:
             raise self.fail(j, "with body without handler")
         lo, hi = self.span(entry.target)
@@ -259,7 +268,7 @@ class HandlerStructurer:
         handler_index = self.index_at(entry.target)
         start, end = self._finally_template(handler_index)
         template = self._normal_copy(start, end)
-        lo, hi = self.span(entry.target)
+        lo, hi = self.span(entry.target, ("POP_EXCEPT",))
         lo = min(lo, self.instrs[pos].offset)  # the finally may cover only the except clauses
         self.finally_exits.add(self.index_at(hi))
         inner = ctx.inside(lo, hi, entry.target)._replace(finally_bodies=(template,) + ctx.finally_bodies)
@@ -305,10 +314,13 @@ class HandlerStructurer:
         clauses, follow = self._clauses(handler_index + 1, clause_ctx, stack)
         if after is not None and after != follow and self._returns_at(after) \
                 and (lo <= self.instrs[after].offset < hi
-                     or (self.instrs[after].op == "LOAD_CONST" and not self._same_return(after, follow))):
+                     or (self.instrs[after].op in ("LOAD_CONST", "RETURN_CONST")
+                         and not self._same_return(after, follow))):
             # the body's own ``return`` (a constant is loaded after the region ends, any other
             # value inside it); the same return after the clauses is the statement after the
-            # try, copied into the body's exit
+            # try, copied into the body's exit, and a ``return name`` outside the body's range
+            # (e.g. the statement after an enclosing ``if``, copied to the end of the branch
+            # holding the try) stays after the try
             body = body + self.walk(after, ctx, list(stack), entering=True)
             after = None
         orelse: List[ast.stmt] = []

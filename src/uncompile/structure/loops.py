@@ -176,7 +176,7 @@ class LoopStructurer:
 
     def _try_encloses_loop(self, header: Any, entry: Any) -> bool:
         """A try starting at a loop header holds the whole loop when its back edges are inside."""
-        lo, hi = self.span(entry.target)
+        lo, hi = self.span(entry.target, ("POP_EXCEPT",))
         sources = [self.blocks[p] for p in header.preds if self.blocks[p].offset >= header.offset]
         return bool(sources) and all(lo <= self.instrs[b.end - 1].offset < hi for b in sources)
 
