@@ -34,6 +34,7 @@ class Place:
         self.positional = 0
         self.rest: Optional[str] = None  # ``**rest`` of a mapping
         self.names: List[str] = []
+        self.aliases: List["Place"] = []  # the same capture in the other alternatives of an or
 
 
 class _Token:
@@ -130,13 +131,18 @@ class PatternDecoder:
     def fail(self, why: str) -> Exception:
         return self.walker.fail(self.pos, "match statement: " + why)
 
-    def run(self, depth: int) -> int:
-        """Decode until only *depth* values are left and no place is pending; returns the position."""
+    def run(self, depth: int, captures: bool = False) -> int:
+        """Decode until only *depth* values are left and no place is pending; returns the position.
+
+        With *captures* (an alternative of an or-pattern), also stop at a jump with only
+        captured places left: the code after the or-pattern stores them."""
         instrs = self.walker.instrs
         stack = self.stack
         while len(stack) > depth or any(isinstance(v, _Token) for v in stack):
             if self.pos >= len(instrs):
                 raise self.fail("pattern runs past the code")
+            if captures and instrs[self.pos].op == "JUMP" and all(isinstance(v, Place) for v in stack):
+                break
             self.step(instrs[self.pos])
             self.pos += 1
         return self.pos
@@ -159,7 +165,8 @@ class PatternDecoder:
             if isinstance(top, _Token) and top.kind == "rest" and top.place is not None:
                 top.place.rest = ins.arg
             elif isinstance(top, Place):
-                top.names.append(ins.arg)
+                for place in [top] + top.aliases:
+                    place.names.append(ins.arg)
             else:
                 raise self.fail("capture of a non-pattern value")
         elif op in ("MATCH_SEQUENCE", "MATCH_MAPPING"):
@@ -264,7 +271,7 @@ class PatternDecoder:
             alternative = Place()
             decoder = PatternDecoder(self.walker, pos + 1, [alternative], 0)
             try:
-                end = decoder.run(0)
+                end = decoder.run(0, captures=True)
             except (DecompileError, IndexError):
                 if alternatives:
                     raise
@@ -277,11 +284,16 @@ class PatternDecoder:
             alternatives.append(alternative)
             joined = self._joined_code(end)
             if success is None:
-                success, join = end, joined
+                success, join, captured = end, joined, decoder.stack
+            elif len(decoder.stack) != len(captured):
+                raise self.fail("alternatives of an or-pattern capture different names")
             elif joined != join:
                 if len(alternatives) == 2:
                     return False  # different code after each success: copies for several cases
                 raise self.fail("alternatives of an or-pattern go on differently")
+            else:
+                for first, other in zip(captured, decoder.stack):
+                    first.aliases.append(other)
             land = landings.pop()
             if instrs[land].op == "COPY" and instrs[land].arg == 1:
                 pos = land
@@ -292,6 +304,7 @@ class PatternDecoder:
         subject = self._place(-1)
         subject.kind, subject.items = "or", alternatives
         self.fails.append((land, len(self.stack) - self.base))
+        self.stack.extend(captured)
         jump = instrs[success]
         self.pos = (self.walker.cfg.index_for(jump.target) if jump.op == "JUMP" else success) - 1
         return True
