@@ -190,6 +190,14 @@ def nested_match(first, second):
         case _:
             return 5
 """,
+    "copied_failure_exit": """\
+def copied_failure_exit(value):
+    match value:
+        case (1, Token(text='import') | Token(text='from')):
+            return True
+        case _:
+            return False
+""",
     "or_captures": """\
 def or_captures(value):
     match value:

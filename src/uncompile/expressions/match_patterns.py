@@ -66,6 +66,22 @@ def landing(walker: Any, target: int, pops: int) -> int:
     return pos
 
 
+def joined_code(walker: Any, pos: int) -> List[Tuple[str, Any]]:
+    """The instructions from *pos*, past a jump, to the next jump or end of the path.
+
+    Each alternative of an or-pattern jumps to the same code, or is followed by a copy of
+    it; the failure paths of a case may also end in copies of the same code."""
+    instrs = walker.instrs
+    if instrs[pos].op == "JUMP":
+        pos = walker.cfg.index_for(instrs[pos].target)
+    code = []
+    for ins in instrs[pos:pos + 40]:
+        code.append((ins.op, ins.arg))
+        if ins.op in V.TERMINATORS or ins.op in V.CONDITIONAL_JUMPS or ins.op == "RETURN_VALUE":
+            break
+    return code
+
+
 def build_pattern(place: Place) -> ast.pattern:
     """The ``ast.pattern`` that *place*'s checks and captures make."""
     base: Optional[ast.pattern] = None
@@ -282,7 +298,7 @@ class PatternDecoder:
                     return False
                 raise self.fail("alternatives of an or-pattern")
             alternatives.append(alternative)
-            joined = self._joined_code(end)
+            joined = joined_code(self.walker, end)
             if success is None:
                 success, join, captured = end, joined, decoder.stack
             elif len(decoder.stack) != len(captured):
@@ -308,20 +324,6 @@ class PatternDecoder:
         jump = instrs[success]
         self.pos = (self.walker.cfg.index_for(jump.target) if jump.op == "JUMP" else success) - 1
         return True
-
-    def _joined_code(self, pos: int) -> List[Tuple[str, Any]]:
-        """The instructions after a matched alternative at *pos*, past a jump, to the next jump or end.
-
-        Each alternative of an or-pattern jumps to the same code, or is followed by a copy of it."""
-        instrs = self.walker.instrs
-        if instrs[pos].op == "JUMP":
-            pos = self.walker.cfg.index_for(instrs[pos].target)
-        code = []
-        for ins in instrs[pos:pos + 40]:
-            code.append((ins.op, ins.arg))
-            if ins.op in V.TERMINATORS or ins.op in V.CONDITIONAL_JUMPS or ins.op == "RETURN_VALUE":
-                break
-        return code
 
     def _place(self, at: int) -> Place:
         value = self.stack[at]

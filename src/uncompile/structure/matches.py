@@ -18,7 +18,7 @@ from typing import Any, List, Optional, Tuple
 from ..bytecode import versions as V
 from ..errors import DecompileError
 from ..expressions.conditions import Node, negate, reduce_nodes
-from ..expressions.match_patterns import STORES, PatternDecoder, Place, build_pattern, landing
+from ..expressions.match_patterns import STORES, PatternDecoder, Place, build_pattern, joined_code, landing
 from .branch_follow import region_follow
 from .context import Context
 
@@ -205,6 +205,8 @@ class MatchStructurer:
     def _after_fails(self: Any, fails: List[Tuple[int, int]]) -> Optional[int]:
         """Where the next case starts: past the ``POP_TOP`` chain the failed checks jump into."""
         landings = {landing(self, target, pops) for target, pops in fails}
+        if len({tuple(joined_code(self, land)) for land in landings}) == 1:
+            landings = {min(landings)}  # copies of the same code (the compiler duplicates short exits)
         if len(landings) > 1:
             raise self.fail(fails[0][0], "match statement: failed checks of a case go to different places")
         if not landings:
