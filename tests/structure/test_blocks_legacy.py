@@ -149,6 +149,52 @@ CASES = {
                 noprefix = None
             return matches
     """,
+    "if_falling_off_try_body_then_return": """
+        def f(g, word):
+            if g:
+                word += "("
+                try:
+                    if not g(word):
+                        word += ")"
+                except ValueError:
+                    pass
+            return word
+    """,
+    "if_else_falling_off_try_finally_then_return": """
+        def f(self, a, b):
+            if a:
+                try:
+                    if b is not None:
+                        self.run(a, b)
+                    else:
+                        self.run(a)
+                finally:
+                    self.close()
+            else:
+                self.code = a
+            return self.code
+    """,
+    "except_else_then_copied_return": """
+        def f(kind, value):
+            try:
+                method = kind.method
+            except AttributeError:
+                value.plain(kind)
+            else:
+                value.bound(kind, method)
+            return kind
+    """,
+    "except_pass_else_returns_then_return": """
+        def f(make, fallback):
+            try:
+                a, b = make()
+            except (AttributeError, OSError):
+                pass
+            else:
+                make.close(b)
+                return a, b
+            return fallback()
+    """,
     "break_ending_try_body": """
         def f(read):
             while True:
@@ -183,3 +229,10 @@ def test_round_trip(name: str) -> None:
     if newer and not result.identical:
         pytest.xfail("covered on older versions; here: %s" % (result.difference or result.error))
     assert result.identical, "%s\n%s" % (result.difference or result.error, result.source)
+
+
+def test_clause_ending_in_copied_return_makes_no_else() -> None:
+    # 3.10 copies the return after the try into the except clause's exit: that is no else
+    code = _function(CASES["if_falling_off_try_body_then_return"]).__code__
+    result = verify_code(code, qualname="f")
+    assert result.identical and "else:" not in result.source, result.source

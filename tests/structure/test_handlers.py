@@ -177,6 +177,20 @@ def f(values):
     return out
 """
 
+# the body ends with a loop and no clause falls through: the return of a variable after the try
+# (its value is loaded outside the region) stays after the try
+RETURN_AFTER_LOOP_IN_TRY = """
+def f(source, parse):
+    found = {}
+    try:
+        for line in source.lines():
+            name, value = parse(line)
+            found[name] = value
+    except LookupError:
+        raise ValueError("unsupported")
+    return found
+"""
+
 SNIPPETS = {
     "return_after_try": RETURN_AFTER_TRY,
     "constant_return_in_try": CONSTANT_RETURN_IN_TRY,
@@ -186,6 +200,7 @@ SNIPPETS = {
     "try_ends_clause": TRY_ENDS_CLAUSE,
     "finally_with_nested_statements": FINALLY_WITH_NESTED_STATEMENTS,
     "continue_through_finally": CONTINUE_THROUGH_FINALLY,
+    "return_after_loop_in_try": RETURN_AFTER_LOOP_IN_TRY,
 }
 
 # versions before exception tables whose structuring does not rebuild these yet

@@ -132,6 +132,18 @@ CASES = {
                         raise ValueError(name) from e
             k()
     """,
+    # 3.10: the break after the if is a line-numbered NOP the test jumps straight to
+    "if_continue_then_break_ending_while_body": """
+        def f(items, n):
+            while n > 0:
+                m = n - 1
+                if items[m] < n:
+                    items[n] = m
+                    n = m
+                    continue
+                break
+            items[0] = n
+    """,
 }
 
 

@@ -102,6 +102,18 @@ def references(roots: Iterable[Any], node: Any) -> int:
     return count
 
 
+def _held_below(item: ast.AST, settled: Dict[int, Any]) -> List[Any]:
+    """The held lists in *item*, not looking into settled expressions (they hold none)."""
+    found: List[Any] = []
+    pending = [item]
+    while pending:
+        node = pending.pop()
+        if held(node):
+            found.append(node)
+        pending.extend(child for child in _children(node) if settled.get(id(child)) is not child)
+    return found
+
+
 def _children(node: ast.AST) -> Iterator[Any]:
     for _, value in ast.iter_fields(node):
         if isinstance(value, list):
@@ -196,6 +208,9 @@ class FrameListOps:
 
     calls: Any
     instrs: Any
+    #: Expressions :meth:`settle` has done, by id (kept alive here so that ids stay theirs).
+    settled: Dict[int, Any]
+    built_lists: bool
 
     # provided by the simulator
     spill: Callable[..., ast.Name]
@@ -229,14 +244,19 @@ class FrameListOps:
     def settle(self, stack: Stack) -> None:
         """After a step: held lists that became part of another expression are no longer held;
         one that has another copy on the stack gets a name first."""
+        if not self.built_lists:
+            return  # every held list starts as a BUILD_LIST: none yet, nothing to settle
+        settled = self.settled
         for item in list(parts(stack)):
-            if held(item) or not isinstance(item, ast.AST):
-                continue
-            inside = [sub for sub in ast.walk(item) if held(sub)]
+            if held(item) or not isinstance(item, ast.AST) or settled.get(id(item)) is item:
+                continue  # a settled expression holds no held list, and none is held again
+            settled[id(item)] = item
+            inside = _held_below(item, settled)
             for node in inside:
                 if held(node) and references(stack, node) > 1:
                     self.materialize(stack, node)
-            release(item)
+            for node in inside:
+                setattr(node, _HELD, False)
 
     def settle_statement(self, stack: Stack, statement: ast.stmt) -> None:
         """Before *statement* is emitted: the held lists in it that the stack also holds get names."""
@@ -251,6 +271,7 @@ class FrameListOps:
     def op_BUILD_LIST(self, ins: Instr, stack: Stack) -> None:
         self.calls.step(ins, stack, self)
         hold(stack[-1])
+        self.built_lists = True
 
     def take(self, stack: Stack, count: int, key: Optional[Key]) -> bool:
         """``obj[key]`` of the held list *count* items down, popping *count* items; False if not done."""

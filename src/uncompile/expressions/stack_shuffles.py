@@ -83,6 +83,8 @@ class DynamoSimulator(DynamoTemporaries, FrameListOps, Simulator):
 
     def __init__(self, code: Any, nested: Any, instrs: Optional[List[Instr]] = None) -> None:
         super().__init__(code, nested)
+        self.settled = {}
+        self.built_lists = False  # whether a BUILD_LIST ran (see FrameListOps.settle)
         self.stack: Stack = []
         taken = set(code.co_varnames) | set(code.co_names) | set(code.co_cellvars) | set(code.co_freevars)
         self._taken = taken
@@ -136,6 +138,8 @@ class DynamoSimulator(DynamoTemporaries, FrameListOps, Simulator):
     def readers(self, stack: Stack, names: Set[str]) -> List[Any]:
         """The items on *stack* (inside held lists too) that read one of *names*. A held list
         with ``*x`` in it counts as a whole: it copied the items of x when it was made."""
+        if not names:
+            return []
         copies, starred = [], set()
         for part in parts(stack):
             spread = [item.value for item in getattr(part, "elts", ()) if isinstance(item, ast.Starred)]

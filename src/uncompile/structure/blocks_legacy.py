@@ -173,6 +173,41 @@ class LegacyBlocks:
         # a short tail like ``return x`` after a body's POP_BLOCK: that is no return inside)
         return k + 1 < len(instrs) and instrs[k].op == "LOAD_CONST" and instrs[k + 1].op == "RETURN_VALUE"
 
+    def legacy_copied_try_exit(self, k: int) -> bool:
+        """Whether the ``POP_BLOCK`` at *k* leaves a ``try`` body into a copy of the code after it.
+
+        3.10 copies the small exit block that follows a ``try`` (the ``finally`` body and a
+        ``return``) into each branch of the body that falls off its end: such a branch ends
+        in its own ``POP_BLOCK`` and the copy, which repeats what follows the body's last
+        ``POP_BLOCK``. A ``return`` written in the body computes its value before the
+        ``POP_BLOCK`` instead.
+        """
+        stack = self.block_stacks()[k] if V.RETURN_COPIED_TO_BRANCHES else None
+        if not stack or stack[-1][0] != "try" or self.instrs[k].op != "POP_BLOCK":
+            return False
+        setup = stack[-1][1]
+        ends = self._legacy_last(setup + 1, self._legacy_index(self.instrs[setup].target), "POP_BLOCK",
+                                 stack[-1])
+        return bool(ends) and ends[0] > k and self._legacy_same_return(k + 1, ends[0] + 1)
+
+    def _legacy_same_return(self, a: int, b: int) -> bool:
+        """Whether the code at *a* and at *b* is the same straight run that computes and returns a value."""
+        instrs = self.instrs
+        n = 0
+        while a + n < len(instrs) and instrs[a + n].op not in ENDS_PATH:
+            if instrs[a + n].target is not None:
+                return False
+            n += 1
+        if n == 0 or a + n >= len(instrs) or instrs[a + n].op != "RETURN_VALUE" or b + n >= len(instrs):
+            return False
+        last = instrs[a + n - 1].op
+        if last in _LEAVING or last.startswith(("STORE_", "DELETE_")):
+            return False  # the value was computed before leaving the blocks: a return written there
+        if last == "LOAD_CONST":
+            return False  # ``return None``: the walk treats it as a return (see _legacy_returns_after)
+        return all(x.op == y.op and x.arg == y.arg
+                   for x, y in zip(instrs[a:a + n + 1], instrs[b:b + n + 1]))
+
     # -- walking ----------------------------------------------------------------------
 
     def _legacy_walk_to(self, start: int, end: Optional[int], ctx: Context, stack: List[Any],
@@ -293,16 +328,42 @@ class LegacyBlocks:
         clauses, afters, dead_afters = self._legacy_clauses(h, ctx, stack)
         follow = body_exit
         orelse: List[ast.stmt] = []
+        if body_exit is not None and V.RETURN_COPIED_TO_BRANCHES:
+            afters = [self._legacy_original_return(a, body_exit) for a in afters]
+            if afters and all(a < body_exit and self._legacy_same_return(a, a) for a in afters):
+                # the clauses end in the only copy left of the return after the try: the else
+                # ends in return/raise, so the original became unreachable and was dropped
+                orelse = self._legacy_walk_to(body_exit, None, ctx, list(stack))
+                if self.exit is None:
+                    self.sim.emit(ast.Try(body=body or [ast.Pass()], handlers=clauses, orelse=orelse,
+                                          finalbody=[]))
+                    return afters[0]
         if body_exit is not None and (afters or dead_afters) and body_exit not in afters:
             later = [a for a in afters + dead_afters if a > body_exit]
+            if later and V.RETURN_COPIED_TO_BRANCHES and self._legacy_same_return(min(later), body_exit):
+                later = []  # the clauses end in copies of the return after the try: no else
             if later:
                 follow = min(later)
-                stop = self.block_of[follow]  # type: ignore[attr-defined]
-                orelse = self.walk(body_exit, ctx.stop_at(stop), list(stack))  # type: ignore[attr-defined]
+                stop = self.blocks[self.block_of[follow]]  # type: ignore[attr-defined]
+                inner = ctx.stop_at(stop.id) if stop.start == follow else ctx  # else: a copied return
+                orelse = self._legacy_walk_to(body_exit, follow, inner, list(stack))
         elif body_exit is None and afters:
             follow = afters[0]
         self.sim.emit(ast.Try(body=body or [ast.Pass()], handlers=clauses, orelse=orelse, finalbody=[]))
         return follow
+
+    def _legacy_original_return(self, after: int, body_exit: int) -> int:
+        """Where a clause that goes on at *after*, before the ``else`` at *body_exit*, really goes.
+
+        3.10 copies a ``return`` that follows a ``try``/``except``/``else`` into the clause's
+        exit; the original comes after the ``else``: the first copy of the same code there.
+        """
+        if after >= body_exit:
+            return after
+        for b in range(body_exit + 1, len(self.instrs)):
+            if self.instrs[b].op == self.instrs[after].op and self._legacy_same_return(after, b):
+                return b
+        return after
 
     def _legacy_dead_exit(self, i: int, h: int) -> bool:
         """Whether the ``try`` body set up at *i* ends in an unreachable ``POP_BLOCK; JUMP`` (3.8, 3.9)."""

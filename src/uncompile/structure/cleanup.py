@@ -58,7 +58,7 @@ def _drop_trailing(stmts: List[ast.stmt], kind: Any) -> List[ast.stmt]:
 
 
 def _tidy_loops(stmts: List[ast.stmt]) -> None:
-    for child in iter_statements(stmts):
+    for child in iter_statements(stmts, into_definitions=False):  # nested bodies are tidied on their own
         if isinstance(child, (ast.For, ast.While, ast.AsyncFor)) \
                 and not getattr(child, "uncompile_explicit_continue", False):
             child.body = _drop_trailing(child.body, lambda s: isinstance(s, ast.Continue)) or [ast.Pass()]
@@ -83,7 +83,7 @@ def _assert_false(stmt: ast.stmt) -> ast.stmt:
 
 def _tidy_asserts(stmts: List[ast.stmt]) -> None:
     stmts[:] = [_assert_false(s) for s in stmts]
-    for child in iter_statements(stmts):
+    for child in iter_statements(stmts, into_definitions=False):  # nested bodies are tidied on their own
         for field in ("body", "orelse", "finalbody"):
             inner = getattr(child, field, None)
             if isinstance(inner, list):

@@ -304,9 +304,11 @@ class HandlerStructurer:
                 clause_ctx = clause_ctx.stop_at(loop.break_to)
         clauses, follow = self._clauses(handler_index + 1, clause_ctx, stack)
         if after is not None and after != follow and self._returns_at(after) \
-                and (lo <= self.instrs[after].offset < hi or not self._same_return(after, follow)):
-            # the body's own ``return``; the same return after the clauses is the statement
-            # after the try, copied into the body's exit
+                and (lo <= self.instrs[after].offset < hi
+                     or (self.instrs[after].op == "LOAD_CONST" and not self._same_return(after, follow))):
+            # the body's own ``return`` (a constant is loaded after the region ends, any other
+            # value inside it); the same return after the clauses is the statement after the
+            # try, copied into the body's exit
             body = body + self.walk(after, ctx, list(stack), entering=True)
             after = None
         orelse: List[ast.stmt] = []

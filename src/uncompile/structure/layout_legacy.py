@@ -73,6 +73,20 @@ class LegacyLayout:
         return all(a.op == b.op and a.arg == b.arg and a.target is None
                    for a, b in zip(self.instrs[i + 1:end], self.instrs[exit_start:exit_start + n]))
 
+    def legacy_jumps_to_written_break(self, block_id: int, then_b: Optional[int], else_b: Optional[int],
+                                      fall: Optional[int], ctx: Context) -> bool:
+        """Whether the test of block *block_id* jumps straight to a ``break`` written after the if.
+
+        3.10 keeps the jump of ``if not c: break`` (the ``break`` has a line of its own) but
+        turns a ``break`` that only falls into the loop's exit into a line-numbered ``NOP``:
+        a test that jumps straight to the exit past a body of its own is ``if c: body``
+        followed by that ``break``.
+        """
+        loop = ctx.loop
+        return V.RETURN_COPIED_TO_BRANCHES and loop is not None and else_b == loop.break_to \
+            and then_b == fall and self.blocks[block_id].jump == else_b \
+            and loop.header is not None and self.instrs[self.blocks[loop.header].start].op != "FOR_ITER"
+
     def legacy_dead_jump(self, then_b: Optional[int], else_b: int) -> bool:
         """Whether an unreachable ``JUMP`` to *else_b* follows the code from *then_b*.
 

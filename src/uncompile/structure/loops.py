@@ -33,8 +33,8 @@ class LoopStructurer:
     exit: Any
     fail: Any
     handler_of: Any
-    index_at: Any
     if_statement: Any
+    index_at: Any
     instrs: Any
     starts_finally_copy: Any
     is_try_handler: Any

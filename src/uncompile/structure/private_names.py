@@ -31,14 +31,23 @@ def mangling_class(code: CodeType) -> Optional[str]:
     return None
 
 
+def _mentions(code: CodeType, mangled: str) -> bool:
+    """Whether *code* or a code object in it stores a name that starts with *mangled*."""
+    names = code.co_names + code.co_varnames + code.co_cellvars + code.co_freevars
+    if any(name.startswith(mangled) for name in names):
+        return True
+    return any(isinstance(const, CodeType) and _mentions(const, mangled) for const in code.co_consts)
+
+
 def _nodes_outside_classes(nodes: Iterable[ast.AST]) -> Iterator[ast.AST]:
-    """*nodes* and everything in them, except the bodies of nested classes (they mangle their own)."""
+    """*nodes* and everything in them, except the bodies of nested classes (they mangle their own)
+    and of nested functions (decompiled from their own code, they were rewritten already)."""
     pending = list(nodes)
     while pending:
         node = pending.pop()
         yield node
         for field, value in ast.iter_fields(node):
-            if isinstance(node, ast.ClassDef) and field == "body":
+            if field == "body" and isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
                 continue
             if isinstance(value, ast.AST):
                 pending.append(value)
@@ -52,6 +61,8 @@ def demangle_private_names(nodes: Iterable[ast.AST], code: CodeType) -> None:
     if owner is None or not owner.strip("_"):
         return
     prefix = "_" + owner.lstrip("_")
+    if not _mentions(code, prefix + "__"):
+        return
 
     def plain(name: Optional[str]) -> Optional[str]:
         if name is None or not name.startswith(prefix + "__"):

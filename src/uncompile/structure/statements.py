@@ -45,12 +45,19 @@ def _child_statements(node: ast.AST) -> List[ast.stmt]:
     return found
 
 
-def iter_statements(stmts: Iterable[ast.stmt]) -> Iterator[ast.stmt]:
-    """Every statement in *stmts* and, recursively, inside them (children listed before use)."""
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def iter_statements(stmts: Iterable[ast.stmt], into_definitions: bool = True) -> Iterator[ast.stmt]:
+    """Every statement in *stmts* and, recursively, inside them (children listed before use);
+    without *into_definitions*, not the bodies of nested ``def`` and ``class`` statements."""
     stack = list(stmts)
     stack.reverse()
     while stack:
         node = stack.pop()
+        if not into_definitions and isinstance(node, _DEFINITIONS):
+            yield node
+            continue
         children = _child_statements(node)
         yield node
         children.reverse()

@@ -174,6 +174,8 @@ class Walker(LoopStructurer, HandlerStructurer, MatchStructurer, LegacyBlocks, L
             if V.LAYOUT_IN_SOURCE_ORDER and self.legacy_copied_break(i, ctx):
                 self.sim.emit(ast.Break())
                 return None
+            if V.LAYOUT_IN_SOURCE_ORDER and self.legacy_copied_try_exit(i):
+                return None  # the branch falls off the end of its try body
             self.sim.step(ins, stack)
             i += 1
         if last >= ctx.until:
@@ -414,7 +416,8 @@ class Walker(LoopStructurer, HandlerStructurer, MatchStructurer, LegacyBlocks, L
         if follow is None and loop is not None and V.LAYOUT_IN_SOURCE_ORDER \
                 and else_b in (loop.break_to, loop.continue_to) \
                 and then_b not in (loop.break_to, loop.continue_to) \
-                and not (V.LAYOUT_IN_SOURCE_ORDER and self.legacy_dead_jump(then_b, else_b)):
+                and not (V.LAYOUT_IN_SOURCE_ORDER and self.legacy_dead_jump(then_b, else_b)) \
+                and not self.legacy_jumps_to_written_break(block_id, then_b, else_b, fall, ctx):
             test, then_b, else_b = negate(test), else_b, then_b
         if follow is None and is_added_jump_back(self, then_b, else_b, ctx):
             test, then_b, else_b = negate(test), else_b, then_b  # ``if c: return`` ends a loop body
