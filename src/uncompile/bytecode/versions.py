@@ -18,6 +18,11 @@ VERSION: Tuple[int, int] = (sys.version_info[0], sys.version_info[1])
 #: blocks with ``SETUP_FINALLY``/``SETUP_WITH``/``SETUP_ASYNC_WITH``.
 HAS_EXCEPTION_TABLE = VERSION >= (3, 11)
 
+#: ``match`` statements exist (3.10+). On 3.10 ``MATCH_CLASS``/``MATCH_KEYS`` push a success flag
+#: above their result, and the items of the result are read by index rather than unpacked.
+HAS_MATCH = VERSION >= (3, 10)
+MATCH_PUSHES_FLAG = VERSION < (3, 11)
+
 #: 3.8 - 3.10 lay code out in source order: an ``if`` body is always the fall-through path
 #: of its test, whatever it ends with (later versions move some blocks).
 LAYOUT_IN_SOURCE_ORDER = VERSION < (3, 11)

@@ -28,10 +28,12 @@ from .context import Context
 from .handlers import HandlerStructurer
 from .layout_legacy import LegacyLayout
 from .loops import LoopStructurer
+from .matches import MATCH_STARTS, MatchStructurer
 from .pure_blocks import PureBlocks
 
 
-class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, LegacyLayout, CompareChains, PureBlocks):
+class Walker(LoopStructurer, HandlerStructurer, MatchStructurer, LegacyBlocks, LegacyLayout, CompareChains,
+             PureBlocks):
     """Structures one code object; :meth:`run` returns its statements."""
 
     def __init__(self, code: Any, nested: Any) -> None:
@@ -167,6 +169,8 @@ class Walker(LoopStructurer, HandlerStructurer, LegacyBlocks, LegacyLayout, Comp
             ins = self.instrs[i]
             if ins.op in ("BEFORE_WITH", "SETUP_WITH"):
                 return self.with_statement(i, ctx, stack)
+            if ins.op in MATCH_STARTS and self.is_match_start(i):
+                return self.match_statement(i, ctx, stack)
             if V.LAYOUT_IN_SOURCE_ORDER and self.legacy_copied_break(i, ctx):
                 self.sim.emit(ast.Break())
                 return None
