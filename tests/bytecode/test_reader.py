@@ -15,7 +15,7 @@ from typing import Any, Iterator, List, Optional
 
 import pytest
 
-from uncompile.bytecode.reader import instruction_starts, read_raw
+from uncompile.bytecode.reader import instruction_starts, opnames_and_args, read_raw
 from uncompile.verification.stdlib_sample import stdlib_files, stdlib_root
 
 #: Instructions whose ``argrepr`` the normalizer reads (the reader leaves the others empty).
@@ -89,6 +89,13 @@ def test_instruction_starts_are_the_offsets_and_names_dis_shows() -> None:
     for code in _code_objects(module):
         expected = [(ins.offset, ins.opname) for ins in dis.get_instructions(code)]
         assert instruction_starts(code) == expected, code.co_name
+
+
+def test_opnames_and_args_are_the_names_and_arguments_dis_shows() -> None:
+    module = compile(_HAND_WRITTEN, "<hand>", "exec")  # EXTENDED_ARG, inline caches (3.11+)
+    for code in _code_objects(module):
+        expected = [(ins.opname, ins.arg) for ins in dis.get_instructions(code)]
+        assert opnames_and_args(code) == expected, code.co_name
 
 
 def _sample_modules(count: int) -> List[str]:

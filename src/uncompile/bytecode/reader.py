@@ -250,3 +250,25 @@ def instruction_starts(code: CodeType) -> List[Tuple[int, str]]:
         out.append((offset, name))
         offset += 2 + 2 * caches
     return out
+
+
+def opnames_and_args(code: CodeType) -> List[Tuple[str, Optional[int]]]:
+    """(opname, arg) of the instructions :func:`read_raw` gives, arguments with their
+    ``EXTENDED_ARG`` prefixes applied, without line numbers or argument values."""
+    raw = code.co_code
+    opcodes = _OPCODES
+    out: List[Tuple[str, Optional[int]]] = []
+    extended = 0
+    offset = 0
+    size = len(raw)
+    while offset < size:
+        name, kind, caches, _flag_bits = opcodes[raw[offset]]
+        if kind == _NO_ARG:
+            out.append((name, None))
+            extended = 0
+        else:
+            arg = raw[offset + 1] | extended
+            out.append((name, arg))
+            extended = arg << 8 if kind == _EXTENDED_ARG else 0
+        offset += 2 + 2 * caches
+    return out

@@ -25,7 +25,7 @@ from types import CodeType
 from typing import Any, Dict, List, NamedTuple, Optional, Tuple
 
 from ..bytecode.instructions import Instr, read_instructions
-from ..bytecode.reader import read_raw
+from ..bytecode.reader import opnames_and_args
 from ..errors import DecompileError
 
 CONDITIONAL_SET = "__conditional_annotations__"
@@ -276,7 +276,7 @@ def restore_annotations(body: List[ast.stmt], code: Optional[CodeType] = None) -
 
 
 def _sets_up_annotations(code: CodeType) -> bool:
-    return any(ins.opname == "SETUP_ANNOTATIONS" for ins in read_raw(code))
+    return any(name == "SETUP_ANNOTATIONS" for name, _arg in opnames_and_args(code))
 
 
 def _stored_annotation(stmt: ast.stmt) -> Optional[Tuple[str, ast.expr]]:

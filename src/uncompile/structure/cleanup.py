@@ -16,7 +16,7 @@ from types import CodeType
 from typing import Any, List
 
 from ..bytecode import versions as V
-from ..bytecode.reader import read_raw
+from ..bytecode.reader import opnames_and_args
 from .annotations import restore_annotations
 from .statements import iter_statements
 
@@ -152,7 +152,7 @@ def _has_docstring(code: CodeType) -> bool:
     if flag is not None:
         return bool(code.co_flags & flag)
     first = code.co_consts[0]
-    for ins in read_raw(code):
-        if ins.opname in ("LOAD_CONST", "RETURN_CONST") and ins.arg == 0:
-            return False
-    return isinstance(first, str)
+    if not isinstance(first, str):
+        return False
+    loads = ("LOAD_CONST", "RETURN_CONST")
+    return not any(name in loads and arg == 0 for name, arg in opnames_and_args(code))
