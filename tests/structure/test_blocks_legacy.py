@@ -8,9 +8,9 @@ every version.
 from __future__ import annotations
 
 import sys
-import textwrap
 
 import pytest
+from snippets import define
 
 from uncompile.verification import verify_code
 
@@ -215,15 +215,9 @@ CASES = {
 KEEPS_DEAD_CODE_ONLY = {"break_in_except_with_else"}
 
 
-def _function(source: str):
-    namespace: dict = {}
-    exec(compile(textwrap.dedent(source), "<case>", "exec"), namespace)
-    return namespace["f"]
-
-
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_round_trip(name: str) -> None:
-    code = _function(CASES[name]).__code__
+    code = define(CASES[name]).__code__
     result = verify_code(code, qualname="f")
     newer = sys.version_info >= ((3, 10) if name in KEEPS_DEAD_CODE_ONLY else (3, 11))
     if newer and not result.identical:
@@ -233,7 +227,7 @@ def test_round_trip(name: str) -> None:
 
 def test_clause_ending_in_copied_return_makes_no_else() -> None:
     # 3.10 copies the return after the try into the except clause's exit: that is no else
-    code = _function(CASES["if_falling_off_try_body_then_return"]).__code__
+    code = define(CASES["if_falling_off_try_body_then_return"]).__code__
     result = verify_code(code, qualname="f")
     if sys.version_info >= (3, 12) and result.identical and "else:" in result.source:
         pytest.xfail("3.12+: both forms compile alike; the copied return comes back as the try's else")

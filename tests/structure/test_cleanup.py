@@ -5,9 +5,8 @@ Every case must decompile and recompile to identical bytecode.
 
 from __future__ import annotations
 
-import textwrap
-
 import pytest
+from snippets import define
 
 from uncompile.verification import verify_code
 
@@ -25,15 +24,9 @@ CASES = {
 }
 
 
-def _function(source: str):
-    namespace: dict = {}
-    exec(compile(textwrap.dedent(source), "<case>", "exec"), namespace)
-    return namespace["f"]
-
-
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_round_trip(name: str) -> None:
-    result = verify_code(_function(CASES[name]).__code__, qualname="f")
+    result = verify_code(define(CASES[name]).__code__, qualname="f")
     assert result.identical, "%s\n%s" % (result.difference or result.error, result.source)
 
 

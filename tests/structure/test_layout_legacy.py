@@ -8,9 +8,9 @@ a case that does not round-trip yet is an expected failure.
 from __future__ import annotations
 
 import sys
-import textwrap
 
 import pytest
+from snippets import define
 
 from uncompile.verification import verify_code
 
@@ -147,15 +147,9 @@ CASES = {
 }
 
 
-def _function(source: str):
-    namespace: dict = {}
-    exec(compile(textwrap.dedent(source), "<case>", "exec"), namespace)
-    return namespace["f"]
-
-
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_round_trip(name: str) -> None:
-    code = _function(CASES[name]).__code__
+    code = define(CASES[name]).__code__
     result = verify_code(code, qualname="f")
     if sys.version_info >= (3, 11) and not result.identical:
         pytest.xfail("a 3.8 - 3.10 layout rule; here: %s" % (result.difference or result.error))

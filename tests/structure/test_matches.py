@@ -8,6 +8,7 @@ from __future__ import annotations
 import sys
 
 import pytest
+from snippets import define
 
 from uncompile.verification import verify_code
 
@@ -229,22 +230,16 @@ def leaves_loop(values):
 }
 
 
-def _function(source: str, name: str):
-    namespace: dict = {}
-    exec(compile(source, "<test>", "exec", dont_inherit=True), namespace)
-    return namespace[name]
-
-
 @pytest.mark.parametrize("name", sorted(SNIPPETS))
 def test_match_round_trip(name):
-    result = verify_code(_function(SNIPPETS[name], name).__code__)
+    result = verify_code(define(SNIPPETS[name], name).__code__)
     assert result.identical, result
     assert result.source is not None and "match " in result.source
 
 
 @pytest.mark.parametrize("name", sorted(SNIPPETS_XFAIL))
 def test_match_not_yet(name):
-    result = verify_code(_function(SNIPPETS_XFAIL[name], name).__code__)
+    result = verify_code(define(SNIPPETS_XFAIL[name], name).__code__)
     if not result.identical:
         pytest.xfail(XFAIL[name])
     assert "match " in (result.source or "")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 
 import pytest
+from snippets import define
 
 from uncompile.verification import verify_code
 
@@ -33,12 +34,6 @@ def f():
 """
 
 
-def _function(source: str):
-    namespace: dict = {}
-    exec(compile(source, "<test>", "exec", dont_inherit=True), namespace)
-    return namespace["f"]
-
-
 @PY315
 def test_lazy_imports():
     result = verify_code(compile(LAZY, "<test>", "exec", dont_inherit=True))
@@ -48,10 +43,10 @@ def test_lazy_imports():
 
 @PY315
 def test_unpacking_in_comprehensions():
-    result = verify_code(_function(UNPACKING).__code__)
+    result = verify_code(define(UNPACKING).__code__)
     assert result.identical, result
 
 
 @pytest.mark.skipif(sys.version_info < (3, 14), reason="3.14 syntax")
 def test_except_without_parentheses():
-    assert verify_code(_function(EXCEPT_LIST).__code__).identical
+    assert verify_code(define(EXCEPT_LIST).__code__).identical

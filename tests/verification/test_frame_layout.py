@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from types import CodeType
 
+from snippets import define
+
 from uncompile.expressions.stack_shuffles import cell_tuple, is_dynamo_code
 from uncompile.verification.frame_layout import match_frame_layout
 
 
 def _function(source: str, name: str) -> CodeType:
-    namespace: dict = {}
-    exec(compile(source, "<test>", "exec"), namespace)
-    return namespace[name].__code__
+    return define(source, name).__code__
 
 
 def test_unused_locals_keep_their_slots() -> None:
