@@ -1,4 +1,4 @@
-"""What the tests share: a function defined from a source snippet."""
+"""What the tests share: a function defined from a source snippet, or from decompiled code."""
 
 from __future__ import annotations
 
@@ -12,3 +12,12 @@ def define(source: str, name: str = "f") -> Any:
     namespace: dict = {}
     exec(compile(textwrap.dedent(source), "<snippet>", "exec", dont_inherit=True), namespace)
     return namespace[name]
+
+
+def decompiled(function: Any) -> Any:
+    """*function* again, defined by the decompiled source of its code (in a fresh namespace)."""
+    from uncompile.decompiler import decompile_code
+
+    namespace: dict = {}
+    exec(decompile_code(function.__code__), namespace)
+    return namespace[function.__code__.co_name]

@@ -3,8 +3,8 @@
 import sys
 
 import pytest
+from snippets import decompiled
 
-from uncompile.decompiler import decompile_code
 from uncompile.verification import verify_code
 
 
@@ -107,7 +107,6 @@ def test_recompiles_identically(function):
 
 @pytest.mark.parametrize("function", CASES, ids=lambda f: f.__name__)
 def test_behaves_the_same(function):
-    namespace: dict = {}
-    exec(decompile_code(function.__code__), namespace)
+    again = decompiled(function)
     for args in INPUTS[function]:
-        assert _call(namespace[function.__name__], args) == _call(function, args)
+        assert _call(again, args) == _call(function, args)

@@ -8,8 +8,8 @@ import copy
 import sys
 
 import pytest
+from snippets import decompiled
 
-from uncompile.decompiler import decompile_code
 from uncompile.verification import verify_code
 
 # the statement after a try is copied into the body's exit: it stays after the try
@@ -73,20 +73,6 @@ def f(env, probe):
             return 25, 80
         rows, columns = size
         return rows, columns
-"""
-
-# the finally of a try/except covers only the clauses; a clause continues the loop
-CONTINUE_IN_CLAUSE_WITH_FINALLY = """
-def f(values):
-    total = 0
-    for value in values:
-        try:
-            total += int(value)
-        except ValueError:
-            continue
-        finally:
-            total += 1000
-    return total
 """
 
 # the nested try ends the clause: its clause leaves both handlers on the way to the statement
@@ -196,7 +182,6 @@ SNIPPETS = {
     "constant_return_in_try": CONSTANT_RETURN_IN_TRY,
     "try_starts_loop_body": TRY_STARTS_LOOP_BODY,
     "return_from_nested_clause": RETURN_FROM_NESTED_CLAUSE,
-    "continue_in_clause_with_finally": CONTINUE_IN_CLAUSE_WITH_FINALLY,
     "try_ends_clause": TRY_ENDS_CLAUSE,
     "finally_with_nested_statements": FINALLY_WITH_NESTED_STATEMENTS,
     "continue_through_finally": CONTINUE_THROUGH_FINALLY,
@@ -266,11 +251,10 @@ def test_clauses_after_their_loop_recompile_identically(function):
 
 @pytest.mark.parametrize("function", CLAUSE_CASES, ids=lambda f: f.__name__)
 def test_clauses_after_their_loop_behave_the_same(function):
-    namespace: dict = {}
-    exec(decompile_code(function.__code__), namespace)
+    again = decompiled(function)
     for args in CLAUSE_INPUTS[function]:  # each call gets its own copy of the (mutable) arguments
         expected = _call(function, copy.deepcopy(args))
-        assert _call(namespace[function.__name__], copy.deepcopy(args)) == expected
+        assert _call(again, copy.deepcopy(args)) == expected
 
 
 RETURN_FROM_CLAUSE_IN_LOOP = """\

@@ -8,8 +8,8 @@ import copy
 import sys
 
 import pytest
+from snippets import decompiled
 
-from uncompile.decompiler import decompile_code
 from uncompile.verification import verify_code
 
 
@@ -138,10 +138,9 @@ def test_recompiles_identically(function):
 
 @pytest.mark.parametrize("function", CASES, ids=lambda f: f.__name__)
 def test_behaves_the_same(function):
-    namespace: dict = {}
-    exec(decompile_code(function.__code__), namespace)
+    again = decompiled(function)
     for args in INPUTS[function]:  # each call gets its own copy of the (mutable) arguments
-        assert namespace[function.__name__](*copy.deepcopy(args)) == function(*copy.deepcopy(args))
+        assert again(*copy.deepcopy(args)) == function(*copy.deepcopy(args))
 
 
 LOOPS = """\
@@ -353,9 +352,7 @@ class _Source:
 
 
 def test_break_from_except_behaves_the_same():
-    namespace: dict = {}
-    exec(decompile_code(break_from_except.__code__), namespace)
-    for function in (break_from_except, namespace["break_from_except"]):
+    for function in (break_from_except, decompiled(break_from_except)):
         sink: list = []
         function(_Source([1, None, 2]), sink)
         assert sink == [1, 2, None]

@@ -5,8 +5,9 @@ from __future__ import annotations
 import ast
 
 import pytest
+from snippets import decompiled
 
-from uncompile.decompiler import decompile_code, decompile_to_ast
+from uncompile.decompiler import decompile_to_ast
 from uncompile.verification import verify_code
 
 
@@ -66,10 +67,9 @@ def test_recompiles_identically(function):
 
 @pytest.mark.parametrize("function", CASES, ids=lambda f: f.__name__)
 def test_behaves_the_same(function):
-    namespace: dict = {}
-    exec(decompile_code(function.__code__), namespace)
+    again = decompiled(function)
     for args in INPUTS[function]:
-        assert namespace[function.__name__](*args) == function(*args)
+        assert again(*args) == function(*args)
 
 
 def test_loops_and_handlers_keep_their_shape():
