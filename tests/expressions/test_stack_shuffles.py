@@ -141,16 +141,26 @@ class Value:
         return self.tag
 
 
-def graph_break_program() -> List[Op]:
-    """``graph_out_0 = __compiled_fn_1(x)``, then a call to a resume function that gets the
-    result of ``graph_out_0[0].item()`` (the frame's stack) and the local ``x``."""
-    return [
+#: ``graph_out_0 = __compiled_fn_1(x)``: how each program below starts
+GRAPH_CALL: List[Op] = [
         ("RESUME", 0),
         ("LOAD_GLOBAL", ("__compiled_fn_1", True)),
         ("LOAD_FAST", "x"),
         ("PRECALL", 1),
         ("CALL", 1),
         ("STORE_FAST", "graph_out_0"),
+]
+
+
+def code_units(program: List[Op]) -> int:
+    """The size of *program* in code units (an instruction and its inline caches), for jumps over it."""
+    return sum(1 + opcode._inline_cache_entries[dis.opmap[op]] for op, _ in program)  # type: ignore[attr-defined]
+
+
+def graph_break_program() -> List[Op]:
+    """``graph_out_0 = __compiled_fn_1(x)``, then a call to a resume function that gets the
+    result of ``graph_out_0[0].item()`` (the frame's stack) and the local ``x``."""
+    return GRAPH_CALL + [
         ("BUILD_TUPLE", 0),
         ("BUILD_LIST", 1),  # the cells of the frames
         ("PUSH_NULL", 0),
@@ -340,10 +350,9 @@ def test_a_copied_list_does_not_see_later_edits() -> None:
     assert run(uncompile.recompile(code), namespace, (1, 2)) == ([1, 2], [1, 2, 9])
 
 
-def resume_call(name: str) -> List[Op]:
-    """``return name(*[top of stack])``."""
+def spread_call(name: str) -> List[Op]:
+    """``return name(*list)``, the list on top of the stack."""
     return [
-        ("BUILD_LIST", 1),
         ("LOAD_GLOBAL", (name, False)),
         ("PUSH_NULL", 0),
         ("SWAP", 3),
@@ -352,19 +361,19 @@ def resume_call(name: str) -> List[Op]:
     ]
 
 
+def resume_call(name: str) -> List[Op]:
+    """``return name(*[top of stack])``."""
+    return [("BUILD_LIST", 1)] + spread_call(name)
+
+
 def test_graph_outputs_read_after_their_del_on_both_ways_to_a_return() -> None:
     """``del graph_out_0`` before a branch whose both ways return: the items taken from it
     before the ``del`` are read where they are used."""
     taken = resume_call("__resume_at_1")
-    units = sum(1 + opcode._inline_cache_entries[dis.opmap[op]] for op, _ in taken)  # type: ignore[attr-defined]
+    units = code_units(taken)
     program: List[Op] = (
-        [
-            ("RESUME", 0),
-            ("LOAD_GLOBAL", ("__compiled_fn_1", True)),
-            ("LOAD_FAST", "x"),
-            ("PRECALL", 1),
-            ("CALL", 1),
-            ("STORE_FAST", "graph_out_0"),
+        GRAPH_CALL
+        + [
             ("LOAD_FAST", "graph_out_0"),
             ("LOAD_CONST", 1),
             ("BINARY_SUBSCR", 0),
@@ -416,22 +425,11 @@ def test_edits_on_one_way_of_a_branch_do_not_show_on_the_other() -> None:
         ("BUILD_SLICE", 2),
         ("STORE_SUBSCR", 0),
     ]
-    taken = swap + [
-        ("LOAD_GLOBAL", ("__resume_at_1", False)),
-        ("PUSH_NULL", 0),
-        ("SWAP", 3),
-        ("CALL_FUNCTION_EX", 0),
-        ("RETURN_VALUE", 0),
-    ]
-    units = sum(1 + opcode._inline_cache_entries[dis.opmap[op]] for op, _ in taken)  # type: ignore[attr-defined]
+    taken = swap + spread_call("__resume_at_1")
+    units = code_units(taken)
     program: List[Op] = (
-        [
-            ("RESUME", 0),
-            ("LOAD_GLOBAL", ("__compiled_fn_1", True)),
-            ("LOAD_FAST", "x"),
-            ("PRECALL", 1),
-            ("CALL", 1),
-            ("STORE_FAST", "graph_out_0"),
+        GRAPH_CALL
+        + [
             ("LOAD_FAST", "graph_out_0"),
             ("LOAD_CONST", 1),
             ("BINARY_SUBSCR", 0),
@@ -445,13 +443,7 @@ def test_edits_on_one_way_of_a_branch_do_not_show_on_the_other() -> None:
         ]
         + taken
         + swap
-        + [
-            ("LOAD_GLOBAL", ("__resume_at_2", False)),
-            ("PUSH_NULL", 0),
-            ("SWAP", 3),
-            ("CALL_FUNCTION_EX", 0),
-            ("RETURN_VALUE", 0),
-        ]
+        + spread_call("__resume_at_2")
     )
 
     def namespace() -> Dict[str, Any]:
