@@ -9,7 +9,6 @@ from .model import EventRecord
 
 _BREAK_AT = re.compile(r"Graph break in user code at (.+):(\d+)")
 _TRACEBACK_FRAME = re.compile(r'File "(.+)", line (\d+), in ')
-_RECOMPILE_PREFIX = re.compile(r"^(\d+/\d+): ")
 
 
 def _user_location(text: str) -> Tuple[Optional[str], Optional[int]]:
@@ -51,9 +50,3 @@ def recompiles(compile_id: str, code_name: str, reasons: List[str]) -> List[Even
             if line.strip():
                 records.append(EventRecord(compile_id, code_name, line.strip()))
     return records
-
-
-def failed_entry(reason: str) -> Optional[str]:
-    """The compile id of the cache entry whose guard failed (``"0/0: tensor 'x' ..."``)."""
-    match = _RECOMPILE_PREFIX.match(reason)
-    return match.group(1) if match else None

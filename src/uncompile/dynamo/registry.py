@@ -57,14 +57,6 @@ class Registry:
             self.transformed.extend(transformed)
             self.graphs.extend(graphs)
 
-    def for_code(self, code: CodeType) -> Optional[TransformedCode]:
-        """The latest dump of the transformed code object *code*, if any."""
-        with self._lock:
-            for item in reversed(self.transformed):
-                if item.code is code:
-                    return item
-        return None
-
     def clear(self) -> None:
         """Forget every dump."""
         with self._lock:

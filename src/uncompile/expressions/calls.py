@@ -20,10 +20,6 @@ Stack = List[Any]
 _COMPREHENSIONS = ("<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>")
 
 
-def _is_const(node: Any) -> bool:
-    return isinstance(node, ast.Constant) and getattr(node, "uncompile_const", False)
-
-
 class CallBuilder:
     """See the module docstring; *nested* builds definitions from nested code objects."""
 
