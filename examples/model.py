@@ -25,7 +25,7 @@ class Stack(nn.Module):
 def train_step(model: nn.Module, optimizer: torch.optim.Optimizer, x: torch.Tensor) -> torch.Tensor:
     out = model(x)
     if out.sum() > 0:  # data-dependent: Dynamo breaks the graph here
-        loss = (out ** 2).mean()
+        loss = (out**2).mean()
     else:
         loss = out.abs().mean()
     loss.backward()

@@ -3,7 +3,8 @@
 ``python tools/matrix.py test`` (what ``make test`` runs) and ``python tools/matrix.py lint``.
 Standard library only, runs on Python 3.8+.
 
-* Lint: ruff over the tree and mypy over ``src/``, in the torch environment.
+* Lint: ruff's checks and its formatter (``--check``) over the tree and mypy over ``src/``, in
+  the torch environment.
 * Tests: the decompiler tests (``tests/`` without ``tests/dynamo`` and ``tests/report``) under
   every interpreter; on 3.11 the whole suite runs once in the torch environment, torch
   tests included.
@@ -76,15 +77,28 @@ def wanted_versions() -> List[str]:
 
 
 def run_lint(env: Path) -> Row:
-    """ruff over the tree, mypy over src/ (its configuration is in pyproject.toml)."""
+    """ruff's checks and formatter over the tree, mypy over src/ (configured in pyproject.toml)."""
     started = time.time()
     say("lint: ruff and mypy")
     failures = []
     for name, command in (
         ("ruff", [str(env / "bin" / "ruff"), "check", "."]),
+        (
+            "ruff format",
+            [
+                str(env / "bin" / "ruff"),
+                "format",
+                "--check",
+                "src",
+                "tests",
+                "benchmarks",
+                "tools",
+                "examples",
+            ],
+        ),
         ("mypy", [str(env / "bin" / "mypy")]),
     ):
-        say("$ %s %s" % (name, " ".join(command[1:])))
+        say("$ %s %s" % (Path(command[0]).name, " ".join(command[1:])))
         if subprocess.run(command, cwd=str(ROOT)).returncode != 0:
             failures.append(name)
     note = "failed: %s" % " ".join(failures) if failures else ""

@@ -47,8 +47,9 @@ def decompile_to_ast(code: CodeType) -> ast.Module:
     except DecompileError:
         raise
     except (IndexError, KeyError, AttributeError, TypeError, ValueError, AssertionError) as exc:
-        raise DecompileError("internal error %s: %s" % (type(exc).__name__, exc), function=code.co_name,
-                             construct="decompiler") from exc
+        raise DecompileError(
+            "internal error %s: %s" % (type(exc).__name__, exc), function=code.co_name, construct="decompiler"
+        ) from exc
     return _tag_all(module)
 
 
@@ -75,8 +76,14 @@ def _decompile(code: CodeType) -> list:
         return [node]
     is_async = bool(code.co_flags & (inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR))
     node_type = ast.AsyncFunctionDef if is_async else ast.FunctionDef
-    func = node_type(name=name, args=signature(code), body=body or [ast.Pass()], decorator_list=[],
-                     returns=None, type_comment=None)
+    func = node_type(
+        name=name,
+        args=signature(code),
+        body=body or [ast.Pass()],
+        decorator_list=[],
+        returns=None,
+        type_comment=None,
+    )
     demangle_private_names([func.args], code)
     if hasattr(ast, "TypeAlias"):
         setattr(func, "type_params", [])  # noqa: B010 - the field is new in 3.12

@@ -18,7 +18,9 @@ class Box:
     pass
 
 
-@cases((1, 2),)
+@cases(
+    (1, 2),
+)
 def chained_and_tuples(a, b):
     x = y = z = a
     a, b = b, a
@@ -34,7 +36,9 @@ def star_unpacking(values):
     return first, middle, last, init, tail, head
 
 
-@cases((5,),)
+@cases(
+    (5,),
+)
 def attribute_and_subscript_targets(n):
     box = Box()
     box.value = n
@@ -46,7 +50,9 @@ def attribute_and_subscript_targets(n):
     return box.value, box.items, box.other, sorted(table.items())
 
 
-@cases((5,),)
+@cases(
+    (5,),
+)
 def augmented(n):
     total = n
     total += 2
@@ -66,7 +72,9 @@ def augmented(n):
     return total, items, box.count
 
 
-@cases((3,),)
+@cases(
+    (3,),
+)
 def annotated(n):
     value: int = n
     other: "list[int]"  # noqa: F842 - an annotation without value is a case
@@ -75,7 +83,9 @@ def annotated(n):
     return value, box.field
 
 
-@cases((4,),)
+@cases(
+    (4,),
+)
 def deletion(n):
     items = list(range(n))
     del items[0]
@@ -88,14 +98,18 @@ def deletion(n):
     return items, hasattr(box, "a")
 
 
-@cases((2,),)
+@cases(
+    (2,),
+)
 def global_statement(n):
     global COUNTER
     COUNTER += n
     return COUNTER > 0
 
 
-@cases((2,),)
+@cases(
+    (2,),
+)
 def nonlocal_statement(n):
     count = 0
 

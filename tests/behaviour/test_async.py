@@ -43,7 +43,9 @@ class AsyncContext:
         return False
 
 
-@cases((2,),)
+@cases(
+    (2,),
+)
 async def awaiting(n):
     await asyncio.sleep(0)
     values = []
@@ -52,7 +54,9 @@ async def awaiting(n):
     return values
 
 
-@cases((3,),)
+@cases(
+    (3,),
+)
 async def async_for_and_with(n):
     log = []
     async with AsyncContext(log) as context:
@@ -65,14 +69,18 @@ async def async_for_and_with(n):
     return log, context is not None
 
 
-@cases((4,),)
+@cases(
+    (4,),
+)
 async def async_comprehensions(n):
     squares = [value * value async for value in AsyncRange(n) if value % 2]
     awaited = [await asyncio.sleep(0, result=i) for i in range(n)]
     return squares, awaited
 
 
-@cases((3,),)
+@cases(
+    (3,),
+)
 async def async_generator(n):
     for i in range(n):
         yield i

@@ -16,27 +16,37 @@ def target(*args, **kwargs):
     return args, sorted(kwargs.items())
 
 
-@cases((1, 2),)
+@cases(
+    (1, 2),
+)
 def positional_and_keyword(a, b):
     return target(a, b), target(a, key=b), target(a, *[b, b], key=1), target(**{"x": a}, y=b)
 
 
-@cases(([1, 2], {"k": 1}),)
+@cases(
+    ([1, 2], {"k": 1}),
+)
 def star_and_double_star(args, kwargs):
     return target(*args), target(*args, **kwargs), target(0, *args, 3, *args), target(**kwargs, **{"z": 2})
 
 
-@cases(("a b c",),)
+@cases(
+    ("a b c",),
+)
 def method_calls(text):
     return text.split(), text.replace(" ", "-").upper(), " ".join(reversed(text.split()))
 
 
-@cases((3,),)
+@cases(
+    (3,),
+)
 def nested_calls(n):
     return max(min(n, 10), abs(-n)), list(map(str, range(n))), dict(zip("abc", range(n)))
 
 
-@cases((1, 2, 3),)
+@cases(
+    (1, 2, 3),
+)
 def many_arguments(a, b, c):
     return target(a, b, c, a, b, c, a, b, c, a, b, c, k1=a, k2=b, k3=c, k4=a, k5=b)
 

@@ -18,12 +18,16 @@ def simple(values):
     return [v * 2 for v in values], {v % 2 for v in values}, {v: v * v for v in values}, as_list
 
 
-@cases(([1, 2, 3, 4, 5, 6],),)
+@cases(
+    ([1, 2, 3, 4, 5, 6],),
+)
 def with_conditions(values):
     return [v for v in values if v % 2 if v > 1], [v if v > 3 else -v for v in values if v != 2 or v == 6]
 
 
-@cases(([[1, 2], [3], []],),)
+@cases(
+    ([[1, 2], [3], []],),
+)
 def nested(matrix):
     flat = [x for row in matrix for x in row]
     pairs = [(i, j) for i in range(3) for j in range(i) if i != j]
@@ -31,21 +35,27 @@ def nested(matrix):
     return flat, pairs, inner
 
 
-@cases((3,),)
+@cases(
+    (3,),
+)
 def closures_in_comprehensions(n):
     scale = n * 2
     funcs = [lambda x, i=i: x + i + scale for i in range(n)]
     return [f(1) for f in funcs], sum(x * scale for x in range(n))
 
 
-@cases(("hello",),)
+@cases(
+    ("hello",),
+)
 def comprehension_variable_does_not_leak(word):
     letter = "kept"
     upper = [letter.upper() for letter in word]
     return upper, letter
 
 
-@cases(({"a": 1, "b": 2},),)
+@cases(
+    ({"a": 1, "b": 2},),
+)
 def dict_comprehension_over_items(mapping):
     return {value: key for key, value in mapping.items() if value > 1}, any(v > 1 for v in mapping.values())
 

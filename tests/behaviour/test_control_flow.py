@@ -54,7 +54,9 @@ def for_with_else(values):
     return found
 
 
-@cases((4,),)
+@cases(
+    (4,),
+)
 def nested_loops_with_break_and_continue(n):
     pairs = []
     for i in range(n):
@@ -91,7 +93,9 @@ def while_true_with_return(n):
         n += 3
 
 
-@cases((3,),)
+@cases(
+    (3,),
+)
 def loop_over_range_with_enumerate(n):
     total = 0
     for index, value in enumerate(range(n)):

@@ -22,7 +22,9 @@ def twice(function):
     return wrapper
 
 
-@cases((3,),)
+@cases(
+    (3,),
+)
 def nested_functions_and_closures(n):
     def add(x, y=n, *, z=1):
         return x + y + z
@@ -36,7 +38,9 @@ def nested_functions_and_closures(n):
     return add(1), add(1, 2, z=3), make(10)(), [make(i)() for i in range(2)]
 
 
-@cases((2,),)
+@cases(
+    (2,),
+)
 def decorated_definitions(n):
     @twice
     def value():
@@ -49,7 +53,9 @@ def decorated_definitions(n):
     return value(), cached(4), cached(4)
 
 
-@cases((1,),)
+@cases(
+    (1,),
+)
 def annotations_and_defaults(n):
     def annotated(a: int, b: "str" = "x", *args: int, c: float = 1.5, **kwargs: dict) -> list:
         return [a, b, c]
@@ -57,7 +63,9 @@ def annotations_and_defaults(n):
     return annotated(n), sorted(annotated.__annotations__)
 
 
-@cases((5,),)
+@cases(
+    (5,),
+)
 def classes_with_bases_and_super(n):
     class Base:
         def __init__(self, value):
@@ -93,7 +101,9 @@ def classes_with_bases_and_super(n):
     return child.describe(), child.double, Child.static(n), Child.__doc__, Child.__qualname__.split(".")[-1]
 
 
-@cases((3,),)
+@cases(
+    (3,),
+)
 def class_keywords_and_metaclass(n):
     class Meta(type):
         def __new__(mcs, name, bases, namespace, **kwargs):
@@ -106,7 +116,9 @@ def class_keywords_and_metaclass(n):
     return Thing.extra, type(Thing).__name__
 
 
-@cases((4,),)
+@cases(
+    (4,),
+)
 def class_cell_in_nested_method(n):
     class Node:
         def name(self):

@@ -63,7 +63,9 @@ def assert_statement(value):
     return value
 
 
-@cases(([1, 0, 2],),)
+@cases(
+    ([1, 0, 2],),
+)
 def break_and_continue_in_try(values):
     out = []
     for value in values:

@@ -14,7 +14,7 @@ cases = Cases()
 
 @cases((3, 4), (-2, 7), (0, 1))
 def arithmetic(a, b):
-    return a + b * 2 - (a - b) ** 2 // 3 % 5, -a ** 2, (-a) ** 2, a / b, ~a, +b, a << 2 >> 1
+    return a + b * 2 - (a - b) ** 2 // 3 % 5, -(a**2), (-a) ** 2, a / b, ~a, +b, a << 2 >> 1
 
 
 @cases((5, 3), (0, 0), (-1, 8))
@@ -79,7 +79,9 @@ def displays_with_unpacking(items, mapping):
     return [*items, 0], (*items,), {*items}, {**mapping, "z": 1}, [[1, *items], {"a": 1, **mapping}]
 
 
-@cases((2,),)
+@cases(
+    (2,),
+)
 def lambdas(n):
     add = lambda a, b=n, *rest, key=None, **extra: a + b + len(rest)  # noqa: E731
     return add(1), add(1, 2, 3, 4), (lambda: n * 2)(), sorted([3, 1, 2], key=lambda v: -v)

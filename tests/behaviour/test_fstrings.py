@@ -12,18 +12,24 @@ from uncompile.verification.behaviour import Cases
 cases = Cases()
 
 
-@cases(("world", 3.14159),)
+@cases(
+    ("world", 3.14159),
+)
 def conversions_and_specs(name, number):
     return f"{name}", f"{name!r}", f"{name!s:>10}", f"{number:.2f}", f"{number:{8}.{3}}", f"{name!a}"
 
 
-@cases((42,),)
+@cases(
+    (42,),
+)
 def nested_and_debug(value):
     width = 6
     return f"{value=}", f"{value:>{width}}", f"{'x' + str(value)}", f"{value:{'>' if value else '<'}{width}}"
 
 
-@cases(("a", "b"),)
+@cases(
+    ("a", "b"),
+)
 def mixed_text(a, b):
     return f"start {a} middle {b!r} end", f"{{literal}} {a}{b}", "" + f"{a}"
 

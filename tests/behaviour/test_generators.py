@@ -12,14 +12,18 @@ from uncompile.verification.behaviour import Cases
 cases = Cases()
 
 
-@cases((3,),)
+@cases(
+    (3,),
+)
 def simple_generator(n):
     for i in range(n):
         yield i * 2
     yield "end"
 
 
-@cases((3,),)
+@cases(
+    (3,),
+)
 def yield_from_and_return_value(n):
     def inner():
         yield 1
@@ -31,7 +35,9 @@ def yield_from_and_return_value(n):
     yield from range(n)
 
 
-@cases((2,),)
+@cases(
+    (2,),
+)
 def yield_expression_values(n):
     def echo():
         received = None
@@ -45,7 +51,9 @@ def yield_expression_values(n):
     return [generator.send(i) for i in range(n)]
 
 
-@cases((5,),)
+@cases(
+    (5,),
+)
 def generator_with_try_finally(n):
     try:
         for i in range(n):
@@ -56,7 +64,9 @@ def generator_with_try_finally(n):
         yield "cleanup"
 
 
-@cases(([1, 2, 3],),)
+@cases(
+    ([1, 2, 3],),
+)
 def generator_expressions(values):
     total = sum(v * 2 for v in values if v > 1)
     gen = (v for v in values)

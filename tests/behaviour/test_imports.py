@@ -12,7 +12,9 @@ from uncompile.verification.behaviour import Cases
 cases = Cases()
 
 
-@cases((4,),)
+@cases(
+    (4,),
+)
 def imports_in_a_function(n):
     import collections.abc as abc
     import os.path
@@ -30,7 +32,7 @@ def test_import(name, function, calls, behaves_the_same):
     behaves_the_same(function, calls)
 
 
-MODULE = '''
+MODULE = """
 from __future__ import annotations
 import os
 import os.path as osp
@@ -49,7 +51,7 @@ queue = deque([1])
 ordered = OD(a=1)
 letters = ascii_lowercase[:3]
 tree = xml.etree.ElementTree.Element("x").tag
-'''
+"""
 
 
 def test_module_level_imports(module_behaves_the_same):

@@ -11,7 +11,7 @@ from uncompile.verification.behaviour import Cases
 
 cases = Cases()
 
-MATCH_SOURCE = '''
+MATCH_SOURCE = """
 class Point:
     __match_args__ = ("x", "y")
 
@@ -53,7 +53,7 @@ def classify(subject):
 
 def main(subjects):
     return [classify(subject) for subject in subjects]
-'''
+"""
 SUBJECTS = [0, 1, None, True, "text", ["list", 1, 2], (3, 4), {"kind": "dict", "a": 1}, -1.5, "s", -3, 7.5]
 
 cases.from_source((3, 10), MATCH_SOURCE, "classify", *[(subject,) for subject in SUBJECTS])

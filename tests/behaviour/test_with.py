@@ -36,7 +36,9 @@ def single_item(fail):
     return log
 
 
-@cases((1,),)
+@cases(
+    (1,),
+)
 def several_items(n):
     log = []
     with Recorder(log, "a") as first, Recorder(log, "b"), Recorder(log, "c") as (third):
@@ -44,7 +46,9 @@ def several_items(n):
     return log
 
 
-@cases(([1, 2, 3],),)
+@cases(
+    ([1, 2, 3],),
+)
 def return_break_continue_inside_with(values):
     log = []
     for value in values:

@@ -37,6 +37,13 @@ def test_jump_targets_are_offsets_of_kept_instructions():
 
 def test_names_are_version_neutral():
     ops = {ins.op for ins in read_instructions(json.dumps.__code__)}
-    assert not ops & {"LOAD_FAST_LOAD_FAST", "RETURN_CONST", "JUMP_FORWARD", "JUMP_BACKWARD",
-                      "POP_JUMP_FORWARD_IF_FALSE", "JUMP_IF_FALSE_OR_POP", "LOAD_METHOD"}
+    assert not ops & {
+        "LOAD_FAST_LOAD_FAST",
+        "RETURN_CONST",
+        "JUMP_FORWARD",
+        "JUMP_BACKWARD",
+        "POP_JUMP_FORWARD_IF_FALSE",
+        "JUMP_IF_FALSE_OR_POP",
+        "LOAD_METHOD",
+    }
     assert "RETURN_VALUE" in ops

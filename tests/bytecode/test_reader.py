@@ -21,7 +21,7 @@ from uncompile.verification.stdlib_sample import stdlib_files, stdlib_root
 #: Instructions whose ``argrepr`` the normalizer reads (the reader leaves the others empty).
 _ARGREPR_READ = frozenset({"BINARY_OP", "COMPARE_OP", "LOAD_SPECIAL"})
 
-_HAND_WRITTEN = '''
+_HAND_WRITTEN = """
 import os as o, sys
 from . import x
 def many(a, *b, c=1, **d):
@@ -42,7 +42,7 @@ async def co(s):
 while many:
     if many: break
     many = many - 1
-''' % ", ".join("a.b%d" % index for index in range(300))
+""" % ", ".join("a.b%d" % index for index in range(300))
 
 
 def _code_objects(code: CodeType) -> Iterator[CodeType]:
@@ -72,15 +72,21 @@ def _differences(code: CodeType) -> List[str]:
     if len(expected) != len(got):
         found.append("%s: %d instructions, dis has %d" % (code.co_name, len(got), len(expected)))
     for want, have in zip(expected, got):
-        pairs = [("offset", want.offset, have.offset), ("opcode", want.opcode, have.opcode),
-                 ("opname", want.opname, have.opname), ("arg", want.arg, have.arg),
-                 ("argval", want.argval, have.argval), ("line", _dis_line(want), have.line)]
+        pairs = [
+            ("offset", want.offset, have.offset),
+            ("opcode", want.opcode, have.opcode),
+            ("opname", want.opname, have.opname),
+            ("arg", want.arg, have.arg),
+            ("argval", want.argval, have.argval),
+            ("line", _dis_line(want), have.line),
+        ]
         if want.opname in _ARGREPR_READ:
             pairs.append(("argrepr", want.argrepr, have.argrepr))
         for field, a, b in pairs:
             if not _same(a, b):
-                found.append("%s @%d %s: %s %r != dis %r" % (code.co_name, want.offset, want.opname,
-                                                             field, b, a))
+                found.append(
+                    "%s @%d %s: %s %r != dis %r" % (code.co_name, want.offset, want.opname, field, b, a)
+                )
     return found
 
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from uncompile.dynamo.graphs import graph_text
 
-_LAMBDA_MODULE = '''class <lambda>(torch.nn.Module):
+_LAMBDA_MODULE = """class <lambda>(torch.nn.Module):
     def forward(self, arg0_1: "f32[8][1]cpu"):
         sin: "f32[8][1]cpu" = torch.ops.aten.sin.default(arg0_1);  arg0_1 = None
         return (sin,)
-'''
+"""
 
 
 def test_unnamed_graph_module_is_renamed_and_compiles() -> None:

@@ -33,8 +33,9 @@ def test_or_then_and():
     nodes = [Node(1, name("a"), 3, 2), Node(2, name("b"), 3, 9), Node(3, name("c"), 5, 9)]
     reduced, _ = reduce_nodes(nodes)
     assert len(reduced) == 1
-    assert text(reduced[0].expr) == text(ast.BoolOp(op=ast.And(), values=[
-        ast.BoolOp(op=ast.Or(), values=[name("a"), name("b")]), name("c")]))
+    assert text(reduced[0].expr) == text(
+        ast.BoolOp(op=ast.And(), values=[ast.BoolOp(op=ast.Or(), values=[name("a"), name("b")]), name("c")])
+    )
 
 
 def test_ternary_value():

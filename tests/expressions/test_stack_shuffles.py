@@ -143,12 +143,12 @@ class Value:
 
 #: ``graph_out_0 = __compiled_fn_1(x)``: how each program below starts
 GRAPH_CALL: List[Op] = [
-        ("RESUME", 0),
-        ("LOAD_GLOBAL", ("__compiled_fn_1", True)),
-        ("LOAD_FAST", "x"),
-        ("PRECALL", 1),
-        ("CALL", 1),
-        ("STORE_FAST", "graph_out_0"),
+    ("RESUME", 0),
+    ("LOAD_GLOBAL", ("__compiled_fn_1", True)),
+    ("LOAD_FAST", "x"),
+    ("PRECALL", 1),
+    ("CALL", 1),
+    ("STORE_FAST", "graph_out_0"),
 ]
 
 
@@ -160,36 +160,40 @@ def code_units(program: List[Op]) -> int:
 def graph_break_program() -> List[Op]:
     """``graph_out_0 = __compiled_fn_1(x)``, then a call to a resume function that gets the
     result of ``graph_out_0[0].item()`` (the frame's stack) and the local ``x``."""
-    return GRAPH_CALL + [
-        ("BUILD_TUPLE", 0),
-        ("BUILD_LIST", 1),  # the cells of the frames
-        ("PUSH_NULL", 0),
-        ("LOAD_FAST", "graph_out_0"),
-        ("LOAD_CONST", 0),
-        ("BINARY_SUBSCR", 0),
-        ("LOAD_ATTR", "item"),
-        ("BUILD_LIST", 0),
-        ("BUILD_LIST", 0),
-        ("SWAP", 2),
-        ("LOAD_FAST", "x"),
-        ("BUILD_LIST", 1),
-        ("LIST_EXTEND", 2),
-        ("POP_TOP", 0),
-        ("BUILD_LIST", 1),  # frames = [[x]]
-        ("SWAP", 3),
-        ("SWAP", 2),
-        ("DELETE_FAST", "graph_out_0"),
-        ("PRECALL", 0),
-        ("CALL", 0),
-        ("BUILD_LIST", 1),
-        ("COPY", 2),
-        ("LOAD_CONST", 0),
-        ("BINARY_SUBSCR", 0),
-        ("LOAD_CONST", 0),
-        ("LOAD_CONST", 0),
-        ("BUILD_SLICE", 2),
-        ("STORE_SUBSCR", 0),  # frames[0][0:0] = [...]
-    ] + CALL_RESUME
+    return (
+        GRAPH_CALL
+        + [
+            ("BUILD_TUPLE", 0),
+            ("BUILD_LIST", 1),  # the cells of the frames
+            ("PUSH_NULL", 0),
+            ("LOAD_FAST", "graph_out_0"),
+            ("LOAD_CONST", 0),
+            ("BINARY_SUBSCR", 0),
+            ("LOAD_ATTR", "item"),
+            ("BUILD_LIST", 0),
+            ("BUILD_LIST", 0),
+            ("SWAP", 2),
+            ("LOAD_FAST", "x"),
+            ("BUILD_LIST", 1),
+            ("LIST_EXTEND", 2),
+            ("POP_TOP", 0),
+            ("BUILD_LIST", 1),  # frames = [[x]]
+            ("SWAP", 3),
+            ("SWAP", 2),
+            ("DELETE_FAST", "graph_out_0"),
+            ("PRECALL", 0),
+            ("CALL", 0),
+            ("BUILD_LIST", 1),
+            ("COPY", 2),
+            ("LOAD_CONST", 0),
+            ("BINARY_SUBSCR", 0),
+            ("LOAD_CONST", 0),
+            ("LOAD_CONST", 0),
+            ("BUILD_SLICE", 2),
+            ("STORE_SUBSCR", 0),  # frames[0][0:0] = [...]
+        ]
+        + CALL_RESUME
+    )
 
 
 def test_resume_call_gets_the_frame_values_as_arguments() -> None:

@@ -26,30 +26,33 @@ def check(source: str) -> str:
     return text
 
 
-@pytest.mark.parametrize("source", [
-    "f'plain'",
-    "f''",
-    "f'{x}'",
-    "f'{x!r} {x!s} {x!a}'",
-    "f'{x:>10.3f}'",
-    "f'{x:>{w}.{w}}'",
-    "f'{x!r:^{w}}'",
-    "f'{{literal}} braces {x}'",
-    "f'{a[\"b\"]}'",
-    "f\"{a['#']}\"",
-    "f'{ {1: 2}[1] }'",
-    "f'{(lambda: 1)()}'",
-    "f'{(y := 5)}'",
-    "f'{x if b else w}'",
-    "f'{x=}'",
-    "f'{x = :>{w}}'",
-    "f'{w:{\"<\"}{w}}'",
-    "f\"{f'{x}'}\"",
-    "f'{c!r}' f\"{c}\" 'tail'",
-    "f'line\\nbreak\\t{x}\\\\'",
-    "f'quote \\' \" {x}'",
-    "f'{d[0]:{\"\"}}'",
-])
+@pytest.mark.parametrize(
+    "source",
+    [
+        "f'plain'",
+        "f''",
+        "f'{x}'",
+        "f'{x!r} {x!s} {x!a}'",
+        "f'{x:>10.3f}'",
+        "f'{x:>{w}.{w}}'",
+        "f'{x!r:^{w}}'",
+        "f'{{literal}} braces {x}'",
+        "f'{a[\"b\"]}'",
+        "f\"{a['#']}\"",
+        "f'{ {1: 2}[1] }'",
+        "f'{(lambda: 1)()}'",
+        "f'{(y := 5)}'",
+        "f'{x if b else w}'",
+        "f'{x=}'",
+        "f'{x = :>{w}}'",
+        "f'{w:{\"<\"}{w}}'",
+        "f\"{f'{x}'}\"",
+        "f'{c!r}' f\"{c}\" 'tail'",
+        "f'line\\nbreak\\t{x}\\\\'",
+        "f'quote \\' \" {x}'",
+        "f'{d[0]:{\"\"}}'",
+    ],
+)
 def test_parsed_fstrings_round_trip(source: str) -> None:
     check(source)
 
@@ -78,8 +81,14 @@ def test_nested_fstrings_three_deep() -> None:
 def test_line_feeds_in_a_field_are_written_without_backslash() -> None:
     # Python 3.11 compiles "... %s ..." % ("\n" * 3,) to f-string bytecode; the field has a line feed.
     repeated = ast.BinOp(ast.Constant("\n\t'\""), ast.Mult(), ast.Constant(3))
-    tree = ast.Expression(ast.JoinedStr(values=[
-        ast.Constant("head\n"), ast.FormattedValue(value=repeated, conversion=ord("s"), format_spec=None)]))
+    tree = ast.Expression(
+        ast.JoinedStr(
+            values=[
+                ast.Constant("head\n"),
+                ast.FormattedValue(value=repeated, conversion=ord("s"), format_spec=None),
+            ]
+        )
+    )
     text = to_source(ast.fix_missing_locations(tree))
     assert eval(text) == "head\n" + "\n\t'\"" * 3
 
@@ -106,12 +115,15 @@ def test_pep701_nesting_of_same_quotes_and_backslashes() -> None:
 
 
 @pytest.mark.skipif(sys.version_info < (3, 14), reason="template strings")
-@pytest.mark.parametrize("source", [
-    "t'plain'",
-    "t'{x}'",
-    "t'{ x + 1 !r:>{w}} and {b = }'",
-    "t'{x:{w}}' t\"{c}\"",
-])
+@pytest.mark.parametrize(
+    "source",
+    [
+        "t'plain'",
+        "t'{x}'",
+        "t'{ x + 1 !r:>{w}} and {b = }'",
+        "t'{x:{w}}' t\"{c}\"",
+    ],
+)
 def test_template_strings_keep_interpolation_text(source: str) -> None:
     tree = ast.parse(source, mode="eval")
     text = to_source(tree).rstrip("\n")

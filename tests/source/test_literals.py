@@ -15,22 +15,63 @@ from uncompile.source.printer import to_source
 
 def assigned(value: Any) -> Any:
     """Print ``x = <Constant value>``, run it, and return what ``x`` became."""
-    tree = ast.Module(body=[ast.Assign(targets=[ast.Name("x", ast.Store())], value=ast.Constant(value))],
-                      type_ignores=[])
+    tree = ast.Module(
+        body=[ast.Assign(targets=[ast.Name("x", ast.Store())], value=ast.Constant(value))], type_ignores=[]
+    )
     namespace: dict = {}
     exec(compile(to_source(tree), "<printed>", "exec"), namespace)
     return namespace["x"]
 
 
 VALUES = [
-    None, True, False, Ellipsis, 0, 1, -1, 2 ** 100, -(2 ** 100),
-    0.0, -0.0, 0.1, -2.5, 1e-300, 1e300, float("inf"), float("-inf"),
-    2j, -2j, 1 + 2j, 1 - 2j, -1.5 + 0.5j, complex(0, float("inf")), complex(1, float("-inf")),
-    "", "plain", "it's", 'say "hi"', "both ' and \"", "back\\slash", "line\nbreak\r\t",
-    "\x00\x7f\x85\u2028", "\ud800", "üñïçødé ✓", "{braces}",
-    b"", b"bytes", bytes(range(256)), b"it's \"quoted\"",
-    (), (1,), (1, 2), ((1, 2), (3,), ()), ("a", b"b", 1.5, None, (-1, -2.0)),
-    frozenset(), frozenset({1, 2, 3}), frozenset({"a", ("b", 1)}), (frozenset({1}), 2),
+    None,
+    True,
+    False,
+    Ellipsis,
+    0,
+    1,
+    -1,
+    2**100,
+    -(2**100),
+    0.0,
+    -0.0,
+    0.1,
+    -2.5,
+    1e-300,
+    1e300,
+    float("inf"),
+    float("-inf"),
+    2j,
+    -2j,
+    1 + 2j,
+    1 - 2j,
+    -1.5 + 0.5j,
+    complex(0, float("inf")),
+    complex(1, float("-inf")),
+    "",
+    "plain",
+    "it's",
+    'say "hi"',
+    "both ' and \"",
+    "back\\slash",
+    "line\nbreak\r\t",
+    "\x00\x7f\x85\u2028",
+    "\ud800",
+    "üñïçødé ✓",
+    "{braces}",
+    b"",
+    b"bytes",
+    bytes(range(256)),
+    b'it\'s "quoted"',
+    (),
+    (1,),
+    (1, 2),
+    ((1, 2), (3,), ()),
+    ("a", b"b", 1.5, None, (-1, -2.0)),
+    frozenset(),
+    frozenset({1, 2, 3}),
+    frozenset({"a", ("b", 1)}),
+    (frozenset({1}), 2),
 ]
 
 
@@ -44,7 +85,7 @@ def test_constant_round_trips(value: Any) -> None:
 
 
 def test_huge_integer_beyond_the_repr_limit() -> None:
-    value = 7 ** 20000  # about 17000 digits, over the 4300-digit repr limit of 3.11+
+    value = 7**20000  # about 17000 digits, over the 4300-digit repr limit of 3.11+
     assert assigned(value) == value
 
 
@@ -56,8 +97,9 @@ def test_values_without_a_literal_are_refused() -> None:
 
 
 def test_frozenset_tested_with_in_prints_as_a_set_display() -> None:
-    compare = ast.Compare(left=ast.Name("a", ast.Load()), ops=[ast.In()],
-                          comparators=[ast.Constant(frozenset({1, 2}))])
+    compare = ast.Compare(
+        left=ast.Name("a", ast.Load()), ops=[ast.In()], comparators=[ast.Constant(frozenset({1, 2}))]
+    )
     text = to_source(ast.Expression(compare))
     assert text == "a in {1, 2}\n"
     code = compile(text, "<printed>", "eval")

@@ -166,7 +166,7 @@ def test_emit_single_statement_and_expression() -> None:
 
 def test_blank_lines_separate_definitions() -> None:
     text = to_source(ast.parse("x = 1\ndef f():\n    a = 1\n    def g(): pass\n    return g\ny = 2\n"))
-    assert text == textwrap.dedent('''\
+    assert text == textwrap.dedent("""\
         x = 1
 
 
@@ -180,7 +180,7 @@ def test_blank_lines_separate_definitions() -> None:
 
 
         y = 2
-        ''')
+        """)
 
 
 @pytest.mark.skipif(sys.version_info < (3, 10), reason="match statement")
@@ -198,7 +198,7 @@ def test_try_star() -> None:
 
 @pytest.mark.skipif(sys.version_info < (3, 12), reason="type parameters")
 def test_type_parameters_and_aliases() -> None:
-    source = textwrap.dedent('''\
+    source = textwrap.dedent("""\
         type Alias = int
         type Pair[T] = tuple[T, T]
 
@@ -209,7 +209,7 @@ def test_type_parameters_and_aliases() -> None:
 
         def first[T: Sequence[int]](items: list[T], *args: *Ts) -> T:
             return items[0]
-        ''')
+        """)
     assert to_source(ast.parse(source)) == source
 
 
@@ -227,15 +227,18 @@ def test_lazy_imports() -> None:
 
 def test_nodes_built_without_optional_fields() -> None:
     # Before 3.13 an optional field left out of the constructor is not even an attribute.
-    arguments = ast.arguments(posonlyargs=[], args=[ast.arg(arg="a")], kwonlyargs=[], kw_defaults=[],
-                              defaults=[])
+    arguments = ast.arguments(
+        posonlyargs=[], args=[ast.arg(arg="a")], kwonlyargs=[], kw_defaults=[], defaults=[]
+    )
     loop = ast.For(target=ast.Name("i"), iter=ast.Name("a"), body=[ast.Expr(ast.Yield())])
     handler = ast.ExceptHandler(body=[ast.Raise()])
     body = [loop, ast.Try(body=[ast.Pass()], handlers=[handler]), ast.Return()]
     function = ast.FunctionDef(name="f", args=arguments, body=body)
     text = to_source(function)
-    assert text == "def f(a):\n    for i in a:\n        yield\n    try:\n        pass\n    except:\n" \
-                   "        raise\n    return\n"
+    assert (
+        text == "def f(a):\n    for i in a:\n        yield\n    try:\n        pass\n    except:\n"
+        "        raise\n    return\n"
+    )
 
 
 def test_long_elif_chain() -> None:

@@ -35,8 +35,11 @@ def stdlib_files(step: int = SAMPLE_STEP) -> List[str]:
     found = []
     for directory, subdirectories, files in os.walk(root):
         subdirectories[:] = sorted(d for d in subdirectories if d not in ("site-packages", "dist-packages"))
-        found.extend(os.path.relpath(os.path.join(directory, name), root) for name in files
-                     if name.endswith(".py") and os.path.isfile(os.path.join(directory, name)))
+        found.extend(
+            os.path.relpath(os.path.join(directory, name), root)
+            for name in files
+            if name.endswith(".py") and os.path.isfile(os.path.join(directory, name))
+        )
     return [os.path.join(root, path) for path in sorted(found)[::step]]
 
 
@@ -53,9 +56,13 @@ def _normalized_dump(tree: ast.Module) -> str:
     if sys.version_info >= (3, 13):
         for node in ast.walk(tree):
             body = getattr(node, "body", None)
-            if (isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
-                    and body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
-                    and isinstance(body[0].value.value, str)):
+            if (
+                isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                and body
+                and isinstance(body[0], ast.Expr)
+                and isinstance(body[0].value, ast.Constant)
+                and isinstance(body[0].value.value, str)
+            ):
                 body[0].value.value = inspect.cleandoc(body[0].value.value)
     return ast.dump(tree)
 
@@ -108,6 +115,8 @@ if __name__ == "__main__":
     passed, skipped, failures = run(int(sys.argv[1]) if len(sys.argv) > 1 else SAMPLE_STEP)
     for path, detail in failures:
         print("FAIL", path, detail)
-    print("%s: %d passed, %d failed, %d skipped in %.1fs" % (
-        sys.version.split()[0], passed, len(failures), skipped, time.perf_counter() - started))
+    print(
+        "%s: %d passed, %d failed, %d skipped in %.1fs"
+        % (sys.version.split()[0], passed, len(failures), skipped, time.perf_counter() - started)
+    )
     sys.exit(1 if failures else 0)

@@ -12,7 +12,7 @@ from uncompile.verification import verify_code
 
 PEP649 = pytest.mark.skipif(sys.version_info < (3, 14), reason="PEP 649 annotations are 3.14+")
 
-MODULE = '''
+MODULE = """
 import os
 x: int = 3
 y: "str"
@@ -40,7 +40,7 @@ def outer():
         v: T
 
     return K
-'''
+"""
 
 
 def _module():
@@ -52,16 +52,28 @@ def test_module_round_trips_with_its_annotations():
     result = verify_code(_module())
     assert result.identical, result
     source = result.source
-    for text in ("x: int = 3", "y: 'str'", "z: list[int] = []", "def k(a: int, *b: x, c: 'q'=2",
-                 "-> str:", "    a: int", "        b: str = 3", "def m(self) -> C:", "v: T"):
+    for text in (
+        "x: int = 3",
+        "y: 'str'",
+        "z: list[int] = []",
+        "def k(a: int, *b: x, c: 'q'=2",
+        "-> str:",
+        "    a: int",
+        "        b: str = 3",
+        "def m(self) -> C:",
+        "v: T",
+    ):
         assert text.replace("=2", " = 2") in source or text in source, text
     assert "__annotate__" not in source and "__conditional_annotations__" not in source
 
 
 @PEP649
 def test_function_annotate_entries():
-    code = next(c for c in _module().co_consts if getattr(c, "co_name", "") == "__annotate__"
-                and "return" in c.co_consts)
+    code = next(
+        c
+        for c in _module().co_consts
+        if getattr(c, "co_name", "") == "__annotate__" and "return" in c.co_consts
+    )
     names = [entry.name for entry in annotate_entries(code)]
     assert names == ["a", "b", "c", "d", "return"]
 
@@ -75,14 +87,14 @@ def test_type_alias_value_is_a_type_statement():
     assert verify_code(value, qualname="Pair").identical
 
 
-FUTURE = '''
+FUTURE = """
 from __future__ import annotations
 
 
 class C:
     def f(self, a: int, b: "x" = 1, *c: list[int]) -> C | None:
         pass
-'''
+"""
 
 
 def test_stringified_annotations_come_back_as_expressions():

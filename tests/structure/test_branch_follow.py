@@ -66,7 +66,7 @@ def for_else_continue(filenames, names):
                 break
         else:
             continue
-        found[name] = filename[len(prefix):]
+        found[name] = filename[len(prefix) :]
     return found
 
 
@@ -77,16 +77,21 @@ def return_ends_loop_body(items, seen):
     return True
 
 
-CASES = [return_ends_loop_body, elif_chain_raises_in_loop, break_in_bottom_tested_while, continue_first,
-         continue_on_none, for_else_continue]
+CASES = [
+    return_ends_loop_body,
+    elif_chain_raises_in_loop,
+    break_in_bottom_tested_while,
+    continue_first,
+    continue_on_none,
+    for_else_continue,
+]
 INPUTS = {
     return_ends_loop_body: [([1, 2], {1, 2}), ([1, 3], {1}), ([], set())],
     elif_chain_raises_in_loop: [(["a", b"b"],), ([],), (["a", 1],)],
     break_in_bottom_tested_while: [("ab;cd", 0, 5), ("a\\bcd", 0, 5), ("", 0, 0)],
     continue_first: [(["a.py", "b.pyc", "c.py"], ".py", True, 1), ([], ".py", False, 0)],
     continue_on_none: [(["a", None, "b"],), ([],)],
-    for_else_continue: [(["pip-1.whl", "x-2.whl", "y.txt"], ["pip", "setuptools"]),
-                        ([], [])],
+    for_else_continue: [(["pip-1.whl", "x-2.whl", "y.txt"], ["pip", "setuptools"]), ([], [])],
 }
 
 

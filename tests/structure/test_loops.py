@@ -337,8 +337,10 @@ def test_loops_holding_a_try_recompile_identically(function):
     if sys.version_info < (3, 11) and function in _LEGACY_OPEN:
         pytest.xfail("3.8 - 3.10: %s is not structured like the source yet" % function.__name__)
     if sys.version_info >= (3, 13) and function is retry_until_break:
-        pytest.xfail("3.13+: the break after the try is reached by a jump from outside the try's range "
-                     "and is written inside the try body")
+        pytest.xfail(
+            "3.13+: the break after the try is reached by a jump from outside the try's range "
+            "and is written inside the try body"
+        )
     result = verify_code(function.__code__)
     assert result.identical, (result.difference, result.error, result.source)
 

@@ -43,9 +43,10 @@ def parse_exception_table(table: bytes) -> List[Handler]:
     numbers = list(_varints(table))
     out = []
     for k in range(0, len(numbers) - 3, 4):
-        start, length, target, depth_lasti = numbers[k:k + 4]
-        out.append(Handler(start * 2, (start + length) * 2, target * 2, depth_lasti >> 1,
-                           bool(depth_lasti & 1)))
+        start, length, target, depth_lasti = numbers[k : k + 4]
+        out.append(
+            Handler(start * 2, (start + length) * 2, target * 2, depth_lasti >> 1, bool(depth_lasti & 1))
+        )
     return out
 
 

@@ -37,8 +37,9 @@ class Instr:
 
     __slots__ = ("offset", "op", "arg", "target", "line", "index")
 
-    def __init__(self, offset: int, op: str, arg: Any = None, target: Optional[int] = None,
-                 line: Optional[int] = None) -> None:
+    def __init__(
+        self, offset: int, op: str, arg: Any = None, target: Optional[int] = None, line: Optional[int] = None
+    ) -> None:
         self.offset = offset
         self.op = op
         self.arg = arg
@@ -63,8 +64,11 @@ def _await_end(raw: List[RawInstruction], i: int) -> Optional[int]:
     j = i + 1
     while j < len(raw) and raw[j].opname in ("CACHE", "EXTENDED_ARG", "PUSH_NULL"):  # 3.15: PUSH_NULL
         j += 1
-    if j + 1 >= len(raw) or raw[j].opname not in ("LOAD_CONST", "LOAD_COMMON_CONSTANT") \
-            or raw[j].argval is not None:
+    if (
+        j + 1 >= len(raw)
+        or raw[j].opname not in ("LOAD_CONST", "LOAD_COMMON_CONSTANT")
+        or raw[j].argval is not None
+    ):
         return None
     send = raw[j + 1]
     if send.opname == "YIELD_FROM":  # 3.8 - 3.10
@@ -111,8 +115,12 @@ class _Reader:
                         self.emit(ins, "AWAIT")
                     i = end
                     continue
-            if name == "GET_ITER" and i + 3 < len(raw) and raw[i + 1].opname == "LOAD_CONST" \
-                    and raw[i + 2].opname == "YIELD_FROM":  # 3.8 - 3.10 yield from
+            if (
+                name == "GET_ITER"
+                and i + 3 < len(raw)
+                and raw[i + 1].opname == "LOAD_CONST"
+                and raw[i + 2].opname == "YIELD_FROM"
+            ):  # 3.8 - 3.10 yield from
                 self.emit(ins, "GET_YIELD_FROM_ITER")
                 self.emit(ins, "YIELD_FROM")
                 i += 3
@@ -124,8 +132,11 @@ class _Reader:
                 i = replacement[1]
                 continue
             cleanup = V.FOR_EXIT_CLEANUP
-            if cleanup and name == cleanup[0] and all(
-                    i + k < len(raw) and raw[i + k].opname == op for k, op in enumerate(cleanup)):
+            if (
+                cleanup
+                and name == cleanup[0]
+                and all(i + k < len(raw) and raw[i + k].opname == op for k, op in enumerate(cleanup))
+            ):
                 i += len(cleanup)
                 continue
             self.one(ins)
@@ -150,8 +161,14 @@ class _Reader:
         if name == "CALL_FINALLY":  # 3.8: runs a finally body and comes back; no edge of its own
             self.emit(ins, name, ins.argval)
             return
-        if _is_jump(ins) and name not in ("FOR_ITER", "SEND", "SETUP_FINALLY", "SETUP_WITH",
-                                          "SETUP_ASYNC_WITH", "SETUP_CLEANUP"):
+        if _is_jump(ins) and name not in (
+            "FOR_ITER",
+            "SEND",
+            "SETUP_FINALLY",
+            "SETUP_WITH",
+            "SETUP_ASYNC_WITH",
+            "SETUP_CLEANUP",
+        ):
             target = ins.argval
             if name in ("JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP"):
                 self.emit(ins, "COPY", 1)
@@ -184,9 +201,16 @@ class _Reader:
         if name == "IMPORT_NAME" and oparg & V.IMPORT_NAME_LAZY_FLAG:
             self.emit(ins, "IMPORT_NAME_LAZY", arg)
             return
-        if name == "LOAD_GLOBAL" and V.ASSERT_LOADS_GLOBAL and arg == "AssertionError" and self.out \
-                and (self.out[-1].op == "POP_JUMP_IF_TRUE"  # 3.8 ``assert``, also after a chain's cleanup
-                     or [x.op for x in self.out[-2:]] == ["SWAP", "POP_TOP"]):
+        if (
+            name == "LOAD_GLOBAL"
+            and V.ASSERT_LOADS_GLOBAL
+            and arg == "AssertionError"
+            and self.out
+            and (
+                self.out[-1].op == "POP_JUMP_IF_TRUE"  # 3.8 ``assert``, also after a chain's cleanup
+                or [x.op for x in self.out[-2:]] == ["SWAP", "POP_TOP"]
+            )
+        ):
             self.emit(ins, "LOAD_ASSERTION_ERROR")
             return
         if name == "LOAD_GLOBAL":
@@ -260,14 +284,42 @@ class _Reader:
 
 
 #: Instructions whose useful argument is the raw integer (counts, flags, depths).
-_INT_ARG_OPS = frozenset({
-    "BUILD_TUPLE", "BUILD_LIST", "BUILD_SET", "BUILD_MAP", "BUILD_STRING", "BUILD_SLICE",
-    "BUILD_CONST_KEY_MAP", "UNPACK_SEQUENCE", "UNPACK_EX", "COPY", "SWAP", "RAISE_VARARGS",
-    "MAKE_FUNCTION", "SET_FUNCTION_ATTRIBUTE", "LIST_APPEND", "SET_ADD", "MAP_ADD",
-    "LIST_EXTEND", "SET_UPDATE", "DICT_UPDATE", "DICT_MERGE", "RERAISE", "GET_AWAITABLE",
-    "BUILD_TUPLE_UNPACK", "BUILD_LIST_UNPACK", "BUILD_MAP_UNPACK", "MATCH_CLASS", "ROT_N",
-    "LOAD_CLOSURE_INDEX", "RESUME", "BUILD_INTERPOLATION", "BUILD_TEMPLATE",
-})
+_INT_ARG_OPS = frozenset(
+    {
+        "BUILD_TUPLE",
+        "BUILD_LIST",
+        "BUILD_SET",
+        "BUILD_MAP",
+        "BUILD_STRING",
+        "BUILD_SLICE",
+        "BUILD_CONST_KEY_MAP",
+        "UNPACK_SEQUENCE",
+        "UNPACK_EX",
+        "COPY",
+        "SWAP",
+        "RAISE_VARARGS",
+        "MAKE_FUNCTION",
+        "SET_FUNCTION_ATTRIBUTE",
+        "LIST_APPEND",
+        "SET_ADD",
+        "MAP_ADD",
+        "LIST_EXTEND",
+        "SET_UPDATE",
+        "DICT_UPDATE",
+        "DICT_MERGE",
+        "RERAISE",
+        "GET_AWAITABLE",
+        "BUILD_TUPLE_UNPACK",
+        "BUILD_LIST_UNPACK",
+        "BUILD_MAP_UNPACK",
+        "MATCH_CLASS",
+        "ROT_N",
+        "LOAD_CLOSURE_INDEX",
+        "RESUME",
+        "BUILD_INTERPOLATION",
+        "BUILD_TEMPLATE",
+    }
+)
 
 
 def read_instructions(code: CodeType) -> List[Instr]:

@@ -34,8 +34,16 @@ class RawInstruction:
 
     __slots__ = ("offset", "opcode", "opname", "arg", "argval", "argrepr", "line")
 
-    def __init__(self, offset: int, opcode: int, opname: str, arg: Optional[int], argval: Any,
-                 argrepr: str, line: Optional[int]) -> None:
+    def __init__(
+        self,
+        offset: int,
+        opcode: int,
+        opname: str,
+        arg: Optional[int],
+        argval: Any,
+        argrepr: str,
+        line: Optional[int],
+    ) -> None:
         self.offset = offset
         self.opcode = opcode
         self.opname = opname
@@ -49,9 +57,24 @@ class RawInstruction:
 
 
 # How an opcode's operand becomes its ``argval``.
-_NO_ARG, _PLAIN, _CONST, _NAME, _JUMP_FORWARD, _JUMP_BACKWARD, _JUMP_ABSOLUTE, _LOCAL, _CELL, \
-    _LOCAL_PAIR, _COMPARE, _FORMAT_VALUE, _CONVERT_VALUE, _COMMON_CONSTANT, _EXTENDED_ARG, \
-    _UNKNOWN = range(16)
+(
+    _NO_ARG,
+    _PLAIN,
+    _CONST,
+    _NAME,
+    _JUMP_FORWARD,
+    _JUMP_BACKWARD,
+    _JUMP_ABSOLUTE,
+    _LOCAL,
+    _CELL,
+    _LOCAL_PAIR,
+    _COMPARE,
+    _FORMAT_VALUE,
+    _CONVERT_VALUE,
+    _COMMON_CONSTANT,
+    _EXTENDED_ARG,
+    _UNKNOWN,
+) = range(16)
 
 #: ``FORMAT_VALUE`` (<= 3.12) and ``CONVERT_VALUE`` (3.13+) conversion functions by operand.
 _CONVERTERS = (None, str, repr, ascii)
@@ -159,7 +182,7 @@ def _every_line(code: CodeType) -> List[Optional[int]]:
     lines: List[Optional[int]] = [None] * (len(code.co_code) // 2)
     for start, end, line in code.co_lines():
         if line is not None:
-            lines[start // 2:end // 2] = [line] * ((end - start) // 2)
+            lines[start // 2 : end // 2] = [line] * ((end - start) // 2)
     return lines
 
 

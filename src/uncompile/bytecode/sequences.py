@@ -28,8 +28,9 @@ _WITH_ENTRY = ("COPY", "LOAD_SPECIAL", "SWAP", "SWAP", "LOAD_SPECIAL", "CALL")
 _GUARD = ("LOAD_GLOBAL", "COPY", "LOAD_COMMON_CONSTANT", "IS_OP", "POP_JUMP_IF_FALSE")
 
 
-def _take(raw: Sequence[RawInstruction], i: int, names: Tuple[str, ...]) \
-        -> Optional[Tuple[List[RawInstruction], int]]:
+def _take(
+    raw: Sequence[RawInstruction], i: int, names: Tuple[str, ...]
+) -> Optional[Tuple[List[RawInstruction], int]]:
     """The instructions named *names* from ``raw[i]`` on (``EXTENDED_ARG`` skipped) and the next index."""
     found: List[RawInstruction] = []
     while len(found) < len(names) and i < len(raw):

@@ -82,8 +82,9 @@ IMPORT_NAME_LAZY_FLAG = 1 if VERSION >= (3, 15) else 0
 
 #: 3.14+ ``__annotate__`` functions (PEP 649) hold the annotations of a definition; the
 #: names a class or module body binds them to.
-ANNOTATE_NAMES: FrozenSet[str] = frozenset({"__annotate__", "__annotate_func__"}) \
-    if VERSION >= (3, 14) else frozenset()
+ANNOTATE_NAMES: FrozenSet[str] = (
+    frozenset({"__annotate__", "__annotate_func__"}) if VERSION >= (3, 14) else frozenset()
+)
 
 #: 3.10+ may compile ``while c: body`` as ``if c: do body while c`` (condition copied to
 #: the bottom: ``POP_JUMP_IF_TRUE body`` on 3.10/3.11, ``POP_JUMP_IF_FALSE exit; JUMP_BACKWARD
@@ -208,8 +209,7 @@ JUMPS_SKIP_CACHES = VERSION >= (3, 12)
 
 #: Relative jumps that go backwards (3.11+); 3.14+ ``END_ASYNC_FOR`` is encoded as one too.
 BACKWARD_JUMPS: FrozenSet[str] = frozenset(
-    name for name in dis.opname
-    if "JUMP_BACKWARD" in name or (name == "END_ASYNC_FOR" and VERSION >= (3, 14))
+    name for name in dis.opname if "JUMP_BACKWARD" in name or (name == "END_ASYNC_FOR" and VERSION >= (3, 14))
 )
 
 #: Name operands that keep flags in their low bits: the number of flag bits (3.11+
@@ -217,16 +217,28 @@ BACKWARD_JUMPS: FrozenSet[str] = frozenset(
 #: 3.15 ``IMPORT_NAME`` lazy/eager).
 NAME_FLAG_BITS: Dict[str, int] = {
     name: bits
-    for name, bits, since in (("LOAD_GLOBAL", 1, (3, 11)), ("LOAD_ATTR", 1, (3, 12)),
-                              ("LOAD_SUPER_ATTR", 2, (3, 12)), ("IMPORT_NAME", 2, (3, 15)))
+    for name, bits, since in (
+        ("LOAD_GLOBAL", 1, (3, 11)),
+        ("LOAD_ATTR", 1, (3, 12)),
+        ("LOAD_SUPER_ATTR", 2, (3, 12)),
+        ("IMPORT_NAME", 2, (3, 15)),
+    )
     if VERSION >= since
 }
 
 #: 3.13+ superinstructions whose operand packs two local slots (high and low 4 bits).
-PAIRED_LOCAL_OPS: FrozenSet[str] = frozenset(
-    {"LOAD_FAST_LOAD_FAST", "LOAD_FAST_BORROW_LOAD_FAST_BORROW", "STORE_FAST_LOAD_FAST",
-     "STORE_FAST_STORE_FAST"}
-) if VERSION >= (3, 13) else frozenset()
+PAIRED_LOCAL_OPS: FrozenSet[str] = (
+    frozenset(
+        {
+            "LOAD_FAST_LOAD_FAST",
+            "LOAD_FAST_BORROW_LOAD_FAST_BORROW",
+            "STORE_FAST_LOAD_FAST",
+            "STORE_FAST_STORE_FAST",
+        }
+    )
+    if VERSION >= (3, 13)
+    else frozenset()
+)
 
 #: ``COMPARE_OP`` keeps the operator index above this many low (flag) bits.
 COMPARE_OPERAND_SHIFT = 5 if VERSION >= (3, 13) else 4 if VERSION >= (3, 12) else 0

@@ -57,8 +57,9 @@ class CallBuilder:
             return lower, []
         return lower, [upper]
 
-    def _finish_call(self, func: Any, args: List[Any], keywords: List[ast.keyword], stack: Stack,
-                     sim: Any, ins: Instr) -> None:
+    def _finish_call(
+        self, func: Any, args: List[Any], keywords: List[ast.keyword], stack: Stack, sim: Any, ins: Instr
+    ) -> None:
         if isinstance(func, M.BuildClass):
             body, name = args[0], args[1]
             stack.append(M.ClassValue(body, name.value, [sim.expr(a, ins) for a in args[2:]], keywords))
@@ -70,13 +71,18 @@ class CallBuilder:
         if isinstance(func, M.WithExit):
             stack.append(M.WithExitCall(func))
             return
-        if (len(args) == 1 and not keywords and isinstance(args[0], (M.FunctionValue, M.ClassValue))
-                and isinstance(func, ast.expr)):
+        if (
+            len(args) == 1
+            and not keywords
+            and isinstance(args[0], (M.FunctionValue, M.ClassValue))
+            and isinstance(func, ast.expr)
+        ):
             args[0].decorators.insert(0, func)
             stack.append(args[0])
             return
-        stack.append(ast.Call(func=sim.expr(func, ins), args=[sim.expr(a, ins) for a in args],
-                              keywords=keywords))
+        stack.append(
+            ast.Call(func=sim.expr(func, ins), args=[sim.expr(a, ins) for a in args], keywords=keywords)
+        )
 
     def op_CALL(self, ins: Instr, stack: Stack, sim: Any) -> None:
         argc, kwnames, null_slot = ins.arg
@@ -116,8 +122,9 @@ class CallBuilder:
         keywords: List[ast.keyword] = []
         if kwargs is not None:
             kwargs = sim.expr(kwargs, ins)
-            if isinstance(kwargs, ast.Dict) and (getattr(kwargs, "uncompile_call_kwargs", False)
-                                                 or _keyword_display(kwargs)):
+            if isinstance(kwargs, ast.Dict) and (
+                getattr(kwargs, "uncompile_call_kwargs", False) or _keyword_display(kwargs)
+            ):
                 for key, value in zip(kwargs.keys, kwargs.values):
                     name: Any = getattr(key, "value", None)
                     keywords.append(ast.keyword(arg=name, value=value))
@@ -163,8 +170,7 @@ class CallBuilder:
             sim.emit(ast.Expr(value=_ComprehensionItem(kind, ast.Starred(value=item, ctx=ast.Load()), None)))
             display.uncompile_comprehension = kind
             return
-        if isinstance(item, ast.Constant) and isinstance(item.value, (tuple, frozenset)) \
-                and not display.elts:
+        if isinstance(item, ast.Constant) and isinstance(item.value, (tuple, frozenset)) and not display.elts:
             display.elts.extend(ast.Constant(value=v) for v in item.value)
         elif starred:
             display.elts.append(ast.Starred(value=item, ctx=ast.Load()))
@@ -178,7 +184,7 @@ class CallBuilder:
 
     def op_LIST_APPEND(self, ins: Instr, stack: Stack, sim: Any) -> None:
         target = stack[-ins.arg - 1]
-        inside = stack[len(stack) - ins.arg:]
+        inside = stack[len(stack) - ins.arg :]
         item = sim.pop_expr(stack, ins)
         if any(isinstance(v, M.Iterator) for v in inside):
             kind = "list" if ins.op == "LIST_APPEND" else "set"
@@ -310,7 +316,7 @@ ComprehensionItem = _ComprehensionItem
 def _in_comprehension(stack: Stack, depth: int) -> bool:
     """Whether a loop's iterator lies above the display at ``stack[-depth]`` (it is being built
     by a comprehension, not written out)."""
-    return any(isinstance(v, M.Iterator) for v in stack[len(stack) - depth + 1:])
+    return any(isinstance(v, M.Iterator) for v in stack[len(stack) - depth + 1 :])
 
 
 def _keyword_display(node: ast.Dict) -> bool:
@@ -319,8 +325,9 @@ def _keyword_display(node: ast.Dict) -> bool:
     ``f(*a, **{'k': v})`` merges the display into a fresh dict first, so a display that
     reaches ``CALL_FUNCTION_EX`` as it is was written as keyword arguments.
     """
-    return bool(node.keys) and all(isinstance(k, ast.Constant) and isinstance(k.value, str)
-                                   and k.value.isidentifier() for k in node.keys)
+    return bool(node.keys) and all(
+        isinstance(k, ast.Constant) and isinstance(k.value, str) and k.value.isidentifier() for k in node.keys
+    )
 
 
 def _joined(spec: Optional[ast.expr]) -> Optional[ast.expr]:

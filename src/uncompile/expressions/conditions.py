@@ -76,8 +76,11 @@ def _flips(expr: ast.expr) -> bool:
     if not (isinstance(expr, ast.Compare) and len(expr.ops) == 1 and type(expr.ops[0]) in _FLIPPED):
         return False
     right = expr.comparators[0]
-    return V.FOLDS_NOT_INTO_COMPARISON or (isinstance(right, ast.Constant) and right.value is None
-                                           and isinstance(expr.ops[0], (ast.Is, ast.IsNot)))
+    return V.FOLDS_NOT_INTO_COMPARISON or (
+        isinstance(right, ast.Constant)
+        and right.value is None
+        and isinstance(expr.ops[0], (ast.Is, ast.IsNot))
+    )
 
 
 def _flipping_leaves(expr: ast.expr) -> List[ast.expr]:
@@ -147,7 +150,7 @@ def _entered_from_elsewhere(nodes: List[Node], k: int) -> bool:
     ``1 if x and not w else 2`` jumps to the ``else`` value from both tests: the tests merge
     first, then the ternary.
     """
-    branches = nodes[k + 1:k + 3]
+    branches = nodes[k + 1 : k + 3]
     for i, node in enumerate(nodes):
         if k <= i <= k + 2:
             continue
@@ -172,8 +175,8 @@ def reduce_nodes(nodes: List[Node]) -> Tuple[List[Node], List[int]]:
                 continue
             merged = _merge_ternary(nodes[k], nodes[k + 1], nodes[k + 2])
             if merged is not None:
-                nodes[k:k + 3] = [merged]
-                sizes[k:k + 3] = [sum(sizes[k:k + 3])]
+                nodes[k : k + 3] = [merged]
+                sizes[k : k + 3] = [sum(sizes[k : k + 3])]
                 changed = True
                 break
         if changed:
@@ -181,8 +184,8 @@ def reduce_nodes(nodes: List[Node]) -> Tuple[List[Node], List[int]]:
         for k in range(len(nodes) - 1):
             merged = _merge_pair(nodes[k], nodes[k + 1])
             if merged is not None:
-                nodes[k:k + 2] = [merged]
-                sizes[k:k + 2] = [sizes[k] + sizes[k + 1]]
+                nodes[k : k + 2] = [merged]
+                sizes[k : k + 2] = [sizes[k] + sizes[k + 1]]
                 changed = True
                 break
     return nodes, sizes

@@ -11,8 +11,11 @@ from .placeholders import has_source_form, placeholder_name
 def literal(value: Any) -> ast.expr:
     """A literal expression for *value*, which has a source form."""
     if isinstance(value, frozenset):
-        return ast.Set(elts=[literal(item) for item in value]) if value else ast.Call(
-            func=ast.Name(id="frozenset", ctx=ast.Load()), args=[], keywords=[])
+        return (
+            ast.Set(elts=[literal(item) for item in value])
+            if value
+            else ast.Call(func=ast.Name(id="frozenset", ctx=ast.Load()), args=[], keywords=[])
+        )
     if isinstance(value, tuple) and any(isinstance(item, frozenset) for item in value):
         return ast.Tuple(elts=[literal(item) for item in value], ctx=ast.Load())
     return ast.Constant(value=value)

@@ -57,13 +57,18 @@ class LegacyBlockOps:
         tuple of them; the ``ROT_TWO`` after a ``ROT_THREE`` then has nothing left to do.
         """
         top = stack[-count:] if count <= len(stack) else []
-        if count == 2 and len(top) == 2 and all(isinstance(v, M.TargetSlot) for v in top) \
-                and top[0].owner is top[1].owner and getattr(top[0].owner, "legacy_rotations", 0) == 1:
+        if (
+            count == 2
+            and len(top) == 2
+            and all(isinstance(v, M.TargetSlot) for v in top)
+            and top[0].owner is top[1].owner
+            and getattr(top[0].owner, "legacy_rotations", 0) == 1
+        ):
             top[0].owner.legacy_rotations = 0
             return True
         if len(top) != count or not all(_plain(v) for v in top):
             return False
-        if any(a is b for k, a in enumerate(top) for b in top[k + 1:]):
+        if any(a is b for k, a in enumerate(top) for b in top[k + 1 :]):
             return False
         unpack = M.Unpack(ast.Tuple(elts=list(top), ctx=ast.Load()), count)
         unpack.legacy_rotations = 1 if count == 3 else 0  # type: ignore[attr-defined]
@@ -75,9 +80,13 @@ class LegacyBlockOps:
 
 def _plain(value: Any) -> bool:
     """An ordinary value: not a marker, not half of an augmented assignment or an import."""
-    return isinstance(value, ast.expr) and not M.is_marker(value) \
-        and not getattr(value, "uncompile_inplace", False) and not hasattr(value, "uncompile_import") \
+    return (
+        isinstance(value, ast.expr)
+        and not M.is_marker(value)
+        and not getattr(value, "uncompile_inplace", False)
+        and not hasattr(value, "uncompile_import")
         and not hasattr(value, "uncompile_import_from")
+    )
 
 
 def _sequence_items(part: Any) -> List[ast.expr]:

@@ -75,7 +75,7 @@ def joined_code(walker: Any, pos: int) -> List[Tuple[str, Any]]:
     if instrs[pos].op == "JUMP":
         pos = walker.cfg.index_for(instrs[pos].target)
     code = []
-    for ins in instrs[pos:pos + 40]:
+    for ins in instrs[pos : pos + 40]:
         code.append((ins.op, ins.arg))
         if ins.op in V.TERMINATORS or ins.op in V.CONDITIONAL_JUMPS or ins.op == "RETURN_VALUE":
             break
@@ -107,8 +107,12 @@ def build_pattern(place: Place) -> ast.pattern:
         base = ast.MatchMapping(keys=place.keys, patterns=values, rest=place.rest)
     elif place.kind == "class":
         patterns = [build_pattern(p) for p in place.items]
-        base = ast.MatchClass(cls=place.value, patterns=patterns[:place.positional],
-                              kwd_attrs=list(place.attrs), kwd_patterns=patterns[place.positional:])
+        base = ast.MatchClass(
+            cls=place.value,
+            patterns=patterns[: place.positional],
+            kwd_attrs=list(place.attrs),
+            kwd_patterns=patterns[place.positional :],
+        )
     elif place.kind == "or":
         base = ast.MatchOr(patterns=[build_pattern(p) for p in place.items])
     elif place.kind == "value":
@@ -190,14 +194,20 @@ class PatternDecoder:
             stack.append(_Token("check"))
         elif op == "GET_LEN":
             stack.append(_Token("len", self._place(-1)))
-        elif op == "BINARY_OP" and ins.arg == "-" and _is_token(stack[-2], "len") \
-                and isinstance(stack[-1], ast.Constant) and isinstance(stack[-1].value, int):
+        elif (
+            op == "BINARY_OP"
+            and ins.arg == "-"
+            and _is_token(stack[-2], "len")
+            and isinstance(stack[-1], ast.Constant)
+            and isinstance(stack[-1].value, int)
+        ):
             stack[-2:] = [ast.Constant(value=-stack[-1].value)]  # ``len(s) - k``: item -k after a star
         elif op == "BINARY_SUBSCR" and _is_token(stack[-2], "attrs", "values"):
             index, token = stack.pop(), stack[-1]
             stack[-1] = token.place.items[index.value]  # 3.10: an attribute or a mapping's value by index
-        elif op == "BINARY_SUBSCR" and isinstance(stack[-1], ast.Constant) \
-                and isinstance(stack[-1].value, int):
+        elif (
+            op == "BINARY_SUBSCR" and isinstance(stack[-1], ast.Constant) and isinstance(stack[-1].value, int)
+        ):
             index = stack.pop().value
             item = Place()
             self._place(-1).indexed.append((index, item))
@@ -207,8 +217,11 @@ class PatternDecoder:
             place = self._place(-1)
             stack.pop()
             place.kind, place.value, place.positional = "class", cls, ins.arg
-            place.attrs = tuple(names.value) if isinstance(names, ast.Constant) \
-                and isinstance(names.value, tuple) else ()
+            place.attrs = (
+                tuple(names.value)
+                if isinstance(names, ast.Constant) and isinstance(names.value, tuple)
+                else ()
+            )
             place.items = [Place() for _ in range(ins.arg + len(place.attrs))]
             stack.append(_Token("attrs", place, len(place.items)))
             if V.MATCH_PUSHES_FLAG:
@@ -247,8 +260,13 @@ class PatternDecoder:
             del stack[-2:]
         elif op in ("COMPARE_OP", "IS_OP"):
             right, left = stack.pop(), stack.pop()
-            if isinstance(left, _Token) and left.kind == "len" and left.place is not None \
-                    and isinstance(right, ast.Constant) and isinstance(right.value, int):
+            if (
+                isinstance(left, _Token)
+                and left.kind == "len"
+                and left.place is not None
+                and isinstance(right, ast.Constant)
+                and isinstance(right.value, int)
+            ):
                 left.place.length = (ins.arg, right.value)
                 stack.append(_Token("check"))
                 return
@@ -348,5 +366,3 @@ class PatternDecoder:
         items = place.items if len(place.items) == count else [Place() for _ in range(count)]
         place.items = items
         self.stack.extend(reversed(items))
-
-

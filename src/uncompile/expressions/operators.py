@@ -6,20 +6,37 @@ import ast
 from typing import Callable, Dict, Type
 
 BINARY_OPERATORS: Dict[str, Type[ast.operator]] = {
-    "+": ast.Add, "-": ast.Sub, "*": ast.Mult, "/": ast.Div, "//": ast.FloorDiv, "%": ast.Mod,
-    "**": ast.Pow, "<<": ast.LShift, ">>": ast.RShift, "&": ast.BitAnd, "|": ast.BitOr,
-    "^": ast.BitXor, "@": ast.MatMult,
+    "+": ast.Add,
+    "-": ast.Sub,
+    "*": ast.Mult,
+    "/": ast.Div,
+    "//": ast.FloorDiv,
+    "%": ast.Mod,
+    "**": ast.Pow,
+    "<<": ast.LShift,
+    ">>": ast.RShift,
+    "&": ast.BitAnd,
+    "|": ast.BitOr,
+    "^": ast.BitXor,
+    "@": ast.MatMult,
 }
 
 #: Neutral opcodes that are a binary operator of their own (none left after normalizing).
 BINARY: Dict[str, str] = {}
 
 UNARY: Dict[str, Callable[[], ast.unaryop]] = {
-    "UNARY_NEGATIVE": ast.USub, "UNARY_POSITIVE": ast.UAdd, "UNARY_INVERT": ast.Invert,
+    "UNARY_NEGATIVE": ast.USub,
+    "UNARY_POSITIVE": ast.UAdd,
+    "UNARY_INVERT": ast.Invert,
 }
 
 COMPARE: Dict[str, Callable[[], ast.cmpop]] = {
-    "<": ast.Lt, "<=": ast.LtE, "==": ast.Eq, "!=": ast.NotEq, ">": ast.Gt, ">=": ast.GtE,
+    "<": ast.Lt,
+    "<=": ast.LtE,
+    "==": ast.Eq,
+    "!=": ast.NotEq,
+    ">": ast.Gt,
+    ">=": ast.GtE,
 }
 
 

@@ -36,8 +36,12 @@ def unpacked_item(target: M.LoopTarget) -> ast.expr:
 
 def _generated_annotate(code: Any) -> bool:
     """Whether *code* is an ``__annotate__(format, /)`` function the compiler made for a body."""
-    return code.co_name == "__annotate__" and code.co_argcount == 1 \
-        and getattr(code, "co_posonlyargcount", 0) == 1 and code.co_varnames[:1] == ("format",)
+    return (
+        code.co_name == "__annotate__"
+        and code.co_argcount == 1
+        and getattr(code, "co_posonlyargcount", 0) == 1
+        and code.co_varnames[:1] == ("format",)
+    )
 
 
 class Ops314:
@@ -80,8 +84,12 @@ class Ops314:
         """Stores that are bookkeeping of deferred annotations; True when handled here."""
         if not isinstance(target, ast.Name):
             return False
-        if target.id in V.ANNOTATE_NAMES and isinstance(value, M.FunctionValue) \
-                and _generated_annotate(value.code) and not self.code.co_flags & inspect.CO_OPTIMIZED:
+        if (
+            target.id in V.ANNOTATE_NAMES
+            and isinstance(value, M.FunctionValue)
+            and _generated_annotate(value.code)
+            and not self.code.co_flags & inspect.CO_OPTIMIZED
+        ):
             self.emit(AnnotateFunction(value.code))  # type: ignore[attr-defined]
             return True
         return target.id == "__classdict__" and isinstance(value, M.Discard)

@@ -66,10 +66,14 @@ class Simulator(Ops314, TargetOps, LegacyBlockOps, LegacyUnpackOps):
 
     def _fresh(self, value: Any) -> bool:
         """A plain value computed since the last statement (a candidate for ``a, b = x, y``)."""
-        return isinstance(value, ast.expr) and not isinstance(value, ast.NamedExpr) \
-            and getattr(value, "uncompile_seq", 0) > self.statement_seq \
-            and not getattr(value, "uncompile_inplace", False) \
-            and not hasattr(value, "uncompile_import") and not hasattr(value, "uncompile_import_from")
+        return (
+            isinstance(value, ast.expr)
+            and not isinstance(value, ast.NamedExpr)
+            and getattr(value, "uncompile_seq", 0) > self.statement_seq
+            and not getattr(value, "uncompile_inplace", False)
+            and not hasattr(value, "uncompile_import")
+            and not hasattr(value, "uncompile_import_from")
+        )
 
     def emit(self, stmt: ast.stmt) -> None:
         """Append *stmt*, tagging it with the offsets executed since the last statement."""
@@ -79,8 +83,12 @@ class Simulator(Ops314, TargetOps, LegacyBlockOps, LegacyUnpackOps):
         self.out.append(stmt)
 
     def fail(self, ins: Instr, why: str) -> DecompileError:
-        return DecompileError(why, function=self.code.co_qualname if hasattr(self.code, "co_qualname")
-                              else self.code.co_name, offset=ins.offset, construct=ins.op)
+        return DecompileError(
+            why,
+            function=self.code.co_qualname if hasattr(self.code, "co_qualname") else self.code.co_name,
+            offset=ins.offset,
+            construct=ins.op,
+        )
 
     def assign(self, target: ast.expr, value: Any, stack: Stack, ins: Instr) -> None:
         """Store *value* into *target*: plain, chained, augmented, unpacking or definition."""
@@ -116,8 +124,13 @@ class Simulator(Ops314, TargetOps, LegacyBlockOps, LegacyUnpackOps):
             if len(pairs) > 1:
                 pairs.sort(key=lambda pair: getattr(pair[1], "uncompile_seq", 0))
                 values = ast.Tuple(elts=[self.expr(v, ins) for _, v in pairs], ctx=ast.Load())
-                self.emit(ast.Assign(targets=[ast.Tuple(elts=[t for t, _ in pairs], ctx=ast.Store())],
-                                     value=values, type_comment=None))
+                self.emit(
+                    ast.Assign(
+                        targets=[ast.Tuple(elts=[t for t, _ in pairs], ctx=ast.Store())],
+                        value=values,
+                        type_comment=None,
+                    )
+                )
                 return
         if isinstance(value, ast.BinOp) and getattr(value, "uncompile_inplace", False):
             self.emit(ast.AugAssign(target=cast(Any, target), op=value.op, value=value.right))
@@ -150,8 +163,11 @@ class Simulator(Ops314, TargetOps, LegacyBlockOps, LegacyUnpackOps):
             return True
         alias = ast.alias(name=attr, asname=None if attr == name else name)
         last = self.out[-1] if self.out else None
-        if isinstance(last, ast.ImportFrom) and getattr(last, "uncompile_module", None) is module_node \
-                and not self.pending[:-2]:  # nothing but this IMPORT_FROM and its store since
+        if (
+            isinstance(last, ast.ImportFrom)
+            and getattr(last, "uncompile_module", None) is module_node
+            and not self.pending[:-2]
+        ):  # nothing but this IMPORT_FROM and its store since
             last.names.append(alias)
             last.uncompile_offsets += tuple(self.pending)  # type: ignore[attr-defined]
             self.pending = []
@@ -180,15 +196,15 @@ class Simulator(Ops314, TargetOps, LegacyBlockOps, LegacyUnpackOps):
     def pop_n_raw(self, stack: Stack, n: int, ins: Instr) -> List[Any]:
         if n > len(stack):
             raise self.fail(ins, "value stack underflow")
-        items = stack[len(stack) - n:] if n else []
-        del stack[len(stack) - n:]
+        items = stack[len(stack) - n :] if n else []
+        del stack[len(stack) - n :]
         return items
 
     def pop_n(self, stack: Stack, n: int, ins: Instr) -> List[ast.expr]:
         if n > len(stack):
             raise self.fail(ins, "value stack underflow")
-        items = stack[len(stack) - n:] if n else []
-        del stack[len(stack) - n:]
+        items = stack[len(stack) - n :] if n else []
+        del stack[len(stack) - n :]
         return [self.expr(item, ins) for item in items]
 
     # -- the instruction dispatcher --------------------------------------------------
@@ -394,10 +410,14 @@ class Simulator(Ops314, TargetOps, LegacyBlockOps, LegacyUnpackOps):
     def op_IMPORT_NAME(self, ins: Instr, stack: Stack) -> None:
         fromlist = self.pop_expr(stack, ins)
         level = self.pop_expr(stack, ins)
-        node = ast.Call(func=name_node("__import__"), args=[ast.Constant(value=ins.arg), fromlist, level],
-                        keywords=[])
-        node.uncompile_import = (ins.arg, getattr(level, "value", 0),  # type: ignore[attr-defined]
-                                 getattr(fromlist, "value", None))
+        node = ast.Call(
+            func=name_node("__import__"), args=[ast.Constant(value=ins.arg), fromlist, level], keywords=[]
+        )
+        node.uncompile_import = (  # type: ignore[attr-defined]
+            ins.arg,
+            getattr(level, "value", 0),
+            getattr(fromlist, "value", None),
+        )
         stack.append(node)
 
     def op_IMPORT_FROM(self, ins: Instr, stack: Stack) -> None:
@@ -411,9 +431,9 @@ class Simulator(Ops314, TargetOps, LegacyBlockOps, LegacyUnpackOps):
         info = getattr(module, "uncompile_import", None)
         if info is None:
             raise self.fail(ins, "import * of something that is not an import")
-        self.emit(ast.ImportFrom(module=info[0] or None, names=[ast.alias(name="*", asname=None)],
-                                 level=info[1]))
-
+        self.emit(
+            ast.ImportFrom(module=info[0] or None, names=[ast.alias(name="*", asname=None)], level=info[1])
+        )
 
     # exception handling bookkeeping
 
@@ -431,4 +451,3 @@ class Simulator(Ops314, TargetOps, LegacyBlockOps, LegacyUnpackOps):
 
     def op_LOAD_FAST_AND_CLEAR(self, ins: Instr, stack: Stack) -> None:
         stack.append(M.SavedLocal())
-

@@ -63,8 +63,9 @@ from .simulator import Simulator, Stack
 _DYNAMO_GLOBAL_PREFIXES = ("__compiled_fn_", "__resume_at_", "__import_torch_dot_")
 _DYNAMO_CODE_PREFIXES = ("__resume_at_", "torch_dynamo_resume_in_")
 _SIMPLE_STATEMENTS = (ast.Assign, ast.AugAssign, ast.Expr, ast.Delete, ast.Return, ast.Raise)
-_NOT_STRAIGHT = frozenset({"RAISE_VARARGS", "RERAISE", "SETUP_FINALLY", "SETUP_WITH", "BEFORE_WITH",
-                           "PUSH_EXC_INFO", "YIELD_VALUE"})
+_NOT_STRAIGHT = frozenset(
+    {"RAISE_VARARGS", "RERAISE", "SETUP_FINALLY", "SETUP_WITH", "BEFORE_WITH", "PUSH_EXC_INFO", "YIELD_VALUE"}
+)
 #: The prefix of the locals that hold spilled stack items.
 SPILL_PREFIX = "stack_"
 
@@ -146,8 +147,11 @@ class DynamoSimulator(DynamoTemporaries, FrameListOps, Simulator):
             if held(part) and any(names_read(value) & names for value in spread):
                 copies.append(part)
                 starred |= {id(value) for value in spread}
-        return copies + [item for item in leaves(stack) if id(item) not in starred and self._spillable(item)
-                         and names_read(item) & names]
+        return copies + [
+            item
+            for item in leaves(stack)
+            if id(item) not in starred and self._spillable(item) and names_read(item) & names
+        ]
 
     def before_branch(self, stack: Stack, condition: Any = None) -> None:
         """Before a conditional jump: the items under *condition* are evaluated before it."""
@@ -205,8 +209,7 @@ class DynamoSimulator(DynamoTemporaries, FrameListOps, Simulator):
         if self.deferred and isinstance(stmt, ast.Return):
             self.deferred = []  # the frame's locals end here: the deletes cannot be observed
         elif self.deferred:
-            ready = [d for d in self.deferred
-                     if not any(names_read(item) & names_bound(d) for item in stack)]
+            ready = [d for d in self.deferred if not any(names_read(item) & names_bound(d) for item in stack)]
             self.deferred = [d for d in self.deferred if d not in ready]
             for delete in ready:
                 Simulator.emit(self, delete)
@@ -216,7 +219,7 @@ class DynamoSimulator(DynamoTemporaries, FrameListOps, Simulator):
         current = self.current
         if current is None:
             return False
-        for ins in self.instrs[current.index + 1:]:
+        for ins in self.instrs[current.index + 1 :]:
             if ins.offset in self._jump_targets or ins.op in _NOT_STRAIGHT:
                 return False
             if ins.op == "RETURN_VALUE" or ins.op in V.CONDITIONAL_JUMPS:
@@ -260,7 +263,8 @@ class DynamoSimulator(DynamoTemporaries, FrameListOps, Simulator):
         if isinstance(stmt, ast.Assign) and not all(isinstance(t, ast.Name) for t in stmt.targets):
             return False
         return is_bookkeeping(value.func, self._bookkeeping_names) and all(
-            loads_only(arg, self._bookkeeping_names) for arg in value.args)
+            loads_only(arg, self._bookkeeping_names) for arg in value.args
+        )
 
     def assign(self, target: ast.expr, value: Any, stack: Stack, ins: Instr) -> None:
         if self.drop_store(target, value, stack, ins):
@@ -287,7 +291,8 @@ class DynamoSimulator(DynamoTemporaries, FrameListOps, Simulator):
             stack.pop()  # a frame list no longer needed: its values live on elsewhere
             return
         if isinstance(item, (ast.Name, ast.Constant)) or (
-                isinstance(item, (ast.List, ast.Tuple, ast.Set)) and stable(ast.Tuple(elts=item.elts))):
+            isinstance(item, (ast.List, ast.Tuple, ast.Set)) and stable(ast.Tuple(elts=item.elts))
+        ):
             stack.pop()  # loading it had no effect worth a statement
             return
         Simulator.op_POP_TOP(self, ins, stack)
@@ -312,8 +317,12 @@ class DynamoSimulator(DynamoTemporaries, FrameListOps, Simulator):
         if ins.arg > len(stack):
             raise self.fail(ins, "value stack underflow")
         item = stack[-ins.arg]
-        if not held(item) and self._spillable(item) and (not stable(item) or mutable(item)) \
-                and not self._stored_next(ins):
+        if (
+            not held(item)
+            and self._spillable(item)
+            and (not stable(item) or mutable(item))
+            and not self._stored_next(ins)
+        ):
             where = next(position for position, other in enumerate(stack) if other is item)
             self.spill_items(stack, self.unstable(stack[:where]) + [item])
         stack.append(stack[-ins.arg])
@@ -322,8 +331,12 @@ class DynamoSimulator(DynamoTemporaries, FrameListOps, Simulator):
         """``COPY 1; STORE_FAST name``: the store names the value (see :meth:`assign`)."""
         index = ins.index + 1
         nxt = self.instrs[index] if 0 < index < len(self.instrs) else None
-        return nxt is not None and ins.arg == 1 and nxt.offset > ins.offset and nxt.op in (
-            "STORE_FAST", "STORE_DEREF", "STORE_NAME", "STORE_GLOBAL")
+        return (
+            nxt is not None
+            and ins.arg == 1
+            and nxt.offset > ins.offset
+            and nxt.op in ("STORE_FAST", "STORE_DEREF", "STORE_NAME", "STORE_GLOBAL")
+        )
 
     def _reorder(self, stack: Stack, depth: int) -> None:
         """Spill before a shuffle of the top *depth* items that moves unstable items past each other."""
@@ -358,17 +371,18 @@ class DynamoSimulator(DynamoTemporaries, FrameListOps, Simulator):
         stack.append(node)
 
     def op_BUILD_TUPLE(self, ins: Instr, stack: Stack) -> None:
-        items = stack[len(stack) - ins.arg:] if ins.arg else []
+        items = stack[len(stack) - ins.arg :] if ins.arg else []
         cells = bool(items) and all(getattr(item, "uncompile_cell", False) for item in items)
         if not cells or self._makes_function(ins):
             self.calls.step(ins, stack, self)
             return
-        del stack[len(stack) - ins.arg:]
+        del stack[len(stack) - ins.arg :]
         stack.append(cell_tuple([item.id for item in items]))
 
     def _makes_function(self, ins: Instr) -> bool:
-        following = self.instrs[ins.index + 1: ins.index + 3]
+        following = self.instrs[ins.index + 1 : ins.index + 3]
         return [i.op for i in following] == ["LOAD_CONST", "MAKE_FUNCTION"]
+
 
 def cell_tuple(names: List[str]) -> ast.expr:
     """A tuple of the cells (not the values) of *names*: what ``LOAD_CLOSURE``... ``BUILD_TUPLE`` makes.
@@ -378,17 +392,26 @@ def cell_tuple(names: List[str]) -> ast.expr:
     """
 
     def closure(free: List[str]) -> ast.expr:
-        body: ast.expr = ast.Name(id=free[0], ctx=ast.Load()) if len(free) == 1 else ast.Tuple(
-            elts=[ast.Name(id=name, ctx=ast.Load()) for name in free], ctx=ast.Load())
-        args = ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[],
-                             kwarg=None, defaults=[])
+        body: ast.expr = (
+            ast.Name(id=free[0], ctx=ast.Load())
+            if len(free) == 1
+            else ast.Tuple(elts=[ast.Name(id=name, ctx=ast.Load()) for name in free], ctx=ast.Load())
+        )
+        args = ast.arguments(
+            posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]
+        )
         return ast.Attribute(value=ast.Lambda(args=args, body=body), attr="__closure__", ctx=ast.Load())
 
     if names == sorted(set(names)):
         cells = closure(names)
     else:
-        cells = ast.Tuple(elts=[ast.Subscript(value=closure([name]), slice=ast.Constant(value=0),
-                                              ctx=ast.Load()) for name in names], ctx=ast.Load())
+        cells = ast.Tuple(
+            elts=[
+                ast.Subscript(value=closure([name]), slice=ast.Constant(value=0), ctx=ast.Load())
+                for name in names
+            ],
+            ctx=ast.Load(),
+        )
     cells.uncompile_cells = True  # type: ignore[attr-defined]
     return cells
 

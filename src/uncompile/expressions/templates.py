@@ -31,8 +31,15 @@ def build_interpolation(sim: Any, ins: Instr, stack: List[Any]) -> None:
     value = sim.pop_expr(stack, ins)
     conversion = V.FORMAT_CONVERSIONS.get(flags >> 2, -1)
     source = text.value if isinstance(text, ast.Constant) and isinstance(text.value, str) else ""
-    stack.append(_node("Interpolation", value=value, str=source, conversion=conversion,
-                       format_spec=_spec(spec) if spec is not None else None))
+    stack.append(
+        _node(
+            "Interpolation",
+            value=value,
+            str=source,
+            conversion=conversion,
+            format_spec=_spec(spec) if spec is not None else None,
+        )
+    )
 
 
 def _items(node: ast.expr) -> List[ast.expr]:
@@ -53,5 +60,5 @@ def build_template(sim: Any, ins: Instr, stack: List[Any]) -> None:
             values.append(text)
         if k < len(interpolations):
             values.append(interpolations[k])
-    values.extend(interpolations[len(strings):])
+    values.extend(interpolations[len(strings) :])
     stack.append(_node("TemplateStr", values=values))

@@ -73,9 +73,14 @@ class BuildClass(Marker):
 class FunctionValue(Marker):
     """A function made by ``MAKE_FUNCTION`` and not yet stored or called."""
 
-    def __init__(self, code: CodeType, defaults: Optional[ast.expr] = None,
-                 kwdefaults: Optional[ast.expr] = None, annotations: Optional[ast.expr] = None,
-                 closure: Optional[ast.expr] = None) -> None:
+    def __init__(
+        self,
+        code: CodeType,
+        defaults: Optional[ast.expr] = None,
+        kwdefaults: Optional[ast.expr] = None,
+        annotations: Optional[ast.expr] = None,
+        closure: Optional[ast.expr] = None,
+    ) -> None:
         self.code = code
         self.defaults = defaults
         self.kwdefaults = kwdefaults
@@ -87,8 +92,9 @@ class FunctionValue(Marker):
 class ClassValue(Marker):
     """``__build_class__(body, name, *bases, **keywords)``, not yet stored."""
 
-    def __init__(self, body: FunctionValue, name: str, bases: List[ast.expr],
-                 keywords: List[ast.keyword]) -> None:
+    def __init__(
+        self, body: FunctionValue, name: str, bases: List[ast.expr], keywords: List[ast.keyword]
+    ) -> None:
         self.body = body
         self.name = name
         self.bases = bases

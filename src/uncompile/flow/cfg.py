@@ -34,7 +34,13 @@ class Block:
 
     def __repr__(self) -> str:
         return "<Block %d @%d [%d:%d] jump=%s fall=%s>" % (
-            self.id, self.offset, self.start, self.end, self.jump, self.fall)
+            self.id,
+            self.offset,
+            self.start,
+            self.end,
+            self.jump,
+            self.fall,
+        )
 
 
 class ControlFlowGraph:
@@ -100,8 +106,11 @@ class ControlFlowGraph:
             first_start[entry.target] = min(first_start.get(entry.target, entry.start), entry.start)
         for target_offset, start in first_start.items():
             target_index = self.index_for(target_offset)
-            if target_index >= len(instrs) or instrs[target_index].op != "PUSH_EXC_INFO" or (
-                    target_index + 1 < len(instrs) and instrs[target_index + 1].op == "WITH_EXCEPT_START"):
+            if (
+                target_index >= len(instrs)
+                or instrs[target_index].op != "PUSH_EXC_INFO"
+                or (target_index + 1 < len(instrs) and instrs[target_index + 1].op == "WITH_EXCEPT_START")
+            ):
                 continue
             body = self.index_for(start)
             if body == 0:

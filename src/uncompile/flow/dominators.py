@@ -10,8 +10,9 @@ from __future__ import annotations
 from typing import Dict, Iterable, List, Optional
 
 
-def immediate_postdominators(succs: Dict[int, List[int]], nodes: Iterable[int],
-                             terminal: Iterable[int] = ()) -> Dict[int, Optional[int]]:
+def immediate_postdominators(
+    succs: Dict[int, List[int]], nodes: Iterable[int], terminal: Iterable[int] = ()
+) -> Dict[int, Optional[int]]:
     """See the module docstring. Bitsets are Python ints; bit *k* stands for ``order[k]``.
 
     Paths into *terminal* nodes (``return``/``raise``) are ignored: they never merge back,
@@ -23,8 +24,9 @@ def immediate_postdominators(succs: Dict[int, List[int]], nodes: Iterable[int],
     ends = set(terminal)
     inside = {node: [s for s in succs.get(node, []) if s in bit] for node in order}
     leaves = {node for node in order if len(inside[node]) < len(succs.get(node, [])) or not succs.get(node)}
-    pdom = {node: (everything if node in ends else bit[node] if node in leaves else everything)
-            for node in order}
+    pdom = {
+        node: (everything if node in ends else bit[node] if node in leaves else everything) for node in order
+    }
     changed = True
     while changed:
         changed = False

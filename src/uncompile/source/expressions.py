@@ -83,8 +83,12 @@ class ExpressionPrinter:
     def _Constant(self, node: ast.Constant) -> Rendered:
         # Inside an f-string field before 3.12 no backslash may appear.
         without_backslash = bool(self.forbidden_quotes) and not NESTING_IS_FREE
-        return constant_literal(node.value, self.forbidden_quotes, kind=getattr(node, "kind", None),
-                                without_backslash=without_backslash)
+        return constant_literal(
+            node.value,
+            self.forbidden_quotes,
+            kind=getattr(node, "kind", None),
+            without_backslash=without_backslash,
+        )
 
     def _JoinedStr(self, node: ast.JoinedStr) -> Rendered:
         return formatted_string(self, node.values, "f"), Precedence.ATOM
@@ -242,8 +246,11 @@ class ExpressionPrinter:
         # Walk down a left-leaning chain (a + b - c + ...) without recursing once per operator.
         tail: List[Tuple[str, ast.expr]] = []
         current: ast.expr = node
-        while (isinstance(current, ast.BinOp) and type(current.op) is not ast.Pow
-               and BINARY_PRECEDENCE[type(current.op)] == precedence):
+        while (
+            isinstance(current, ast.BinOp)
+            and type(current.op) is not ast.Pow
+            and BINARY_PRECEDENCE[type(current.op)] == precedence
+        ):
             tail.append((BINARY_OPERATORS[type(current.op)], current.right))
             current = current.left
         pieces = [self.expression(current, precedence)]

@@ -56,8 +56,9 @@ def escape_text(text: str, quote: str, *, keep_newlines: bool = False, braces: b
     return "".join(pieces)
 
 
-def string_literal(text: str, forbidden: Sequence[str] = (), prefix: str = "",
-                   without_backslash: bool = False) -> str:
+def string_literal(
+    text: str, forbidden: Sequence[str] = (), prefix: str = "", without_backslash: bool = False
+) -> str:
     """A literal for the str *text*, avoiding the quotes in *forbidden* where possible.
 
     With *without_backslash* (inside an f-string field before 3.12) line feeds and tabs
@@ -152,8 +153,13 @@ def complex_literal(value: complex) -> Tuple[str, Precedence]:
     return "(%s + %s)" % (real, imaginary), Precedence.ATOM
 
 
-def constant_literal(value: Any, forbidden: Sequence[str] = (), as_set: bool = False,
-                     kind: Optional[str] = None, without_backslash: bool = False) -> Tuple[str, Precedence]:
+def constant_literal(
+    value: Any,
+    forbidden: Sequence[str] = (),
+    as_set: bool = False,
+    kind: Optional[str] = None,
+    without_backslash: bool = False,
+) -> Tuple[str, Precedence]:
     """Text and precedence for a constant; *as_set* writes a frozenset as a set display.
 
     A tuple of two or more items comes back without parentheses (precedence TUPLE); the

@@ -83,14 +83,15 @@ def _evaluate(sim: Any, instrs: List[Instr]) -> Any:
     for ins in instrs:
         sim.step(ins, stack)
     if len(stack) != 1 or sim.out:
-        raise DecompileError("annotation is not an expression", function="__annotate__",
-                             construct="annotation")
+        raise DecompileError(
+            "annotation is not an expression", function="__annotate__", construct="annotation"
+        )
     return sim.expr(stack[0], instrs[-1])
 
 
 def _condition(instrs: List[Instr], i: int) -> Optional[Tuple[int, int]]:
     """``k in __conditional_annotations__; POP_JUMP_IF_FALSE`` at *i*: (k, next index)."""
-    window = instrs[i:i + 4]
+    window = instrs[i : i + 4]
     if len(window) < 4 or [x.op for x in window[2:]] != ["CONTAINS_OP", "POP_JUMP_IF_FALSE"]:
         return None
     index, names = window[0], window[1]
@@ -113,12 +114,19 @@ def _entries_one_by_one(code: CodeType, instrs: List[Instr], i: int) -> List[Ent
             index, i = condition
         end = i
         while end + 2 < len(instrs) and not (
-                instrs[end].op == "COPY" and instrs[end].arg == 2 and instrs[end + 1].op == "LOAD_CONST"
-                and instrs[end + 2].op == "STORE_SUBSCR"):
+            instrs[end].op == "COPY"
+            and instrs[end].arg == 2
+            and instrs[end + 1].op == "LOAD_CONST"
+            and instrs[end + 2].op == "STORE_SUBSCR"
+        ):
             end += 1
         if end + 2 >= len(instrs) or end == i:
-            raise DecompileError("unexpected __annotate__ layout", function="__annotate__",
-                                 offset=instrs[i].offset, construct="annotation")
+            raise DecompileError(
+                "unexpected __annotate__ layout",
+                function="__annotate__",
+                offset=instrs[i].offset,
+                construct="annotation",
+            )
         value = _evaluate(_simulator(code), instrs[i:end])
         out.append(Entry(instrs[end + 1].arg[0], value, index))
         i = end + 3
@@ -129,8 +137,13 @@ def annotate_entries(code: CodeType) -> List[Entry]:
     """The annotations an ``__annotate__`` code object returns, in order."""
     instrs = read_instructions(code)
     i = _prologue_end(instrs)
-    if i < len(instrs) and instrs[i].op == "BUILD_MAP" and instrs[i].arg == 0 \
-            and i + 1 < len(instrs) and instrs[i + 1].op != "RETURN_VALUE":
+    if (
+        i < len(instrs)
+        and instrs[i].op == "BUILD_MAP"
+        and instrs[i].arg == 0
+        and i + 1 < len(instrs)
+        and instrs[i + 1].op != "RETURN_VALUE"
+    ):
         if any(x.op == "STORE_SUBSCR" for x in instrs[i:]):
             return _entries_one_by_one(code, instrs, i)
     body = [x for x in instrs[i:] if x.op != "RETURN_VALUE"]
@@ -155,8 +168,13 @@ def annotation_mapping(code: CodeType) -> dict:
 # -- putting them back into a body ------------------------------------------------------
 
 
-def _ann_assign(name: str, annotation: ast.expr, value: Optional[ast.expr], like: Optional[ast.stmt],
-                target: Optional[ast.expr] = None) -> ast.AnnAssign:
+def _ann_assign(
+    name: str,
+    annotation: ast.expr,
+    value: Optional[ast.expr],
+    like: Optional[ast.stmt],
+    target: Optional[ast.expr] = None,
+) -> ast.AnnAssign:
     where: Any = target or ast.Name(id=name, ctx=ast.Store())
     node = ast.AnnAssign(target=where, annotation=annotation, value=value, simple=1)
     offsets = getattr(like, "uncompile_offsets", None) if like is not None else None
@@ -243,8 +261,12 @@ def _place_unconditional(body: List[ast.stmt], entry: Entry, start: int, stop: i
 
 
 def _is_conditional_set(stmt: ast.stmt) -> bool:
-    return _assigned_name(stmt) == CONDITIONAL_SET and isinstance(stmt, ast.Assign) \
-        and isinstance(stmt.value, ast.Set) and not stmt.value.elts
+    return (
+        _assigned_name(stmt) == CONDITIONAL_SET
+        and isinstance(stmt, ast.Assign)
+        and isinstance(stmt.value, ast.Set)
+        and not stmt.value.elts
+    )
 
 
 def restore_annotations(body: List[ast.stmt], code: Optional[CodeType] = None) -> List[ast.stmt]:
@@ -265,7 +287,7 @@ def restore_annotations(body: List[ast.stmt], code: Optional[CodeType] = None) -
             if top is not None:
                 position = top + 1
                 continue
-        later = [_find_marker(body, e.condition) for e in entries[n + 1:] if e.condition is not None]
+        later = [_find_marker(body, e.condition) for e in entries[n + 1 :] if e.condition is not None]
         stop = len(body)
         for found in later:
             if found is not None:
@@ -284,9 +306,13 @@ def _stored_annotation(stmt: ast.stmt) -> Optional[Tuple[str, ast.expr]]:
     if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
         return None
     target = stmt.targets[0]
-    if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) \
-            and target.value.id == "__annotations__" and isinstance(target.slice, ast.Constant) \
-            and isinstance(target.slice.value, str):
+    if (
+        isinstance(target, ast.Subscript)
+        and isinstance(target.value, ast.Name)
+        and target.value.id == "__annotations__"
+        and isinstance(target.slice, ast.Constant)
+        and isinstance(target.slice.value, str)
+    ):
         return target.slice.value, stmt.value
     return None
 
@@ -321,8 +347,11 @@ def _restore_stored(stmts: List[ast.stmt], stringified: bool) -> None:
 def is_lazy_evaluator(code: CodeType) -> bool:
     """Whether *code* is a 3.14+ evaluator of a lazily evaluated value (a ``type`` alias's value,
     a type parameter's bound or default): one positional-only parameter ``.format``."""
-    return code.co_argcount == 1 and getattr(code, "co_posonlyargcount", 0) == 1 \
+    return (
+        code.co_argcount == 1
+        and getattr(code, "co_posonlyargcount", 0) == 1
         and code.co_varnames[:1] == (".format",)
+    )
 
 
 def _is_format_check(stmt: ast.stmt) -> bool:
@@ -330,8 +359,14 @@ def _is_format_check(stmt: ast.stmt) -> bool:
     if not (isinstance(stmt, ast.If) and isinstance(stmt.test, ast.Compare) and len(stmt.body) == 1):
         return False
     left, raised = stmt.test.left, stmt.body[0]
-    return isinstance(left, ast.Name) and left.id in ("format", ".format") and isinstance(raised, ast.Raise) \
-        and isinstance(raised.exc, ast.Name) and raised.exc.id == "NotImplementedError" and not stmt.orelse
+    return (
+        isinstance(left, ast.Name)
+        and left.id in ("format", ".format")
+        and isinstance(raised, ast.Raise)
+        and isinstance(raised.exc, ast.Name)
+        and raised.exc.id == "NotImplementedError"
+        and not stmt.orelse
+    )
 
 
 def evaluator_statement(code: CodeType) -> ast.stmt:
@@ -342,10 +377,14 @@ def evaluator_statement(code: CodeType) -> ast.stmt:
     if body and _is_format_check(body[0]):
         body = body[1:]
     if len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None:
-        raise DecompileError("lazily evaluated value is not an expression", function=code.co_name,
-                             construct="type alias")
-    node = ast.TypeAlias(name=ast.Name(id=code.co_name, ctx=ast.Store()),  # type: ignore[attr-defined]
-                         type_params=[], value=body[0].value)
+        raise DecompileError(
+            "lazily evaluated value is not an expression", function=code.co_name, construct="type alias"
+        )
+    node = ast.TypeAlias(  # type: ignore[attr-defined]
+        name=ast.Name(id=code.co_name, ctx=ast.Store()),
+        type_params=[],
+        value=body[0].value,
+    )
     return node
 
 

@@ -33,10 +33,22 @@ Stacks = List[Optional[Tuple[Block, ...]]]
 
 _EXIT_CALL_LEGACY = ("LOAD_CONST", "COPY", "COPY", "CALL")
 #: Instructions that only leave blocks on the way to a ``return``.
-_LEAVING = frozenset({
-    "CALL_FINALLY", "POP_FINALLY", "POP_BLOCK", "POP_EXCEPT", "BEGIN_FINALLY", "WITH_CLEANUP_START",
-    "WITH_CLEANUP_FINISH", "SWAP", "ROT_THREE", "ROT_FOUR", "POP_TOP", "AWAIT",
-})
+_LEAVING = frozenset(
+    {
+        "CALL_FINALLY",
+        "POP_FINALLY",
+        "POP_BLOCK",
+        "POP_EXCEPT",
+        "BEGIN_FINALLY",
+        "WITH_CLEANUP_START",
+        "WITH_CLEANUP_FINISH",
+        "SWAP",
+        "ROT_THREE",
+        "ROT_FOUR",
+        "POP_TOP",
+        "AWAIT",
+    }
+)
 
 
 class LegacyBlocks:
@@ -84,7 +96,8 @@ class LegacyBlocks:
                 continue
             after = here
             if op in ("POP_BLOCK", "POP_EXCEPT") or (
-                    op == "END_FINALLY" and here and here[-1][0] in ("exc", "fin", "wexc")):
+                op == "END_FINALLY" and here and here[-1][0] in ("exc", "fin", "wexc")
+            ):
                 after = here[:-1]
             if ins.target is not None:
                 give(self._legacy_index(ins.target), after)
@@ -115,8 +128,13 @@ class LegacyBlocks:
         Then a ``return None`` the walk produces last was written in the source.
         """
         n = len(self.instrs)
-        if not V.KEEPS_DEAD_CODE or n < 3 or self.instrs[n - 1].op != "RETURN_VALUE" \
-                or self.instrs[n - 2].op != "LOAD_CONST" or self.instrs[n - 2].arg[0] is not None:
+        if (
+            not V.KEEPS_DEAD_CODE
+            or n < 3
+            or self.instrs[n - 1].op != "RETURN_VALUE"
+            or self.instrs[n - 2].op != "LOAD_CONST"
+            or self.instrs[n - 2].arg[0] is not None
+        ):
             return False
         return self.block_stacks()[n - 2] is None
 
@@ -130,7 +148,7 @@ class LegacyBlocks:
         if h + 2 < len(instrs) and all(instrs[h + k].op == "POP_TOP" for k in range(3)):
             return True
         if h < len(instrs) and instrs[h].op == "COPY" and instrs[h].arg == 1:
-            for ins in instrs[h + 1:]:
+            for ins in instrs[h + 1 :]:
                 if ins.op == "EXC_MATCH":
                     return True
                 if ins.target is not None or ins.op.startswith("STORE_") or ins.op in ENDS_PATH:
@@ -139,8 +157,9 @@ class LegacyBlocks:
 
     def _legacy_last(self, lo: int, hi: int, op: str, block: Block) -> List[int]:
         """Indices in ``[lo, hi)`` of *op* instructions that close *block*, last first."""
-        return [k for k in range(hi - 1, lo - 1, -1)
-                if self.instrs[k].op == op and self._legacy_top_is(k, block)]
+        return [
+            k for k in range(hi - 1, lo - 1, -1) if self.instrs[k].op == op and self._legacy_top_is(k, block)
+        ]
 
     def _legacy_first(self, lo: int, op: str, block: Block) -> Optional[int]:
         """The first *op* instruction from index *lo* on that closes *block*, or None."""
@@ -160,7 +179,7 @@ class LegacyBlocks:
             op = instrs[k].op
             if op in _LEAVING:
                 k += 1
-            elif tuple(x.op for x in instrs[k:k + 4]) == _EXIT_CALL_LEGACY:
+            elif tuple(x.op for x in instrs[k : k + 4]) == _EXIT_CALL_LEGACY:
                 k += 4
             else:
                 copy = next((t for t in templates if t and self._matches(k, t)), None)  # type: ignore[attr-defined]
@@ -186,8 +205,9 @@ class LegacyBlocks:
         if not stack or stack[-1][0] != "try" or self.instrs[k].op != "POP_BLOCK":
             return False
         setup = stack[-1][1]
-        ends = self._legacy_last(setup + 1, self._legacy_index(self.instrs[setup].target), "POP_BLOCK",
-                                 stack[-1])
+        ends = self._legacy_last(
+            setup + 1, self._legacy_index(self.instrs[setup].target), "POP_BLOCK", stack[-1]
+        )
         return bool(ends) and ends[0] > k and self._legacy_same_return(k + 1, ends[0] + 1)
 
     def _legacy_same_return(self, a: int, b: int) -> bool:
@@ -205,13 +225,15 @@ class LegacyBlocks:
             return False  # the value was computed before leaving the blocks: a return written there
         if last == "LOAD_CONST":
             return False  # ``return None``: the walk treats it as a return (see _legacy_returns_after)
-        return all(x.op == y.op and x.arg == y.arg
-                   for x, y in zip(instrs[a:a + n + 1], instrs[b:b + n + 1]))
+        return all(
+            x.op == y.op and x.arg == y.arg for x, y in zip(instrs[a : a + n + 1], instrs[b : b + n + 1])
+        )
 
     # -- walking ----------------------------------------------------------------------
 
-    def _legacy_walk_to(self, start: int, end: Optional[int], ctx: Context, stack: List[Any],
-                 **changes: Any) -> List[ast.stmt]:
+    def _legacy_walk_to(
+        self, start: int, end: Optional[int], ctx: Context, stack: List[Any], **changes: Any
+    ) -> List[ast.stmt]:
         until = ctx.until if end is None else min(ctx.until, end)
         # not ``entering``: a body may start with a loop, whose header is the first block
         return self.walk(start, ctx._replace(until=until, **changes), stack)  # type: ignore[attr-defined]
@@ -263,7 +285,7 @@ class LegacyBlocks:
             return None if closer is None else closer + 1
         if normal is not None:
             k = normal + 1
-            if tuple(x.op for x in instrs[k:k + 4]) == _EXIT_CALL_LEGACY:
+            if tuple(x.op for x in instrs[k : k + 4]) == _EXIT_CALL_LEGACY:
                 k += 4 + (1 if is_async else 0)
                 if k < len(instrs) and instrs[k].op == "POP_TOP":
                     k += 1
@@ -301,8 +323,9 @@ class LegacyBlocks:
         template = instrs[h:end] if V.VERSION >= (3, 9) else []
         normal = self._legacy_body_end(i, h, (template,) + ctx.finally_bodies)
         bodies = (template,) + ctx.finally_bodies if template else ctx.finally_bodies
-        body = self._legacy_walk_to(i + 1, h if normal is None else normal, ctx, list(stack),
-                                    finally_bodies=bodies)
+        body = self._legacy_walk_to(
+            i + 1, h if normal is None else normal, ctx, list(stack), finally_bodies=bodies
+        )
         self.sim.pending.append(instrs[h].offset)
         final = self._legacy_walk_to(h, end, ctx, list(stack))
         self.sim.emit(with_finally(body, final))
@@ -335,8 +358,9 @@ class LegacyBlocks:
                 # ends in return/raise, so the original became unreachable and was dropped
                 orelse = self._legacy_walk_to(body_exit, None, ctx, list(stack))
                 if self.exit is None:
-                    self.sim.emit(ast.Try(body=body or [ast.Pass()], handlers=clauses, orelse=orelse,
-                                          finalbody=[]))
+                    self.sim.emit(
+                        ast.Try(body=body or [ast.Pass()], handlers=clauses, orelse=orelse, finalbody=[])
+                    )
                     return afters[0]
         if body_exit is not None and (afters or dead_afters) and body_exit not in afters:
             later = [a for a in afters + dead_afters if a > body_exit]
@@ -367,11 +391,17 @@ class LegacyBlocks:
 
     def _legacy_dead_exit(self, i: int, h: int) -> bool:
         """Whether the ``try`` body set up at *i* ends in an unreachable ``POP_BLOCK; JUMP`` (3.8, 3.9)."""
-        return V.KEEPS_DEAD_CODE and i < h - 2 and self.instrs[h - 2].op == "POP_BLOCK" \
-            and self.instrs[h - 1].op == "JUMP" and self.block_stacks()[h - 2] is None
+        return (
+            V.KEEPS_DEAD_CODE
+            and i < h - 2
+            and self.instrs[h - 2].op == "POP_BLOCK"
+            and self.instrs[h - 1].op == "JUMP"
+            and self.block_stacks()[h - 2] is None
+        )
 
-    def _legacy_clauses(self, h: int, ctx: Context,
-                        stack: List[Any]) -> Tuple[List[ast.ExceptHandler], List[int], List[int]]:
+    def _legacy_clauses(
+        self, h: int, ctx: Context, stack: List[Any]
+    ) -> Tuple[List[ast.ExceptHandler], List[int], List[int]]:
         instrs = self.instrs
         clauses: List[ast.ExceptHandler] = []
         afters: List[int] = []
@@ -404,12 +434,17 @@ class LegacyBlocks:
             limit = next_k if next_k is not None else self._legacy_chain_end(j)
             ends = self._legacy_last(j, limit, "POP_EXCEPT", ("exc", h))
             end = None
-            if ends and self._legacy_clause_ends(self._legacy_skip_name_cleanup(ends[0] + 1, name), ctx,
-                                                 limit):
+            if ends and self._legacy_clause_ends(
+                self._legacy_skip_name_cleanup(ends[0] + 1, name), ctx, limit
+            ):
                 end = ends[0]
-            clause_body = self._legacy_walk_to(j, limit if end is None else end, ctx,
-                                               stack + [M.Discard(), M.Discard(), M.Discard()],
-                                               except_name=name)
+            clause_body = self._legacy_walk_to(
+                j,
+                limit if end is None else end,
+                ctx,
+                stack + [M.Discard(), M.Discard(), M.Discard()],
+                except_name=name,
+            )
             if end is not None:
                 q = self._legacy_skip_name_cleanup(end + 1, name)
                 jumps = q < len(instrs) and instrs[q].op == "JUMP"
@@ -441,8 +476,13 @@ class LegacyBlocks:
         stacks = self.block_stacks()
         for k in range(min(limit, len(self.instrs)) - 2, start - 1, -1):
             jump = self.instrs[k + 1]
-            if self.instrs[k].op == "POP_EXCEPT" and stacks[k] is None and jump.op == "JUMP" \
-                    and jump.target is not None and jump.target > self.instrs[k].offset:
+            if (
+                self.instrs[k].op == "POP_EXCEPT"
+                and stacks[k] is None
+                and jump.op == "JUMP"
+                and jump.target is not None
+                and jump.target > self.instrs[k].offset
+            ):
                 return [self._legacy_index(jump.target)]
         return []
 
@@ -465,14 +505,21 @@ class LegacyBlocks:
         loop = ctx.loop
         if ins.op == "JUMP" and loop is not None:
             return self.block_of[self._legacy_index(ins.target)] not in (  # type: ignore[attr-defined]
-                loop.continue_to, loop.break_to)
+                loop.continue_to,
+                loop.break_to,
+            )
         return True
 
     def _legacy_skip_name_cleanup(self, k: int, name: Optional[str]) -> int:
         """Past ``name = None; del name`` after an ``except ... as name`` clause (3.9+)."""
         instrs = self.instrs
-        if name is not None and k + 2 < len(instrs) and instrs[k].op == "LOAD_CONST" \
-                and instrs[k + 1].op.startswith("STORE_") and instrs[k + 2].op.startswith("DELETE_") \
-                and instrs[k + 1].arg == name:
+        if (
+            name is not None
+            and k + 2 < len(instrs)
+            and instrs[k].op == "LOAD_CONST"
+            and instrs[k + 1].op.startswith("STORE_")
+            and instrs[k + 2].op.startswith("DELETE_")
+            and instrs[k + 1].arg == name
+        ):
             return k + 3
         return k

@@ -26,8 +26,7 @@ def region_follow(walker: Any, block: int, ctx: Context) -> Optional[int]:
         blocks = walker.blocks
         nodes = list(region if region is not None else range(len(blocks)))
         succs = {b: blocks[b].succs + blocks[b].handlers for b in nodes}
-        raising = [b for b in nodes
-                   if walker.instrs[blocks[b].end - 1].op in ("RAISE_VARARGS", "RERAISE")]
+        raising = [b for b in nodes if walker.instrs[blocks[b].end - 1].op in ("RAISE_VARARGS", "RERAISE")]
         repeat = len(blocks)  # stands for the next iteration: the jumps back end there
         loop = ctx.loop
         if loop is not None:
@@ -45,8 +44,9 @@ def region_follow(walker: Any, block: int, ctx: Context) -> Optional[int]:
     return walker._pdoms[region].get(block)
 
 
-def falls_to_outer_follow(walker: Any, body: List[ast.stmt], stopped: Optional[int], else_b: int,
-                          ctx: Context) -> bool:
+def falls_to_outer_follow(
+    walker: Any, body: List[ast.stmt], stopped: Optional[int], else_b: int, ctx: Context
+) -> bool:
     """Whether *body* (walked from the if's body) stopped at one of *ctx*'s stops."""
     if stopped is None or (body and isinstance(body[-1], _TERMINAL)):
         return False
@@ -69,16 +69,21 @@ def is_added_jump_back(walker: Any, then_b: Optional[int], else_b: Optional[int]
     loop and the test inverted: its fall-through is a jump to the next iteration on the test's line.
     """
     loop = ctx.loop
-    if loop is None or else_b is None or V.LAYOUT_IN_SOURCE_ORDER \
-            or ctx.until != walker._bottom_cuts.get(loop.header, 1 << 60) \
-            or not ctx.stops <= {loop.continue_to, loop.break_to}:
+    if (
+        loop is None
+        or else_b is None
+        or V.LAYOUT_IN_SOURCE_ORDER
+        or ctx.until != walker._bottom_cuts.get(loop.header, 1 << 60)
+        or not ctx.stops <= {loop.continue_to, loop.break_to}
+    ):
         return False  # inside a statement of the loop body (a try's else) the jump can be a continue
     lines = _jump_back_lines(walker, then_b, loop.continue_to, ctx)
     return lines is not None and lines[0] is not None and lines[0] == lines[1]
 
 
-def _jump_back_lines(walker: Any, then_b: Optional[int], follow: int,
-                     ctx: Context) -> Optional[Tuple[Optional[int], Optional[int]]]:
+def _jump_back_lines(
+    walker: Any, then_b: Optional[int], follow: int, ctx: Context
+) -> Optional[Tuple[Optional[int], Optional[int]]]:
     """(line of the jump, line of the test) when *then_b* is a lone jump to the loop's next iteration."""
     loop = ctx.loop
     if then_b is None or then_b == follow or loop is None or follow != loop.continue_to:
@@ -93,8 +98,9 @@ def _jump_back_lines(walker: Any, then_b: Optional[int], follow: int,
     return jump.line, test.line
 
 
-def outer_loop_jump(walker: Any, orelse: List[ast.stmt], stopped: Optional[int], break_to: Optional[int],
-                    ctx: Context) -> Optional[ast.stmt]:
+def outer_loop_jump(
+    walker: Any, orelse: List[ast.stmt], stopped: Optional[int], break_to: Optional[int], ctx: Context
+) -> Optional[ast.stmt]:
     """``continue``/``break`` ending a loop's ``else`` that stopped at the enclosing loop's header/exit.
 
     The ``else`` of a loop ends, when it runs off its end, where the loop's ``break`` goes; a

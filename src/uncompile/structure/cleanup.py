@@ -20,16 +20,28 @@ from ..bytecode.reader import opnames_and_args
 from .annotations import restore_annotations
 from .statements import iter_statements
 
-_CLASS_BOOKKEEPING = ("__module__", "__qualname__", "__firstlineno__", "__static_attributes__",
-                      "__classdictcell__", "__classcell__", "__type_params__")
+_CLASS_BOOKKEEPING = (
+    "__module__",
+    "__qualname__",
+    "__firstlineno__",
+    "__static_attributes__",
+    "__classdictcell__",
+    "__classcell__",
+    "__type_params__",
+)
 
 
 def _is_return_none(stmt: ast.stmt) -> bool:
     if getattr(stmt, "uncompile_shared", False):
         return False
     return isinstance(stmt, ast.Return) and (
-        stmt.value is None or (isinstance(stmt.value, ast.Constant) and stmt.value.value is None
-                               and getattr(stmt.value, "uncompile_const", True)))
+        stmt.value is None
+        or (
+            isinstance(stmt.value, ast.Constant)
+            and stmt.value.value is None
+            and getattr(stmt.value, "uncompile_const", True)
+        )
+    )
 
 
 def _drop_trailing(stmts: List[ast.stmt], kind: Any) -> List[ast.stmt]:
@@ -59,8 +71,9 @@ def _drop_trailing(stmts: List[ast.stmt], kind: Any) -> List[ast.stmt]:
 
 def _tidy_loops(stmts: List[ast.stmt]) -> None:
     for child in iter_statements(stmts, into_definitions=False):  # nested bodies are tidied on their own
-        if isinstance(child, (ast.For, ast.While, ast.AsyncFor)) \
-                and not getattr(child, "uncompile_explicit_continue", False):
+        if isinstance(child, (ast.For, ast.While, ast.AsyncFor)) and not getattr(
+            child, "uncompile_explicit_continue", False
+        ):
             child.body = _drop_trailing(child.body, lambda s: isinstance(s, ast.Continue)) or [ast.Pass()]
 
 
@@ -111,8 +124,13 @@ def _docstring(stmts: List[ast.stmt]) -> List[ast.stmt]:
     if stmts and isinstance(stmts[0], ast.Assign):
         first = stmts[0]
         target = first.targets[0]
-        if len(first.targets) == 1 and isinstance(target, ast.Name) and target.id == "__doc__" \
-                and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+        if (
+            len(first.targets) == 1
+            and isinstance(target, ast.Name)
+            and target.id == "__doc__"
+            and isinstance(first.value, ast.Constant)
+            and isinstance(first.value.value, str)
+        ):
             doc = ast.Expr(value=first.value)
             doc.uncompile_offsets = getattr(first, "uncompile_offsets", ())  # type: ignore[attr-defined]
             return [doc] + stmts[1:]
@@ -132,16 +150,25 @@ def tidy_body(stmts: List[ast.stmt], code: CodeType, sim: Any) -> List[ast.stmt]
         if code.co_name != "<module>":
             stmts = _drop_trailing(stmts, _is_return_none)
         stmts = _docstring(stmts)
-    elif code.co_name != "<lambda>" and code.co_consts and isinstance(code.co_consts[0], str) \
-            and _has_docstring(code):
+    elif (
+        code.co_name != "<lambda>"
+        and code.co_consts
+        and isinstance(code.co_consts[0], str)
+        and _has_docstring(code)
+    ):
         stmts = [ast.Expr(value=ast.Constant(value=code.co_consts[0]))] + stmts
     declared: List[ast.stmt] = []
     if sim.globals_declared:
         declared.append(ast.Global(names=list(sim.globals_declared)))
     if sim.nonlocals_declared:
         declared.append(ast.Nonlocal(names=list(sim.nonlocals_declared)))
-    if declared and stmts and isinstance(stmts[0], ast.Expr) and isinstance(stmts[0].value, ast.Constant) \
-            and isinstance(stmts[0].value.value, str):
+    if (
+        declared
+        and stmts
+        and isinstance(stmts[0], ast.Expr)
+        and isinstance(stmts[0].value, ast.Constant)
+        and isinstance(stmts[0].value.value, str)
+    ):
         return stmts[:1] + declared + stmts[1:]
     return declared + stmts
 

@@ -54,8 +54,9 @@ class CompareChains:
         except Exception:  # noqa: BLE001 - not a chain after all
             return None
 
-    def compare_chain(self, block_id: int, first: ast.Compare, value: bool,
-                      stack: List[Any]) -> Optional[Tuple[Any, Optional[int], Optional[int]]]:
+    def compare_chain(
+        self, block_id: int, first: ast.Compare, value: bool, stack: List[Any]
+    ) -> Optional[Tuple[Any, Optional[int], Optional[int]]]:
         """Follow a chain whose first comparison ends *block_id*.
 
         Returns ``(node, fall, None)`` for a condition, ``(expr, None, next_block)`` for a
@@ -77,8 +78,12 @@ class CompareChains:
                 combined.ops.extend(top.ops)
                 combined.comparators.extend(top.comparators)
                 copy = self.instrs[after] if after < len(self.instrs) else None
-                if copy is not None and copy.op == "COPY" and len(work) == len(base) + 2 \
-                        and work[-2] is top.comparators[-1]:
+                if (
+                    copy is not None
+                    and copy.op == "COPY"
+                    and len(work) == len(base) + 2
+                    and work[-2] is top.comparators[-1]
+                ):
                     jump = self.instrs[after + 1]
                     link = self.blocks[self.block_of[after + 1]]
                     if jump.op in V.CONDITIONAL_JUMPS and link.jump == cleanup:
@@ -105,8 +110,11 @@ class CompareChains:
             combined.ops.extend(top.ops)
             combined.comparators.extend(top.comparators)
             end = self.blocks[b].end - 1
-            if len(rest) == len(base) + 1 and rest[-1] is top.comparators[-1] \
-                    and self.blocks[b].jump == cleanup:
+            if (
+                len(rest) == len(base) + 1
+                and rest[-1] is top.comparators[-1]
+                and self.blocks[b].jump == cleanup
+            ):
                 middle = rest[-1]
                 b = self.blocks[b].fall
                 continue
@@ -125,14 +133,19 @@ class CompareChains:
                 lone = self.blocks[fall]
                 if lone.end - lone.start == 1 and self.instrs[lone.start].op == "JUMP":
                     target = lone.jump
-                    node = Node(node.entry, node.expr, target if node.true == fall else node.true,
-                                target if node.false == fall else node.false)
+                    node = Node(
+                        node.entry,
+                        node.expr,
+                        target if node.true == fall else node.true,
+                        target if node.false == fall else node.false,
+                    )
                     fall = target
             return node, fall, None
         return None
 
-    def _none_link(self, b: int, combined: ast.Compare, middle: Any, base: List[Any],
-                   stack: List[Any]) -> Tuple[Any, Optional[int], None]:
+    def _none_link(
+        self, b: int, combined: ast.Compare, middle: Any, base: List[Any], stack: List[Any]
+    ) -> Tuple[Any, Optional[int], None]:
         """``a is b is None``: 3.12+ test the last link with ``POP_JUMP_IF_[NOT_]NONE``."""
         combined.ops.append(ast.Is())
         combined.comparators.append(ast.Constant(value=None))

@@ -21,16 +21,27 @@ def _item(stmts: List[ast.stmt], generators: List[ast.comprehension]) -> Any:
     while stmts:
         first = stmts[0]
         if isinstance(first, (ast.For, ast.AsyncFor)) and len(stmts) == 1 and not first.orelse:
-            generators.append(ast.comprehension(target=first.target, iter=first.iter, ifs=[],
-                                                is_async=int(isinstance(first, ast.AsyncFor))))
+            generators.append(
+                ast.comprehension(
+                    target=first.target,
+                    iter=first.iter,
+                    ifs=[],
+                    is_async=int(isinstance(first, ast.AsyncFor)),
+                )
+            )
             stmts = first.body
             continue
         if isinstance(first, ast.If) and len(stmts) == 1 and not first.orelse:
             generators[-1].ifs.append(first.test)
             stmts = first.body
             continue
-        if isinstance(first, ast.If) and first.body and isinstance(first.body[-1], ast.Continue) \
-                and len(first.body) == 1 and not first.orelse:
+        if (
+            isinstance(first, ast.If)
+            and first.body
+            and isinstance(first.body[-1], ast.Continue)
+            and len(first.body) == 1
+            and not first.orelse
+        ):
             generators[-1].ifs.append(negate(first.test))
             stmts = stmts[1:]
             continue
@@ -57,8 +68,12 @@ def loop_to_comprehension(loop: ast.stmt, kind: Optional[str]) -> Optional[ast.e
         if kind not in (None, "generator") or item.value is None:
             return None
         last = generators[-1]
-        if isinstance(last.target, ast.Name) and last.target.id == UNPACKED_ITEM and len(generators) > 1 \
-                and not last.ifs:  # 3.15: (*x for x in y)
+        if (
+            isinstance(last.target, ast.Name)
+            and last.target.id == UNPACKED_ITEM
+            and len(generators) > 1
+            and not last.ifs
+        ):  # 3.15: (*x for x in y)
             generators.pop()
             return ast.GeneratorExp(elt=ast.Starred(value=last.iter, ctx=ast.Load()), generators=generators)
         return ast.GeneratorExp(elt=item.value, generators=generators)

@@ -55,7 +55,7 @@ def signature(code: CodeType, value: Optional[M.FunctionValue] = None) -> ast.ar
         return ast.arg(arg=shown, annotation=notes.get(name), type_comment=None)
 
     positional = [arg(n) for n in names[:npos]]
-    kwonly = [arg(n) for n in names[npos:npos + nkw]]
+    kwonly = [arg(n) for n in names[npos : npos + nkw]]
     k = npos + nkw
     vararg = kwarg = None
     if code.co_flags & inspect.CO_VARARGS:
@@ -66,11 +66,21 @@ def signature(code: CodeType, value: Optional[M.FunctionValue] = None) -> ast.ar
     defaults = _const_items(value.defaults) if value is not None and value.defaults is not None else []
     kw_defaults: List[Optional[ast.expr]] = [None] * nkw
     if value is not None and isinstance(value.kwdefaults, ast.Dict):
-        given = {k.value: v for k, v in zip(value.kwdefaults.keys, value.kwdefaults.values)
-                 if isinstance(k, ast.Constant)}
-        kw_defaults = [given.get(n) for n in names[npos:npos + nkw]]
-    return ast.arguments(posonlyargs=positional[:posonly], args=positional[posonly:], vararg=vararg,
-                         kwonlyargs=kwonly, kw_defaults=kw_defaults, kwarg=kwarg, defaults=defaults or [])
+        given = {
+            k.value: v
+            for k, v in zip(value.kwdefaults.keys, value.kwdefaults.values)
+            if isinstance(k, ast.Constant)
+        }
+        kw_defaults = [given.get(n) for n in names[npos : npos + nkw]]
+    return ast.arguments(
+        posonlyargs=positional[:posonly],
+        args=positional[posonly:],
+        vararg=vararg,
+        kwonlyargs=kwonly,
+        kw_defaults=kw_defaults,
+        kwarg=kwarg,
+        defaults=defaults or [],
+    )
 
 
 def is_private_name_stored_as(name: str, stored: str) -> bool:
@@ -81,7 +91,7 @@ def is_private_name_stored_as(name: str, stored: str) -> bool:
     """
     if not name.startswith("__") or name.endswith("__") or "." in name:
         return False
-    prefix = stored[:-len(name)] if stored.endswith(name) else ""
+    prefix = stored[: -len(name)] if stored.endswith(name) else ""
     return prefix.startswith("_") and len(prefix) > 1 and not prefix.startswith("__")
 
 
@@ -124,8 +134,9 @@ class Nested:
         code = value.code
         own_name = code.co_name == name or is_private_name_stored_as(code.co_name, name)
         if not own_name or code.co_name == "<lambda>":
-            return ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=self.expression(value),
-                              type_comment=None)
+            return ast.Assign(
+                targets=[ast.Name(id=name, ctx=ast.Store())], value=self.expression(value), type_comment=None
+            )
         return self.function_def(value)
 
     def function_def(self, value: M.FunctionValue) -> ast.stmt:
@@ -134,17 +145,27 @@ class Nested:
         notes = unstringified(_annotations(value.annotations), value.code)
         is_async = bool(code.co_flags & (inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR))
         node_type = ast.AsyncFunctionDef if is_async else ast.FunctionDef
-        node = node_type(name=code.co_name, args=signature(code, value), body=body or [ast.Pass()],
-                         decorator_list=list(value.decorators), returns=notes.get("return"),
-                         type_comment=None)
+        node = node_type(
+            name=code.co_name,
+            args=signature(code, value),
+            body=body or [ast.Pass()],
+            decorator_list=list(value.decorators),
+            returns=notes.get("return"),
+            type_comment=None,
+        )
         if hasattr(ast, "TypeAlias"):
             setattr(node, "type_params", [])  # noqa: B010 - the field is new in 3.12
         return node
 
     def class_def(self, value: M.ClassValue, name: str) -> ast.stmt:
         body = body_of(value.body.code)
-        node = ast.ClassDef(name=value.name, bases=value.bases, keywords=value.keywords,
-                            body=body or [ast.Pass()], decorator_list=list(value.decorators))
+        node = ast.ClassDef(
+            name=value.name,
+            bases=value.bases,
+            keywords=value.keywords,
+            body=body or [ast.Pass()],
+            decorator_list=list(value.decorators),
+        )
         if hasattr(ast, "TypeAlias"):
             setattr(node, "type_params", [])  # noqa: B010 - the field is new in 3.12
         if name != value.name and not is_private_name_stored_as(value.name, name):
@@ -162,8 +183,9 @@ class Nested:
         else:
             expr = returned_expression(body)
         if expr is None:
-            raise DecompileError("lambda body is not an expression", function=code.co_name,
-                                 construct="lambda")
+            raise DecompileError(
+                "lambda body is not an expression", function=code.co_name, construct="lambda"
+            )
         node: ast.expr = ast.Lambda(args=signature(code, value), body=expr)
         for decorator in reversed(value.decorators):
             node = ast.Call(func=decorator, args=[node], keywords=[])

@@ -47,9 +47,11 @@ class HandlerStructurer:
         entries = [e for e in self.handlers if e.target == target]
         # 3.12+ place an ``await``'s CLEANUP_THROW out of line, after the code that follows
         # (and handler tails of nested constructs, which start with POP_EXCEPT/PUSH_EXC_INFO)
-        inline = [e for e in entries
-                  if self._op_at(e.start) not in ("CLEANUP_THROW", "PUSH_EXC_INFO")
-                  and not self._tail(e, tails)]
+        inline = [
+            e
+            for e in entries
+            if self._op_at(e.start) not in ("CLEANUP_THROW", "PUSH_EXC_INFO") and not self._tail(e, tails)
+        ]
         inline = inline or entries
         return min(e.start for e in inline), max(e.end for e in inline)
 
@@ -116,14 +118,15 @@ class HandlerStructurer:
                 if succ not in seen and start <= self.blocks[succ].start < end:
                     seen.add(succ)
                     work.append(succ)
-        copy = [ins for ins in self.instrs[start:end]
-                if self.block_of[ins.index] in seen and ins.op != "RERAISE"]
+        copy = [
+            ins for ins in self.instrs[start:end] if self.block_of[ins.index] in seen and ins.op != "RERAISE"
+        ]
         if copy and copy[-1].op == "JUMP" and self.index_at(copy[-1].target) == end:
             copy.pop()
         return copy
 
     def _is_cleanup(self, i: int) -> bool:
-        ops = [ins.op for ins in self.instrs[i:i + 3]]
+        ops = [ins.op for ins in self.instrs[i : i + 3]]
         return ops == ["COPY", "POP_EXCEPT", "RERAISE"] or i >= len(self.instrs)
 
     def _is_except(self, handler_index: int) -> bool:
@@ -132,8 +135,10 @@ class HandlerStructurer:
             op = self.instrs[i].op
             if op == "CHECK_EXC_MATCH" or (op == "POP_TOP" and i == handler_index + 1):
                 return True
-            if op in ("RERAISE", "POP_EXCEPT", "RETURN_VALUE", "STORE_FAST", "STORE_NAME") \
-                    or self.instrs[i].target is not None:
+            if (
+                op in ("RERAISE", "POP_EXCEPT", "RETURN_VALUE", "STORE_FAST", "STORE_NAME")
+                or self.instrs[i].target is not None
+            ):
                 return op == "RERAISE" and self.instrs[i].arg == 0 and i == handler_index + 1
             i += 1
         return False
@@ -144,7 +149,7 @@ class HandlerStructurer:
         """How many instructions at *i* are a with-exit call or a finally copy (0: none)."""
         ins = self.instrs[i]
         if ins.op == "LOAD_CONST" and ins.arg[0] is None and any(isinstance(v, M.WithExit) for v in stack):
-            ops = tuple(x.op for x in self.instrs[i:i + 4])
+            ops = tuple(x.op for x in self.instrs[i : i + 4])
             if ops == _EXIT_CALL and self.instrs[i + 3].arg[0] == V.WITH_EXIT_ARGC:
                 n = 4
                 if i + n < len(self.instrs) and self.instrs[i + n].op == "AWAIT":
@@ -160,8 +165,12 @@ class HandlerStructurer:
                 return n
         if ctx.except_name is not None and ins.op == "LOAD_CONST" and i + 2 < len(self.instrs):
             store, delete = self.instrs[i + 1], self.instrs[i + 2]
-            if store.op.startswith("STORE_") and delete.op.startswith("DELETE_") \
-                    and store.arg == delete.arg == ctx.except_name and ins.arg[0] is None:
+            if (
+                store.op.startswith("STORE_")
+                and delete.op.startswith("DELETE_")
+                and store.arg == delete.arg == ctx.except_name
+                and ins.arg[0] is None
+            ):
                 return 3
         for template in ctx.finally_bodies[:1]:
             if template and ins.op == template[0].op and self._matches(i, template):
@@ -191,7 +200,7 @@ class HandlerStructurer:
     def _matches(self, i: int, template: List[Any]) -> bool:
         if i + len(template) > len(self.instrs):
             return False
-        for a, b in zip(self.instrs[i:i + len(template)], template):
+        for a, b in zip(self.instrs[i : i + len(template)], template):
             if a.op != b.op or (a.target is None and a.arg != b.arg):
                 return False
         return True
@@ -234,14 +243,14 @@ class HandlerStructurer:
             raise self.fail(j, "with body without handler")
         lo, hi = self.span(entry.target)
         body = self.walk(j, ctx.inside(lo, hi, entry.target), list(stack), entering=True)
-        del stack[len(stack) - V.WITH_EXIT_SLOTS:]
+        del stack[len(stack) - V.WITH_EXIT_SLOTS :]
         after_index = self.exit
         item = ast.withitem(context_expr=manager, optional_vars=target)
         node_type = ast.AsyncWith if is_async else ast.With
         self.sim.emit(node_type(items=[item], body=body or [ast.Pass()], type_comment=None))
         if after_index is None:
             return None
-        ops = tuple(x.op for x in self.instrs[after_index:after_index + 4])
+        ops = tuple(x.op for x in self.instrs[after_index : after_index + 4])
         if ops != _EXIT_CALL:
             return None
         n = 4 + (1 if is_async else 0)
@@ -256,8 +265,13 @@ class HandlerStructurer:
         outer = self.handler_of(self.instrs[handler_index].offset)
         if outer is not None:
             cleanup = self.handler_of(outer.target)
-            if cleanup is not None and cleanup.target not in ctx.active and self.is_try_handler(cleanup) \
-                    and not self._is_except(self.index_at(cleanup.target)) and cleanup.target != entry.target:
+            if (
+                cleanup is not None
+                and cleanup.target not in ctx.active
+                and self.is_try_handler(cleanup)
+                and not self._is_except(self.index_at(cleanup.target))
+                and cleanup.target != entry.target
+            ):
                 # the finally covers the except clauses (and maybe no instruction of the body)
                 return self.try_finally(pos, cleanup, ctx, stack)
         if self._is_except(handler_index):
@@ -290,8 +304,7 @@ class HandlerStructurer:
 
     def _walk_until(self, start: int, end: int, ctx: Context, stack: List[Any]) -> List[ast.stmt]:
         """Statements of instructions ``[start, end)`` (a handler body)."""
-        body = self.walk(start, ctx._replace(until=end, lo=-1, hi=1 << 60), stack,
-                         entering=True)
+        body = self.walk(start, ctx._replace(until=end, lo=-1, hi=1 << 60), stack, entering=True)
         return body
 
     def try_except(self, pos: int, entry: Any, ctx: Context, stack: List[Any]) -> Optional[int]:
@@ -312,10 +325,18 @@ class HandlerStructurer:
             if loop.break_to in ends:
                 clause_ctx = clause_ctx.stop_at(loop.break_to)
         clauses, follow = self._clauses(handler_index + 1, clause_ctx, stack)
-        if after is not None and after != follow and self._returns_at(after) \
-                and (lo <= self.instrs[after].offset < hi
-                     or (self.instrs[after].op in ("LOAD_CONST", "RETURN_CONST")
-                         and not self._same_return(after, follow))):
+        if (
+            after is not None
+            and after != follow
+            and self._returns_at(after)
+            and (
+                lo <= self.instrs[after].offset < hi
+                or (
+                    self.instrs[after].op in ("LOAD_CONST", "RETURN_CONST")
+                    and not self._same_return(after, follow)
+                )
+            )
+        ):
             # the body's own ``return`` (a constant is loaded after the region ends, any other
             # value inside it); the same return after the clauses is the statement after the
             # try, copied into the body's exit, and a ``return name`` outside the body's range
@@ -324,18 +345,28 @@ class HandlerStructurer:
             body = body + self.walk(after, ctx, list(stack), entering=True)
             after = None
         orelse: List[ast.stmt] = []
-        if follow is None and after is not None and V.VERSION[:2] == (3, 11) and after < handler_index \
-                and self.instrs[after].op != "JUMP" and not lo <= self.instrs[after].offset < hi:
+        if (
+            follow is None
+            and after is not None
+            and V.VERSION[:2] == (3, 11)
+            and after < handler_index
+            and self.instrs[after].op != "JUMP"
+            and not lo <= self.instrs[after].offset < hi
+        ):
             # no clause falls through, yet the body's normal exit is laid out before the handlers:
             # an ``else`` (code after the try would follow the handlers)
             orelse = self.walk(after, ctx._replace(until=min(ctx.until, handler_index)), list(stack))
             after = follow = self.exit
             if orelse and not (len(orelse) == 1 and _implicit_return(orelse[0])):
-                self.sim.emit(ast.Try(body=body or [ast.Pass()], handlers=cast(Any, clauses),
-                                      orelse=orelse, finalbody=[]))
+                self.sim.emit(
+                    ast.Try(
+                        body=body or [ast.Pass()], handlers=cast(Any, clauses), orelse=orelse, finalbody=[]
+                    )
+                )
                 return follow
-            body_node = ast.Try(body=body or [ast.Pass()], handlers=cast(Any, clauses), orelse=[],
-                                finalbody=[])
+            body_node = ast.Try(
+                body=body or [ast.Pass()], handlers=cast(Any, clauses), orelse=[], finalbody=[]
+            )
             self.sim.emit(body_node)
             for stmt in orelse:
                 self.sim.emit(stmt)
@@ -345,15 +376,20 @@ class HandlerStructurer:
         if after is not None and follow is not None and after != follow:
             follow_block = self.block_of[follow]
             orelse = self.walk(after, ctx.stop_at(follow_block), list(stack))
-        self.sim.emit(ast.Try(body=body or [ast.Pass()], handlers=cast(Any, clauses), orelse=orelse,
-                              finalbody=[]))
+        self.sim.emit(
+            ast.Try(body=body or [ast.Pass()], handlers=cast(Any, clauses), orelse=orelse, finalbody=[])
+        )
         return follow
 
     def _jump_target(self, i: int) -> int:
         """The block that instruction *i* leads to, through a block that only jumps."""
         block = self.blocks[self.block_of[i]]
-        if block.start == i and block.end - block.start == 1 and self.instrs[i].op == "JUMP" \
-                and block.jump is not None:
+        if (
+            block.start == i
+            and block.end - block.start == 1
+            and self.instrs[i].op == "JUMP"
+            and block.jump is not None
+        ):
             return block.jump
         return block.id
 
@@ -378,8 +414,9 @@ class HandlerStructurer:
             i += 1
         return False
 
-    def _clauses(self, i: int, ctx: Context,
-                 stack: List[Any]) -> Tuple[List[ast.excepthandler], Optional[int]]:
+    def _clauses(
+        self, i: int, ctx: Context, stack: List[Any]
+    ) -> Tuple[List[ast.excepthandler], Optional[int]]:
         clauses: List[ast.excepthandler] = []
         follow: Optional[int] = None
         base = stack + [M.Discard()]
@@ -416,8 +453,9 @@ class HandlerStructurer:
             i = next_clause
         return clauses, follow
 
-    def _clause_body(self, i: int, ctx: Context, stack: List[Any], name: Optional[str]) \
-            -> Tuple[List[ast.stmt], Optional[int]]:
+    def _clause_body(
+        self, i: int, ctx: Context, stack: List[Any], name: Optional[str]
+    ) -> Tuple[List[ast.stmt], Optional[int]]:
         """Walk an except clause's body until its ``POP_EXCEPT`` on the normal path."""
         end = i
         depth = 0
@@ -432,28 +470,37 @@ class HandlerStructurer:
             end += 1
         exit_index = self._clause_end(end + 1, name, ctx) if end < len(self.instrs) else None
         loop = ctx.loop
-        if exit_index is not None and loop is not None and exit_index < len(self.instrs) \
-                and self.block_of[exit_index] in (loop.continue_to, loop.break_to) \
-                and self.blocks[self.block_of[exit_index]].start == exit_index:
+        if (
+            exit_index is not None
+            and loop is not None
+            and exit_index < len(self.instrs)
+            and self.block_of[exit_index] in (loop.continue_to, loop.break_to)
+            and self.blocks[self.block_of[exit_index]].start == exit_index
+        ):
             exit_index = None
         # a clause laid out past a bottom-tested loop's copied test still ends at its own end
         until = end + 1 if exit_index is not None or ctx.until <= i else ctx.until
-        body = self.walk(i, ctx._replace(until=until, except_name=name, lo=-1, hi=1 << 60), stack,
-                         entering=True)
+        body = self.walk(
+            i, ctx._replace(until=until, except_name=name, lo=-1, hi=1 << 60), stack, entering=True
+        )
         return body, exit_index
 
     def _clause_end(self, k: int, name: Optional[str], ctx: Context) -> Optional[int]:
         """Where the normal path goes after a clause's ``POP_EXCEPT`` at ``k - 1``."""
         if name is not None:
-            ops = [x.op for x in self.instrs[k:k + 3]]
+            ops = [x.op for x in self.instrs[k : k + 3]]
             if len(ops) == 3 and ops[0] == "LOAD_CONST" and ops[2].startswith("DELETE_"):
                 k += 3
         past = self._past_outer_handlers(k)
         if past != k and self._returns_at(past):
             return None  # a return from inside enclosing clauses
         for template in ctx.finally_bodies[:1]:  # a jump out of the clause runs the finally first
-            if template and self.instrs[k].op == template[0].op and self._matches(k, template) \
-                    and self.instrs[k + len(template)].op == "JUMP":
+            if (
+                template
+                and self.instrs[k].op == template[0].op
+                and self._matches(k, template)
+                and self.instrs[k + len(template)].op == "JUMP"
+            ):
                 k += len(template)
         if k < len(self.instrs) and self.instrs[k].op == "JUMP":
             return self.index_at(self.instrs[k].target)
@@ -461,13 +508,16 @@ class HandlerStructurer:
         while after < len(self.instrs) and self.instrs[after].op == "SWAP":
             # a return from inside loops drops their iterators (SWAP n, n - 1 POP_TOPs) under the value
             dropped = self.instrs[after].arg - 1
-            if [x.op for x in self.instrs[after + 1:after + 1 + dropped]] != ["POP_TOP"] * dropped:
+            if [x.op for x in self.instrs[after + 1 : after + 1 + dropped]] != ["POP_TOP"] * dropped:
                 break
             after += 1 + dropped
         if after < len(self.instrs) and self.instrs[after].op in ("RETURN_VALUE", "RAISE_VARARGS"):
             return None
-        if k + 1 < len(self.instrs) and self.instrs[k].op == "LOAD_CONST" \
-                and self.instrs[k + 1].op == "RETURN_VALUE":
+        if (
+            k + 1 < len(self.instrs)
+            and self.instrs[k].op == "LOAD_CONST"
+            and self.instrs[k + 1].op == "RETURN_VALUE"
+        ):
             return None
         return k if V.VERSION >= (3, 11) else None
 
@@ -478,7 +528,7 @@ class HandlerStructurer:
         while k < len(ops):
             if ops[k] == "POP_EXCEPT":
                 k += 1
-            elif ops[k] == "SWAP" and ops[k + 1:k + 2] == ["POP_EXCEPT"]:
+            elif ops[k] == "SWAP" and ops[k + 1 : k + 2] == ["POP_EXCEPT"]:
                 k += 2
             else:
                 break

@@ -61,20 +61,27 @@ class LegacyLayout:
         loop computes its value before popping the iterator.
         """
         loop = ctx.loop
-        if not V.RETURN_COPIED_TO_BRANCHES or loop is None or loop.break_to is None \
-                or self.instrs[i].op != "POP_TOP" \
-                or self.instrs[self.blocks[loop.header].start].op != "FOR_ITER":
+        if (
+            not V.RETURN_COPIED_TO_BRANCHES
+            or loop is None
+            or loop.break_to is None
+            or self.instrs[i].op != "POP_TOP"
+            or self.instrs[self.blocks[loop.header].start].op != "FOR_ITER"
+        ):
             return False
         end = self.blocks[self.block_of[i]].end
         exit_start = self.blocks[loop.break_to].start
         n = end - i - 1
         if n < 1 or exit_start + n > len(self.instrs) or self.instrs[end - 1].op != "RETURN_VALUE":
             return False
-        return all(a.op == b.op and a.arg == b.arg and a.target is None
-                   for a, b in zip(self.instrs[i + 1:end], self.instrs[exit_start:exit_start + n]))
+        return all(
+            a.op == b.op and a.arg == b.arg and a.target is None
+            for a, b in zip(self.instrs[i + 1 : end], self.instrs[exit_start : exit_start + n])
+        )
 
-    def legacy_jumps_to_written_break(self, block_id: int, then_b: Optional[int], else_b: Optional[int],
-                                      fall: Optional[int], ctx: Context) -> bool:
+    def legacy_jumps_to_written_break(
+        self, block_id: int, then_b: Optional[int], else_b: Optional[int], fall: Optional[int], ctx: Context
+    ) -> bool:
         """Whether the test of block *block_id* jumps straight to a ``break`` written after the if.
 
         3.10 keeps the jump of ``if not c: break`` (the ``break`` has a line of its own) but
@@ -83,9 +90,15 @@ class LegacyLayout:
         followed by that ``break``.
         """
         loop = ctx.loop
-        return V.RETURN_COPIED_TO_BRANCHES and loop is not None and else_b == loop.break_to \
-            and then_b == fall and self.blocks[block_id].jump == else_b \
-            and loop.header is not None and self.instrs[self.blocks[loop.header].start].op != "FOR_ITER"
+        return (
+            V.RETURN_COPIED_TO_BRANCHES
+            and loop is not None
+            and else_b == loop.break_to
+            and then_b == fall
+            and self.blocks[block_id].jump == else_b
+            and loop.header is not None
+            and self.instrs[self.blocks[loop.header].start].op != "FOR_ITER"
+        )
 
     def legacy_dead_jump(self, then_b: Optional[int], else_b: int) -> bool:
         """Whether an unreachable ``JUMP`` to *else_b* follows the code from *then_b*.
@@ -98,8 +111,13 @@ class LegacyLayout:
             return False
         start = self.blocks[then_b].offset
         for block in self.blocks:
-            if block.offset > start and not block.preds and block.end - block.start == 1 \
-                    and self.instrs[block.start].op == "JUMP" and block.jump == else_b:
+            if (
+                block.offset > start
+                and not block.preds
+                and block.end - block.start == 1
+                and self.instrs[block.start].op == "JUMP"
+                and block.jump == else_b
+            ):
                 return True
         return False
 
@@ -126,9 +144,13 @@ class LegacyLayout:
         stacks = self.block_stacks()
         header = min(body, key=lambda b: self.blocks[b].offset)
         expected = stacks[self.blocks[header].start]
-        return {s for s in outs if stacks[self.blocks[s].start] == expected
-                and self.instrs[self.blocks[s].end - 1].op != "RERAISE"
-                and any(self.blocks[p].jump == s for p in self.blocks[s].preds if p in body)}
+        return {
+            s
+            for s in outs
+            if stacks[self.blocks[s].start] == expected
+            and self.instrs[self.blocks[s].end - 1].op != "RERAISE"
+            and any(self.blocks[p].jump == s for p in self.blocks[s].preds if p in body)
+        }
 
     def legacy_thread_exits(self, nodes: List[Any]) -> None:
         """Point condition exits at a lone jump block to that jump's target, when shared.
@@ -144,12 +166,23 @@ class LegacyLayout:
                 if not isinstance(side, int):
                     continue
                 block = self.blocks[side]
-                if block.end - block.start == 1 and self.instrs[block.start].op == "JUMP" \
-                        and len(block.preds) == 1 and block.jump in exits:
+                if (
+                    block.end - block.start == 1
+                    and self.instrs[block.start].op == "JUMP"
+                    and len(block.preds) == 1
+                    and block.jump in exits
+                ):
                     setattr(node, name, block.jump)
 
-    def legacy_if_follow(self, block_id: int, then_b: Optional[int], else_b: Optional[int],
-                         fall: Optional[int], follow: Optional[int], ctx: Context) -> Optional[int]:
+    def legacy_if_follow(
+        self,
+        block_id: int,
+        then_b: Optional[int],
+        else_b: Optional[int],
+        fall: Optional[int],
+        follow: Optional[int],
+        ctx: Context,
+    ) -> Optional[int]:
         """Where an ``if`` ends, given the post-dominator *follow*, by the 3.8 - 3.10 layout."""
         if then_b is None or else_b is None:
             return follow
@@ -187,8 +220,11 @@ class LegacyLayout:
         if V.THREADS_JUMPS_TO_WHILE_BACK_EDGE or loop is None:
             return False
         last = self.instrs[self.blocks[block_id].end - 1]
-        return last.op == "JUMP" and self.blocks[block_id].jump == loop.continue_to \
+        return (
+            last.op == "JUMP"
+            and self.blocks[block_id].jump == loop.continue_to
             and self.instrs[self.blocks[loop.header].start].op != "FOR_ITER"
+        )
 
     def legacy_passes(self, start: int, limit: int) -> bool:
         """Whether the code from block *start* reaches a block laid out after block *limit*."""
@@ -234,8 +270,9 @@ class LegacyLayout:
             return ast.Break()
         return None
 
-    def legacy_if_jump(self, test: ast.expr, then_b: int, else_b: int, ctx: Context,
-                       stack: List[Any]) -> Optional[int]:
+    def legacy_if_jump(
+        self, test: ast.expr, then_b: int, else_b: int, ctx: Context, stack: List[Any]
+    ) -> Optional[int]:
         """``if test: continue``/``break`` whose body is block *then_b*; -1 if it is not that.
 
         An ``else`` was written when an unreachable jump past it follows the body: the
@@ -249,8 +286,7 @@ class LegacyLayout:
         orelse: List[ast.stmt] = []
         resume = else_b
         if dead is not None:
-            orelse = self.walk(self.blocks[else_b].start, ctx.stop_at(self.blocks[dead].jump),
-                               list(stack))
+            orelse = self.walk(self.blocks[else_b].start, ctx.stop_at(self.blocks[dead].jump), list(stack))
             resume = dead
         elif else_b < then_b:
             dead = self.legacy_dead_after(then_b, None)
@@ -261,8 +297,9 @@ class LegacyLayout:
         self.sim.emit(ast.If(test=test, body=[jump_stmt], orelse=orelse))
         return self.blocks[resume].start
 
-    def legacy_dead_after(self, then_b: int, else_b: Optional[int],
-                          ctx: Optional[Context] = None) -> Optional[int]:
+    def legacy_dead_after(
+        self, then_b: int, else_b: Optional[int], ctx: Optional[Context] = None
+    ) -> Optional[int]:
         """The unreachable jump past an ``else`` right after block *then_b* (see :meth:`legacy_else_end`).
 
         With *else_b*, the jump must lead past that block; with None, anywhere forward. With
@@ -273,8 +310,12 @@ class LegacyLayout:
         if ident >= len(self.blocks) or (else_b is not None and ident >= else_b):
             return None
         block = self.blocks[ident]
-        if block.preds or block.end - block.start != 1 or self.instrs[block.start].op != "JUMP" \
-                or block.jump is None:
+        if (
+            block.preds
+            or block.end - block.start != 1
+            or self.instrs[block.start].op != "JUMP"
+            or block.jump is None
+        ):
             return None
         to_header = ctx is not None and ctx.loop is not None and block.jump == ctx.loop.continue_to
         if block.jump <= (ident if else_b is None else else_b) and not to_header:
@@ -306,9 +347,10 @@ class LegacyLayout:
 
     def _legacy_skips_to(self, first: int, target: int) -> bool:
         """Whether a conditional jump in blocks *first* .. *target* - 1 goes to block *target*."""
-        return any(self.blocks[b].jump == target
-                   and self.instrs[self.blocks[b].end - 1].op in V.CONDITIONAL_JUMPS
-                   for b in range(first, target))
+        return any(
+            self.blocks[b].jump == target and self.instrs[self.blocks[b].end - 1].op in V.CONDITIONAL_JUMPS
+            for b in range(first, target)
+        )
 
     def legacy_resume(self, dead: int) -> Optional[int]:
         """Where the walk goes after an ``else`` ended by the dead block *dead* (see above)."""
@@ -322,8 +364,13 @@ class LegacyLayout:
         would land in the last branch and compile to a second, reachable copy.
         """
         instrs = self.instrs
-        if pos == 0 or pos + 2 != len(instrs) or instrs[pos].op != "LOAD_CONST" \
-                or instrs[pos].arg[0] is not None or instrs[pos + 1].op != "RETURN_VALUE":
+        if (
+            pos == 0
+            or pos + 2 != len(instrs)
+            or instrs[pos].op != "LOAD_CONST"
+            or instrs[pos].arg[0] is not None
+            or instrs[pos + 1].op != "RETURN_VALUE"
+        ):
             return False
         block = self.blocks[self.block_of[pos]]
         return block.start == pos and self.block_stacks()[pos] is None

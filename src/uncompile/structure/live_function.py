@@ -73,8 +73,10 @@ def _literal_or_display(value: Any, depth: int) -> Optional[ast.expr]:
         inner: List[ast.expr] = [ast.Set(elts=members)] if members else []
         return ast.Call(func=ast.Name(id="frozenset", ctx=ast.Load()), args=inner, keywords=[])
     if kind is dict:
-        return ast.Dict(keys=[value_expression(k, depth + 1) for k in value],
-                        values=[value_expression(v, depth + 1) for v in value.values()])
+        return ast.Dict(
+            keys=[value_expression(k, depth + 1) for k in value],
+            values=[value_expression(v, depth + 1) for v in value.values()],
+        )
     return None
 
 
@@ -122,4 +124,3 @@ def _parsed_repr(value: Any) -> ast.expr:
         return ast.parse(repr(value), mode="eval").body
     except SyntaxError:
         return value_expression(value)
-

@@ -46,8 +46,15 @@ class LoopStructurer:
     try_statement: Any
     walk: Any
 
-    def bottom_tested_loop(self, block_id: int, head: Node, fall: Optional[int], ctx: Context,
-                           stack: List[Any], top: Optional[List[int]] = None) -> Optional[int]:
+    def bottom_tested_loop(
+        self,
+        block_id: int,
+        head: Node,
+        fall: Optional[int],
+        ctx: Context,
+        stack: List[Any],
+        top: Optional[List[int]] = None,
+    ) -> Optional[int]:
         """``while c: body`` compiled as ``if c: (body; if c: repeat)``; -1 if not that shape."""
         shape = self.bottom_test(block_id, head, fall, top)
         if shape is None:
@@ -63,8 +70,9 @@ class LoopStructurer:
         self.sim.emit(ast.While(test=test, body=stmts or [ast.Pass()], orelse=[]))
         return self.start_of(exit_b)
 
-    def guarded_bottom_tested_loop(self, nodes: List[Node], used: int, fall: Optional[int], ctx: Context,
-                                   stack: List[Any]) -> Optional[int]:
+    def guarded_bottom_tested_loop(
+        self, nodes: List[Node], used: int, fall: Optional[int], ctx: Context, stack: List[Any]
+    ) -> Optional[int]:
         """``if a: while b: body``: the guard's test and the loop's make one ``a and b`` chain.
 
         Only the loop's own tests are copied to the bottom; the guard is the ``if`` around the
@@ -72,23 +80,31 @@ class LoopStructurer:
         """
         for j in range(1, used):
             tail, _ = reduce_nodes(nodes[j:used])
-            if len(tail) != 1 or self.bottom_test(nodes[j].entry, tail[0], fall,
-                                                  [n.entry for n in nodes[j:used]]) is None:
+            if (
+                len(tail) != 1
+                or self.bottom_test(nodes[j].entry, tail[0], fall, [n.entry for n in nodes[j:used]]) is None
+            ):
                 continue
             guard, _ = reduce_nodes(nodes[:j])
             if len(guard) == 1 and nodes[j].entry in (guard[0].true, guard[0].false):
                 return self.if_statement(nodes[j - 1].entry, guard[0], nodes[j].entry, ctx, stack)
         return -1
 
-    def bottom_test(self, block_id: int, head: Node, fall: Optional[int],
-                    top: Optional[List[int]] = None) -> Optional[Tuple[ast.expr, int, Optional[int], int]]:
+    def bottom_test(
+        self, block_id: int, head: Node, fall: Optional[int], top: Optional[List[int]] = None
+    ) -> Optional[Tuple[ast.expr, int, Optional[int], int]]:
         """(test, body block, exit block, index where the copied test starts) of a bottom-tested loop."""
         if head.false == fall:
             test, body_b, exit_b = negate(head.expr), head.false, head.true
         else:
             test, body_b, exit_b = head.expr, head.true, head.false
-        if body_b is not None and exit_b is not None and not self.is_loop_header(body_b) \
-                and self.is_loop_header(exit_b) and self._lone_jump(body_b):
+        if (
+            body_b is not None
+            and exit_b is not None
+            and not self.is_loop_header(body_b)
+            and self.is_loop_header(exit_b)
+            and self._lone_jump(body_b)
+        ):
             # 3.12+: the loop leaves by a jump (to an enclosing loop), the test is inverted
             test, body_b, exit_b = negate(test), exit_b, body_b
         if body_b is None or not self.is_loop_header(body_b):
@@ -108,11 +124,18 @@ class LoopStructurer:
         elif last.op == "JUMP" and bottom.end - bottom.start == 1 and len(bottom.preds) == 1:
             bottom = self.blocks[bottom.preds[0]]  # 3.12+: cond; POP_JUMP_IF_FALSE exit; JUMP_BACKWARD body
             last = self.instrs[bottom.end - 1]
-            if last.op not in V.CONDITIONAL_JUMPS or not self._same_exit(bottom.jump, exit_b) \
-                    or bottom.fall != sources[-1] or len(sources) != 1:
+            if (
+                last.op not in V.CONDITIONAL_JUMPS
+                or not self._same_exit(bottom.jump, exit_b)
+                or bottom.fall != sources[-1]
+                or len(sources) != 1
+            ):
                 return None
-        elif last.op not in V.CONDITIONAL_JUMPS or bottom.jump != body_b \
-                or not self._same_exit(bottom.fall, exit_b):
+        elif (
+            last.op not in V.CONDITIONAL_JUMPS
+            or bottom.jump != body_b
+            or not self._same_exit(bottom.fall, exit_b)
+        ):
             return None
         top = top or [block_id]
         if len(top) > 1:  # a condition of several blocks (and/or) is copied block by block
@@ -132,11 +155,16 @@ class LoopStructurer:
         b = sources[-1]
         for k in range(len(top) - 1, -1, -1):
             block = self.blocks[b]
-            if block.end - block.start == 1 and self.instrs[block.start].op == "JUMP" \
-                    and block.jump == body_b and len(block.preds) == 1:
+            if (
+                block.end - block.start == 1
+                and self.instrs[block.start].op == "JUMP"
+                and block.jump == body_b
+                and len(block.preds) == 1
+            ):
                 b = block.preds[0]
-            if self.instrs[self.blocks[b].end - 1].op not in V.CONDITIONAL_JUMPS \
-                    or (k and (not self._same_code(top[k], b) or b - 1 < 0)):
+            if self.instrs[self.blocks[b].end - 1].op not in V.CONDITIONAL_JUMPS or (
+                k and (not self._same_code(top[k], b) or b - 1 < 0)
+            ):
                 return None  # the first test may end a body block: its suffix is checked later
             if k:
                 b -= 1
@@ -147,8 +175,12 @@ class LoopStructurer:
     def _break_past_bottom_test(self, pos: int, ctx: Context) -> bool:
         """A jump from a bottom-tested loop's body to its exit, past the copied test: ``break``."""
         loop = ctx.loop
-        return loop is not None and loop.break_to is not None and pos == self.blocks[loop.break_to].start \
+        return (
+            loop is not None
+            and loop.break_to is not None
+            and pos == self.blocks[loop.break_to].start
             and self._bottom_cuts.get(loop.header) == ctx.until
+        )
 
     def region_entry(self, block: Any, ctx: Context, stack: List[Any]) -> Optional[int]:
         """The statement that the first block of a region or loop body starts, or -1 for none.
@@ -160,16 +192,23 @@ class LoopStructurer:
         if self._body_starts_loop(block, ctx):
             return self.loop(block.id, ctx, stack)
         entry = self.handler_of(block.offset)
-        if entry is not None and entry.target not in ctx.active and self.is_try_handler(entry) \
-                and not self.starts_finally_copy(block.start, ctx) \
-                and not (self.is_loop_header(block.id) and self._try_encloses_loop(block, entry)):
+        if (
+            entry is not None
+            and entry.target not in ctx.active
+            and self.is_try_handler(entry)
+            and not self.starts_finally_copy(block.start, ctx)
+            and not (self.is_loop_header(block.id) and self._try_encloses_loop(block, entry))
+        ):
             return self.try_statement(block.start, entry, ctx, stack)
         return -1
 
     def _body_starts_loop(self, block: Any, ctx: Context) -> bool:
         """A region entered at a loop header that the region holds (``try: while True: ...``)."""
-        if not ctx.active or not self.is_loop_header(block.id) \
-                or (ctx.loop is not None and ctx.loop.header == block.id):
+        if (
+            not ctx.active
+            or not self.is_loop_header(block.id)
+            or (ctx.loop is not None and ctx.loop.header == block.id)
+        ):
             return False
         entry = self.handler_of(block.offset)
         return entry is not None and entry.target in ctx.active and self._try_encloses_loop(block, entry)
@@ -191,14 +230,17 @@ class LoopStructurer:
             return x.jump == y.jump
         if x.end - x.start != y.end - y.start or self.instrs[x.end - 1].op != "RETURN_VALUE":
             return False
-        return all(p.op == q.op and p.arg == q.arg and p.target is None
-                   for p, q in zip(self.instrs[x.start:x.end], self.instrs[y.start:y.end]))
+        return all(
+            p.op == q.op and p.arg == q.arg and p.target is None
+            for p, q in zip(self.instrs[x.start : x.end], self.instrs[y.start : y.end])
+        )
 
     def is_break(self, block_id: int, loop: Loop) -> bool:
         """Whether reaching *block_id* leaves *loop*: its exit, or where an exit that is only a jump goes."""
         exit_b = loop.break_to
-        return exit_b is not None and (block_id == exit_b or (self._lone_jump(exit_b)
-                                                              and block_id == self.blocks[exit_b].jump))
+        return exit_b is not None and (
+            block_id == exit_b or (self._lone_jump(exit_b) and block_id == self.blocks[exit_b].jump)
+        )
 
     def _lone_jump(self, block_id: int) -> bool:
         block = self.blocks[block_id]
@@ -212,8 +254,10 @@ class LoopStructurer:
         jumps = V.CONDITIONAL_JUMPS
         if self.instrs[x.end - 1].op not in jumps or self.instrs[y.end - 1].op not in jumps:
             return False
-        return all(p.op == q.op and (p.target is not None or p.arg == q.arg)
-                   for p, q in zip(self.instrs[x.start:x.end - 1], self.instrs[y.start:y.end - 1]))
+        return all(
+            p.op == q.op and (p.target is not None or p.arg == q.arg)
+            for p, q in zip(self.instrs[x.start : x.end - 1], self.instrs[y.start : y.end - 1])
+        )
 
     def _reach_normal(self, start: int, goal: int, raising: bool = False) -> bool:
         """Whether *goal* is reachable from *start* by normal edges, and with *raising* also
@@ -257,8 +301,11 @@ class LoopStructurer:
         found = self._try_handlers.get(block_id)
         if found is None:
             entry = self.handler_of(self.blocks[block_id].offset)
-            found = [self.block_of[self.index_at(entry.target)]] \
-                if entry is not None and self.is_try_handler(entry) else []
+            found = (
+                [self.block_of[self.index_at(entry.target)]]
+                if entry is not None and self.is_try_handler(entry)
+                else []
+            )
             self._try_handlers[block_id] = found
         return found
 
@@ -281,7 +328,8 @@ class LoopStructurer:
     def _back_edge(self, header: int, source: int) -> bool:
         """Whether the jump from block *source* to *header* (placed before it) closes a loop."""
         return self._reach_normal(header, source) or (
-            self._reach_normal(header, source, raising=True) and self._dominates(header, source))
+            self._reach_normal(header, source, raising=True) and self._dominates(header, source)
+        )
 
     def _dominates(self, a: int, b: int) -> bool:
         """Whether every path from the entry to block *b* (exceptions included) passes block *a*."""
@@ -300,8 +348,7 @@ class LoopStructurer:
     def natural_loop(self, header: int) -> FrozenSet[int]:
         head = self.blocks[header]
         body = {header}
-        work = [p for p in head.preds
-                if self.blocks[p].offset >= head.offset and self._back_edge(header, p)]
+        work = [p for p in head.preds if self.blocks[p].offset >= head.offset and self._back_edge(header, p)]
         while work:
             b = work.pop()
             if b in body:
@@ -331,14 +378,19 @@ class LoopStructurer:
     def _raising_in_handler(self, header: int, block_id: int) -> bool:
         """Handler code of a loop body (reached by an exception only) before its ``POP_EXCEPT``:
         where it goes is the next except clause or a re-raise, never out of the loop."""
-        return V.HAS_EXCEPTION_TABLE and not self._reach_normal(header, block_id) \
+        return (
+            V.HAS_EXCEPTION_TABLE
+            and not self._reach_normal(header, block_id)
             and not self._pops_exception(block_id)
+        )
 
     def _pops_exception(self, block_id: int) -> bool:
         """Whether the block ends an except clause (a ``POP_EXCEPT`` not of a re-raise)."""
         block = self.blocks[block_id]
-        return any(self.instrs[i].op == "POP_EXCEPT" and self.instrs[i - 1].op != "COPY"
-                   for i in range(block.start, block.end))
+        return any(
+            self.instrs[i].op == "POP_EXCEPT" and self.instrs[i - 1].op != "COPY"
+            for i in range(block.start, block.end)
+        )
 
     def _handler_exits(self, head: Any, body: set) -> List[int]:
         """Where the except clauses of the tries in a loop body jump out of it (``break``).
@@ -370,9 +422,13 @@ class LoopStructurer:
         head = self.blocks[header]
         exit_b = head.jump
         exit_off = self.blocks[exit_b].offset if exit_b is not None else 1 << 60
-        body |= {b.id for b in self.blocks
-                 if head.offset <= b.offset < exit_off and ctx.lo <= b.offset < ctx.hi
-                 and not self.instrs[b.start].op == "PUSH_EXC_INFO"}
+        body |= {
+            b.id
+            for b in self.blocks
+            if head.offset <= b.offset < exit_off
+            and ctx.lo <= b.offset < ctx.hi
+            and not self.instrs[b.start].op == "PUSH_EXC_INFO"
+        }
         iterator = self.sim.pop(stack, self.instrs[head.start])
         slots: List[Any] = []
         if isinstance(iterator, M.IteratorSlot):  # 3.15
@@ -381,8 +437,13 @@ class LoopStructurer:
             iterator = M.Iterator(self.sim.expr(iterator, self.instrs[head.start]))
         outer = ctx.loop.continue_to if ctx.loop is not None else None
         later = [b for b in self._exits(body, exit_b) if self.blocks[b].offset > exit_off]
-        if not later and outer is not None and outer in self._exits(body, exit_b) and exit_b is not None \
-                and self.blocks[exit_b].fall != outer:
+        if (
+            not later
+            and outer is not None
+            and outer in self._exits(body, exit_b)
+            and exit_b is not None
+            and self.blocks[exit_b].fall != outer
+        ):
             later = [outer]  # break jumps straight to the enclosing loop's next iteration
         break_to, else_b = (later[0], exit_b) if later else (exit_b, None)
         info = Loop(header, header, break_to, frozenset(body))
@@ -398,12 +459,19 @@ class LoopStructurer:
                 orelse.append(jump)
         if target.target is None:
             raise self.fail(head.start, "for loop without a target")
-        loop_node = ast.For(target=target.target, iter=iterator.iterable, body=stmts or [ast.Pass()],
-                            orelse=orelse, type_comment=None)
+        loop_node = ast.For(
+            target=target.target,
+            iter=iterator.iterable,
+            body=stmts or [ast.Pass()],
+            orelse=orelse,
+            type_comment=None,
+        )
         if contains_item(stmts) and stack and hasattr(stack[-1], "uncompile_comprehension"):
             comprehension = loop_to_comprehension(loop_node, None)
-            result = next((k for k in range(len(stack) - 1, -1, -1)
-                           if hasattr(stack[k], "uncompile_comprehension")), None)
+            result = next(
+                (k for k in range(len(stack) - 1, -1, -1) if hasattr(stack[k], "uncompile_comprehension")),
+                None,
+            )
             if comprehension is None or result is None:
                 raise self.fail(head.start, "comprehension")
             stack[result] = comprehension
@@ -417,17 +485,33 @@ class LoopStructurer:
         # handler code of the body (3.12+ places it after the function) does not extend the body
         normal = [b for b in body if self._reach_normal(header, b)]
         last_source = max(self.blocks[b].offset for b in normal)
-        body |= {b.id for b in self.blocks
-                 if head.offset <= b.offset <= last_source and ctx.lo <= b.offset < ctx.hi
-                 and self.instrs[b.start].op != "PUSH_EXC_INFO" and self._reach_normal(header, b.id)}
+        body |= {
+            b.id
+            for b in self.blocks
+            if head.offset <= b.offset <= last_source
+            and ctx.lo <= b.offset < ctx.hi
+            and self.instrs[b.start].op != "PUSH_EXC_INFO"
+            and self._reach_normal(header, b.id)
+        }
         # a try body whose handler goes on with the loop belongs to it, also where its own end
         # leaves the loop (``try: ...; break``), with the jumps that only it reaches
-        tried = {b.id for b in self.blocks if head.offset < b.offset and ctx.lo <= b.offset < ctx.hi
-                 and self._reach_normal(header, b.id)
-                 and any(h in body for h in self._try_handler_blocks(b.id))}
+        tried = {
+            b.id
+            for b in self.blocks
+            if head.offset < b.offset
+            and ctx.lo <= b.offset < ctx.hi
+            and self._reach_normal(header, b.id)
+            and any(h in body for h in self._try_handler_blocks(b.id))
+        }
         body |= tried
-        body |= {b.id for b in self.blocks if b.preds and all(p in tried for p in b.preds)
-                 and b.end - b.start == 1 and self.instrs[b.start].op == "JUMP"}
+        body |= {
+            b.id
+            for b in self.blocks
+            if b.preds
+            and all(p in tried for p in b.preds)
+            and b.end - b.start == 1
+            and self.instrs[b.start].op == "JUMP"
+        }
         outs = self._exits(body, None) or self._handler_exits(head, body)
         exit_b = outs[0] if outs else None
         last = self.instrs[head.end - 1]
@@ -465,16 +549,18 @@ class LoopStructurer:
         # the end of the body would repeat the test there: a jump back to the test is ``continue``
         return self._emit_while(test, stmts, V.DUPLICATES_WHILE_CONDITION and start != head.start, exit_b)
 
-    def _emit_while(self, test: ast.expr, stmts: List[ast.stmt], explicit_continue: bool,
-                    exit_b: Optional[int]) -> Optional[int]:
+    def _emit_while(
+        self, test: ast.expr, stmts: List[ast.stmt], explicit_continue: bool, exit_b: Optional[int]
+    ) -> Optional[int]:
         loop_node = ast.While(test=test, body=stmts or [ast.Pass()], orelse=[])
         if explicit_continue:  # a trailing ``continue`` is not the loop's own end
             loop_node.uncompile_explicit_continue = True  # type: ignore[attr-defined]
         self.sim.emit(loop_node)
         return self.start_of(exit_b)
 
-    def _while_condition(self, node: Node, fall: Optional[int], header: int, body: set, exit_b: Optional[int],
-                         stack: List[Any]) -> Tuple[Node, List[int], Optional[int]]:
+    def _while_condition(
+        self, node: Node, fall: Optional[int], header: int, body: set, exit_b: Optional[int], stack: List[Any]
+    ) -> Tuple[Node, List[int], Optional[int]]:
         """Extend a ``while`` test over the pure condition blocks after the header (and/or).
 
         Returns the test's node, the blocks it spans and where its last block falls through.
@@ -492,7 +578,10 @@ class LoopStructurer:
             return node, [header], falls[0]
         reduced, sizes = reduce_nodes(nodes)
         head = reduced[0]
-        if isinstance(head.true, tuple) or isinstance(head.false, tuple) \
-                or exit_b not in (head.true, head.false):
+        if (
+            isinstance(head.true, tuple)
+            or isinstance(head.false, tuple)
+            or exit_b not in (head.true, head.false)
+        ):
             return node, [header], falls[0]
-        return head, [n.entry for n in nodes[:sizes[0]]], falls[sizes[0] - 1]
+        return head, [n.entry for n in nodes[: sizes[0]]], falls[sizes[0] - 1]

@@ -30,7 +30,6 @@ _CLASS_LOADS = ("LOAD_GLOBAL", "LOAD_NAME", "LOAD_FAST", "LOAD_DEREF")
 MATCH_STARTS = frozenset(("COPY", "MATCH_SEQUENCE", "MATCH_MAPPING") + _CLASS_LOADS)
 
 
-
 class MatchStructurer:
     """Mixin for the walker: ``match`` statements."""
 
@@ -58,12 +57,13 @@ class MatchStructurer:
         test = instrs[j - 1]
         return (instrs[j].op == "POP_JUMP_IF_NOT_NONE" and j == i + 1) or (
             instrs[j].op == "POP_JUMP_IF_FALSE"
-            and (test.op == "IS_OP" or (test.op == "COMPARE_OP" and test.arg == "==")))
+            and (test.op == "IS_OP" or (test.op == "COMPARE_OP" and test.arg == "=="))
+        )
 
     def _starts_class_pattern(self: Any, i: int) -> bool:
         """Whether *i* loads the class and attribute names of a ``MATCH_CLASS`` of the value below."""
         depth = 0
-        for ins in self.instrs[i:i + 8]:
+        for ins in self.instrs[i : i + 8]:
             if ins.op == "MATCH_CLASS":
                 return depth == 2
             if ins.op in _CLASS_LOADS or ins.op == "LOAD_CONST":
@@ -141,14 +141,16 @@ class MatchStructurer:
         except (DecompileError, IndexError):
             return False
 
-    def _case_test(self: Any, pos: int,
-                   copied: bool) -> Tuple[ast.pattern, Optional[ast.expr], PatternDecoder, int]:
+    def _case_test(
+        self: Any, pos: int, copied: bool
+    ) -> Tuple[ast.pattern, Optional[ast.expr], PatternDecoder, int]:
         """The pattern and guard of the case at *pos*, its decoder and where they end.
 
         A *copied* case starts with the ``COPY 1`` that keeps the subject for the next case."""
         place = Place()
-        decoder = PatternDecoder(self, pos + 1 if copied else pos, [place, place] if copied else [place],
-                                 1 if copied else 0)
+        decoder = PatternDecoder(
+            self, pos + 1 if copied else pos, [place, place] if copied else [place], 1 if copied else 0
+        )
         end = decoder.run(1 if copied else 0)
         guard, end = self._guard(end, decoder)
         return build_pattern(place), guard, decoder, end
@@ -213,8 +215,9 @@ class MatchStructurer:
             return None
         return landings.pop()
 
-    def _default_case(self: Any, pos: int, follow: Optional[int], ctx: Context,
-                      stack: List[Any]) -> ast.match_case:
+    def _default_case(
+        self: Any, pos: int, follow: Optional[int], ctx: Context, stack: List[Any]
+    ) -> ast.match_case:
         body = self.walk(pos, ctx.stop_at(follow), list(stack))
         wildcard = ast.MatchAs(pattern=None, name=None)
         return ast.match_case(pattern=wildcard, guard=None, body=body or [ast.Pass()])

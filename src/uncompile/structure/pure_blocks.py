@@ -17,14 +17,44 @@ from ..bytecode import versions as V
 from ..errors import DecompileError
 from ..expressions import values as M
 
-_PURE_FORBIDDEN = frozenset({
-    "STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF", "STORE_ATTR", "STORE_SUBSCR",
-    "STORE_SLICE", "DELETE_FAST", "DELETE_NAME", "DELETE_GLOBAL", "DELETE_DEREF", "DELETE_ATTR",
-    "DELETE_SUBSCR", "POP_TOP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "FOR_ITER",
-    "BEFORE_WITH", "SETUP_WITH", "PUSH_EXC_INFO", "POP_EXCEPT", "LIST_APPEND", "SET_ADD",
-    "MAP_ADD", "IMPORT_STAR", "UNPACK_SEQUENCE", "UNPACK_EX", "YIELD_VALUE", "SETUP_FINALLY",
-    "POP_BLOCK", "CALL_INTRINSIC_1", "GET_ITER", "CHECK_EXC_MATCH",
-})
+_PURE_FORBIDDEN = frozenset(
+    {
+        "STORE_FAST",
+        "STORE_NAME",
+        "STORE_GLOBAL",
+        "STORE_DEREF",
+        "STORE_ATTR",
+        "STORE_SUBSCR",
+        "STORE_SLICE",
+        "DELETE_FAST",
+        "DELETE_NAME",
+        "DELETE_GLOBAL",
+        "DELETE_DEREF",
+        "DELETE_ATTR",
+        "DELETE_SUBSCR",
+        "POP_TOP",
+        "RETURN_VALUE",
+        "RAISE_VARARGS",
+        "RERAISE",
+        "FOR_ITER",
+        "BEFORE_WITH",
+        "SETUP_WITH",
+        "PUSH_EXC_INFO",
+        "POP_EXCEPT",
+        "LIST_APPEND",
+        "SET_ADD",
+        "MAP_ADD",
+        "IMPORT_STAR",
+        "UNPACK_SEQUENCE",
+        "UNPACK_EX",
+        "YIELD_VALUE",
+        "SETUP_FINALLY",
+        "POP_BLOCK",
+        "CALL_INTRINSIC_1",
+        "GET_ITER",
+        "CHECK_EXC_MATCH",
+    }
+)
 
 
 class PureBlocks:
@@ -47,8 +77,11 @@ class PureBlocks:
                 for i in range(start, block.end - 1):
                     ins = self.instrs[i]
                     genexpr_iter = ins.op == "GET_ITER" and self.instrs[i + 1].op == "CALL"  # f(x for x in y)
-                    if (ins.op in _PURE_FORBIDDEN and not genexpr_iter) or ins.op.startswith("STORE") \
-                            or ins.target is not None:
+                    if (
+                        (ins.op in _PURE_FORBIDDEN and not genexpr_iter)
+                        or ins.op.startswith("STORE")
+                        or ins.target is not None
+                    ):
                         return None
                     self.sim.step(ins, work)
                 last = self.instrs[block.end - 1]
@@ -63,13 +96,16 @@ class PureBlocks:
                     kind = "fall"
                 if self.sim.out:
                     return None
-                if len(work) == len(stack) + 1 and isinstance(work[-1], M.FunctionValue) \
-                        and work[-1].code.co_name == "<lambda>":
+                if (
+                    len(work) == len(stack) + 1
+                    and isinstance(work[-1], M.FunctionValue)
+                    and work[-1].code.co_name == "<lambda>"
+                ):
                     work[-1] = self.sim.expr(work[-1], last)  # ``x or (lambda: y)``
         except DecompileError:
             return None
         extra = len(work) - len(stack)
-        if work[:len(stack)] != stack and any(a is not b for a, b in zip(work, stack)):
+        if work[: len(stack)] != stack and any(a is not b for a, b in zip(work, stack)):
             return None
         if kind == "cond" and extra == 2 and work[-1] is work[-2]:
             return work[-1], "value-cond", block.end - 1
@@ -115,8 +151,9 @@ class PureBlocks:
             return None
         return chain[0], "chain", chain[2]
 
-    def _walked_value(self, fall: int, exits: List[int], ctx: Any,
-                      stack: List[Any]) -> Optional[Tuple[Any, str, int]]:
+    def _walked_value(
+        self, fall: int, exits: List[int], ctx: Any, stack: List[Any]
+    ) -> Optional[Tuple[Any, str, int]]:
         """``{k: f(v) for k, v in d} if d else None``: the value of a ternary's first branch
         when it holds an inlined comprehension (a loop), walked up to its jump past the other
         branch; (value, "jump", index of that jump) or None."""
@@ -126,8 +163,11 @@ class PureBlocks:
             return None
         other = min(later, key=lambda e: self.blocks[e].offset)
         jump = self.blocks[other].start - 1
-        if jump <= start.start or self.instrs[jump].op != "JUMP" \
-                or not any(self.instrs[i].op == "FOR_ITER" for i in range(start.start, jump)):
+        if (
+            jump <= start.start
+            or self.instrs[jump].op != "JUMP"
+            or not any(self.instrs[i].op == "FOR_ITER" for i in range(start.start, jump))
+        ):
             return None
         work = list(stack)
         saved_exit = self.exit
@@ -139,8 +179,13 @@ class PureBlocks:
             return None
         finally:
             self.exit = saved_exit
-        if body or reached != jump or len(work) != len(stack) + 1 \
-                or any(a is not b for a, b in zip(work, stack)) or M.is_marker(work[-1]):
+        if (
+            body
+            or reached != jump
+            or len(work) != len(stack) + 1
+            or any(a is not b for a, b in zip(work, stack))
+            or M.is_marker(work[-1])
+        ):
             return None
         return work[-1], "jump", jump
 
@@ -151,8 +196,12 @@ class PureBlocks:
         while x - n >= self.blocks[a].start and y - n >= self.blocks[b].start:
             p, q = self.instrs[x - n], self.instrs[y - n]
             walrus = p.op.startswith("STORE_") and x - n - 1 >= 0 and self.instrs[x - n - 1].op == "COPY"
-            if p.op != q.op or p.arg != q.arg or p.target is not None or (
-                    not walrus and (p.op in _PURE_FORBIDDEN or p.op.startswith("STORE"))):
+            if (
+                p.op != q.op
+                or p.arg != q.arg
+                or p.target is not None
+                or (not walrus and (p.op in _PURE_FORBIDDEN or p.op.startswith("STORE")))
+            ):
                 break
             n += 1
         return n

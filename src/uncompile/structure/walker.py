@@ -32,8 +32,9 @@ from .matches import MATCH_STARTS, MatchStructurer
 from .pure_blocks import PureBlocks
 
 
-class Walker(LoopStructurer, HandlerStructurer, MatchStructurer, LegacyBlocks, LegacyLayout, CompareChains,
-             PureBlocks):
+class Walker(
+    LoopStructurer, HandlerStructurer, MatchStructurer, LegacyBlocks, LegacyLayout, CompareChains, PureBlocks
+):
     """Structures one code object; :meth:`run` returns its statements."""
 
     def __init__(self, code: Any, nested: Any) -> None:
@@ -66,8 +67,12 @@ class Walker(LoopStructurer, HandlerStructurer, MatchStructurer, LegacyBlocks, L
 
     def fail(self, index: int, why: str) -> DecompileError:
         ins = self.instrs[min(index, len(self.instrs) - 1)] if self.instrs else None
-        return DecompileError(why, function=getattr(self.code, "co_qualname", self.code.co_name),
-                              offset=ins.offset if ins else None, construct=ins.op if ins else None)
+        return DecompileError(
+            why,
+            function=getattr(self.code, "co_qualname", self.code.co_name),
+            offset=ins.offset if ins else None,
+            construct=ins.op if ins else None,
+        )
 
     def start_of(self, block: Optional[int]) -> Optional[int]:
         return None if block is None else self.blocks[block].start
@@ -81,8 +86,9 @@ class Walker(LoopStructurer, HandlerStructurer, MatchStructurer, LegacyBlocks, L
         stack: List[Any] = []
         return self.walk(0, Context(), stack)
 
-    def walk(self, pos: Optional[int], ctx: Context, stack: List[Any],
-             entering: bool = False) -> List[ast.stmt]:
+    def walk(
+        self, pos: Optional[int], ctx: Context, stack: List[Any], entering: bool = False
+    ) -> List[ast.stmt]:
         """Statements from instruction index *pos* until a stop; ``self.exit`` is where it stopped.
 
         *entering* a region or a loop body: see :meth:`region_entry`."""
@@ -94,8 +100,11 @@ class Walker(LoopStructurer, HandlerStructurer, MatchStructurer, LegacyBlocks, L
             depth = len(stack)
             while pos is not None and pos < len(self.instrs):
                 self.steps += 1
-                if not V.HAS_EXCEPTION_TABLE and not (first and entering) \
-                        and self.legacy_loop_jump(pos, ctx, stack):
+                if (
+                    not V.HAS_EXCEPTION_TABLE
+                    and not (first and entering)
+                    and self.legacy_loop_jump(pos, ctx, stack)
+                ):
                     break
                 if pos >= ctx.until and not self._break_past_bottom_test(pos, ctx):
                     stopped = pos
@@ -111,8 +120,12 @@ class Walker(LoopStructurer, HandlerStructurer, MatchStructurer, LegacyBlocks, L
                 if pos == block.start and not (first and entering):
                     outside = not ctx.lo <= block.offset < ctx.hi
                     loop = ctx.loop
-                    if loop is not None and block.id == loop.break_to and block.id not in ctx.stops \
-                            and block.offset != ctx.hi:
+                    if (
+                        loop is not None
+                        and block.id == loop.break_to
+                        and block.id not in ctx.stops
+                        and block.offset != ctx.hi
+                    ):
                         # a region's body never falls through to the loop's exit: ``break`` (the
                         # code right after the region is the statement after it, e.g. a try's)
                         self.sim.emit(ast.Break())
@@ -134,10 +147,14 @@ class Walker(LoopStructurer, HandlerStructurer, MatchStructurer, LegacyBlocks, L
                         pos = self.run_block(pos, ctx, stack)
                         continue
                     entry = self.handler_of(block.offset)
-                    is_try = entry is not None and entry.target not in ctx.active \
-                        and self.is_try_handler(entry)
-                    if self.is_loop_header(block.id) and (loop is None or loop.header != block.id) \
-                            and not (is_try and self._try_encloses_loop(block, entry)):
+                    is_try = (
+                        entry is not None and entry.target not in ctx.active and self.is_try_handler(entry)
+                    )
+                    if (
+                        self.is_loop_header(block.id)
+                        and (loop is None or loop.header != block.id)
+                        and not (is_try and self._try_encloses_loop(block, entry))
+                    ):
                         pos = self.loop(block.id, ctx, stack)
                         first = False
                         continue
@@ -200,8 +217,12 @@ class Walker(LoopStructurer, HandlerStructurer, MatchStructurer, LegacyBlocks, L
             raise self.fail(last, "for loop header outside a loop")
         self.sim.step(ins, stack)
         if ins.op in ENDS_PATH:
-            if ins.op == "RETURN_VALUE" and len(block.preds) >= 2 and self.sim.out \
-                    and block.end - block.start <= 2:
+            if (
+                ins.op == "RETURN_VALUE"
+                and len(block.preds) >= 2
+                and self.sim.out
+                and block.end - block.start <= 2
+            ):
                 # a return reached from several places was written once: an explicit one
                 self.sim.out[-1].uncompile_shared = True
             return None
@@ -228,8 +249,12 @@ class Walker(LoopStructurer, HandlerStructurer, MatchStructurer, LegacyBlocks, L
         target = block.jump
         fall = block.fall
         lone = self.blocks[fall] if value and fall is not None else None
-        if lone is not None and lone.end - lone.start == 1 and self.instrs[lone.start].op == "POP_TOP" \
-                and lone.fall is not None:
+        if (
+            lone is not None
+            and lone.end - lone.start == 1
+            and self.instrs[lone.start].op == "POP_TOP"
+            and lone.fall is not None
+        ):
             # ``JUMP_IF_X_OR_POP`` whose POP_TOP is a block of its own (``a and b or c``): the
             # value is dropped on the way to the next block, which is this side's exit
             fall = lone.fall
@@ -279,8 +304,13 @@ class Walker(LoopStructurer, HandlerStructurer, MatchStructurer, LegacyBlocks, L
                 merges = {side[1] for n in nodes for side in (n.true, n.false) if isinstance(side, tuple)}
                 continue
             start = self.blocks[fall].start
-            if nodes and (isinstance(nodes[-1].true, tuple) or isinstance(nodes[-1].false, tuple)) \
-                    and self.instrs[start].op == "POP_TOP" and falls[-1] == fall and _value_node(nodes[-1]):
+            if (
+                nodes
+                and (isinstance(nodes[-1].true, tuple) or isinstance(nodes[-1].false, tuple))
+                and self.instrs[start].op == "POP_TOP"
+                and falls[-1] == fall
+                and _value_node(nodes[-1])
+            ):
                 start += 1
             if self.is_loop_header(fall) or (ctx.loop is not None and fall in (ctx.loop.break_to,)):
                 break
@@ -337,16 +367,18 @@ class Walker(LoopStructurer, HandlerStructurer, MatchStructurer, LegacyBlocks, L
             raise self.fail(jump, "mixed boolean value and condition")
         fall_block = falls[used - 1]
         if V.DUPLICATES_WHILE_CONDITION:
-            loop_exit = self.bottom_tested_loop(block_id, head, fall_block, ctx, stack,
-                                                [n.entry for n in nodes[:used]])
+            loop_exit = self.bottom_tested_loop(
+                block_id, head, fall_block, ctx, stack, [n.entry for n in nodes[:used]]
+            )
             if loop_exit == -1 and used > 1:
                 loop_exit = self.guarded_bottom_tested_loop(nodes, used, fall_block, ctx, stack)
             if loop_exit != -1:
                 return loop_exit
         return self.if_statement(nodes[used - 1].entry, head, fall_block, ctx, stack)
 
-    def _tested_merge(self, nodes: List[Node], merge: int,
-                      stack: List[Any]) -> Optional[Tuple[int, Node, Optional[int]]]:
+    def _tested_merge(
+        self, nodes: List[Node], merge: int, stack: List[Any]
+    ) -> Optional[Tuple[int, Node, Optional[int]]]:
         """``a or b and (c and d or e)``: the last nodes make a value that *merge* tests again.
 
         Returns where those nodes start, the node testing their value (entered where they
@@ -360,7 +392,7 @@ class Walker(LoopStructurer, HandlerStructurer, MatchStructurer, LegacyBlocks, L
             reduced, _ = reduce_nodes(nodes[j:])
             if len(reduced) != 1 or reduced[0].true != into or reduced[0].false != into:
                 continue
-            inner = {n.entry for n in nodes[j + 1:]}
+            inner = {n.entry for n in nodes[j + 1 :]}
             if any(side == into or side in inner for n in nodes[:j] for side in (n.true, n.false)):
                 continue
             value = reduced[0].expr
@@ -385,14 +417,19 @@ class Walker(LoopStructurer, HandlerStructurer, MatchStructurer, LegacyBlocks, L
         for node in nodes[:-1]:
             for side in ("true", "false"):
                 exit = getattr(node, side)
-                if isinstance(exit, tuple) and exit[0] == VALUE and exit[1] in plain \
-                        and self.instrs[self.blocks[exit[1]].start].op == "POP_TOP":
+                if (
+                    isinstance(exit, tuple)
+                    and exit[0] == VALUE
+                    and exit[1] in plain
+                    and self.instrs[self.blocks[exit[1]].start].op == "POP_TOP"
+                ):
                     setattr(node, side, exit[1])
                     changed = True
         return changed
 
-    def if_statement(self, block_id: int, head: Node, fall: Optional[int], ctx: Context,
-                     stack: List[Any]) -> Optional[int]:
+    def if_statement(
+        self, block_id: int, head: Node, fall: Optional[int], ctx: Context, stack: List[Any]
+    ) -> Optional[int]:
         if head.false == fall:
             test, then_b, else_b = negate(head.expr), head.false, head.true
         else:
@@ -413,11 +450,15 @@ class Walker(LoopStructurer, HandlerStructurer, MatchStructurer, LegacyBlocks, L
         elif follow is None:
             follow = self.jump_past_else(block_id, else_b, ctx)
         loop = ctx.loop
-        if follow is None and loop is not None and V.LAYOUT_IN_SOURCE_ORDER \
-                and else_b in (loop.break_to, loop.continue_to) \
-                and then_b not in (loop.break_to, loop.continue_to) \
-                and not (V.LAYOUT_IN_SOURCE_ORDER and self.legacy_dead_jump(then_b, else_b)) \
-                and not self.legacy_jumps_to_written_break(block_id, then_b, else_b, fall, ctx):
+        if (
+            follow is None
+            and loop is not None
+            and V.LAYOUT_IN_SOURCE_ORDER
+            and else_b in (loop.break_to, loop.continue_to)
+            and then_b not in (loop.break_to, loop.continue_to)
+            and not (V.LAYOUT_IN_SOURCE_ORDER and self.legacy_dead_jump(then_b, else_b))
+            and not self.legacy_jumps_to_written_break(block_id, then_b, else_b, fall, ctx)
+        ):
             test, then_b, else_b = negate(test), else_b, then_b
         if follow is None and is_added_jump_back(self, then_b, else_b, ctx):
             test, then_b, else_b = negate(test), else_b, then_b  # ``if c: return`` ends a loop body
@@ -439,8 +480,12 @@ class Walker(LoopStructurer, HandlerStructurer, MatchStructurer, LegacyBlocks, L
             return self.start_of(else_b)
         inner = ctx.stop_at(follow)
         body = self.walk(self.start_of(then_b), inner, list(stack)) if then_b != follow else []
-        if V.LAYOUT_IN_SOURCE_ORDER and then_b != follow and else_b == follow \
-                and falls_to_outer_follow(self, body, self.exit, else_b, ctx):
+        if (
+            V.LAYOUT_IN_SOURCE_ORDER
+            and then_b != follow
+            and else_b == follow
+            and falls_to_outer_follow(self, body, self.exit, else_b, ctx)
+        ):
             # 3.8 - 3.10: the body goes on to an enclosing statement's follow; the else raises
             stopped = self.exit
             orelse = self.walk(self.start_of(else_b), ctx, list(stack))
@@ -463,10 +508,13 @@ class Walker(LoopStructurer, HandlerStructurer, MatchStructurer, LegacyBlocks, L
             return None
         before = self.blocks[else_b - 1]
         last = self.instrs[before.end - 1]
-        if last.op == "JUMP" and before.jump is not None \
-                and before.offset >= self.blocks[block_id].offset \
-                and self.blocks[before.jump].offset > self.blocks[else_b].offset \
-                and (ctx.loop is None or before.jump in ctx.loop.body and before.jump != ctx.loop.header):
+        if (
+            last.op == "JUMP"
+            and before.jump is not None
+            and before.offset >= self.blocks[block_id].offset
+            and self.blocks[before.jump].offset > self.blocks[else_b].offset
+            and (ctx.loop is None or before.jump in ctx.loop.body and before.jump != ctx.loop.header)
+        ):
             return before.jump
         return None
 

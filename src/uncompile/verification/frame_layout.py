@@ -58,12 +58,18 @@ def match_frame_layout(original: CodeType, code: CodeType) -> CodeType:
     if not set(code.co_cellvars) <= set(original.co_cellvars):
         return code
     varnames = tuple(original.co_varnames) + tuple(
-        name for name in code.co_varnames if name not in original.co_varnames)
-    if code.co_varnames[: code.co_argcount + code.co_kwonlyargcount] != varnames[
-            : code.co_argcount + code.co_kwonlyargcount]:
+        name for name in code.co_varnames if name not in original.co_varnames
+    )
+    if (
+        code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
+        != varnames[: code.co_argcount + code.co_kwonlyargcount]
+    ):
         return code
     if (varnames, original.co_cellvars, original.co_freevars) == (
-            code.co_varnames, code.co_cellvars, code.co_freevars):
+        code.co_varnames,
+        code.co_cellvars,
+        code.co_freevars,
+    ):
         return code
     old_local, old_free = _layout(code.co_varnames, code.co_cellvars, code.co_freevars)
     new_local, new_free = _layout(varnames, original.co_cellvars, original.co_freevars)
@@ -87,9 +93,13 @@ def match_frame_layout(original: CodeType, code: CodeType) -> CodeType:
         raw[start:own_end] = bytes(byte for unit in units for byte in unit)
     flags = code.co_flags & ~_NOFREE if original.co_freevars or original.co_cellvars else code.co_flags
     try:
-        return code.replace(co_code=bytes(raw), co_varnames=varnames, co_nlocals=len(varnames),
-                            co_cellvars=original.co_cellvars, co_freevars=original.co_freevars,
-                            co_flags=flags)
+        return code.replace(
+            co_code=bytes(raw),
+            co_varnames=varnames,
+            co_nlocals=len(varnames),
+            co_cellvars=original.co_cellvars,
+            co_freevars=original.co_freevars,
+            co_flags=flags,
+        )
     except (ValueError, TypeError):
         return code
-
