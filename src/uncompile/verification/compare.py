@@ -103,9 +103,13 @@ def constant_key(value: Any) -> Any:
 
 
 def _describe_constant(value: Any) -> str:
+    """The constant as the difference report shows it; equal constants are described alike."""
     if isinstance(value, CodeType):
         return "<code %s>" % value.co_name
-    text = repr(value)
+    if type(value) is frozenset:  # iteration order depends on insertion order and string hashes
+        text = "frozenset({%s})" % ", ".join(sorted(repr(item) for item in value))
+    else:
+        text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
 
 
