@@ -453,8 +453,18 @@ class Walker(
                 follow = None  # post-dominating only because the other branch raises or returns
         if V.LAYOUT_IN_SOURCE_ORDER:
             follow = self.legacy_if_follow(block_id, then_b, else_b, fall, follow, ctx)
-        if follow is None and then_b is not None and else_b is not None and self.reaches(then_b, else_b, ctx):
-            follow = else_b
+        elif ctx.loop is not None and follow == ctx.loop.header:
+            # the branches meet at the next iteration only by ``continue``s: the body's jump past
+            # the else goes where they meet
+            past = self.jump_past_else(block_id, else_b, ctx)
+            follow = follow if past is None else past
+        if (
+            (follow is None or (ctx.loop is not None and follow == ctx.loop.header))
+            and then_b is not None
+            and else_b is not None
+            and self.reaches(then_b, else_b, ctx)
+        ):
+            follow = else_b  # the body goes on there (also by a loop's break when its else continues)
         elif follow is None:
             follow = self.jump_past_else(block_id, else_b, ctx)
         loop = ctx.loop
