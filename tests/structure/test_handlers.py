@@ -177,7 +177,48 @@ def f(source, parse):
     return found
 """
 
+# a return or break from an except clause inside a with calls the with's exit first: the clause
+# leaves, it does not end at the exit call
+LEAVE_CLAUSE_THROUGH_WITH = """
+def returns(lock, read, key):
+    with lock:
+        try:
+            read(key)
+        except OSError:
+            read(None)
+            return None
+    return read(key)
+
+def breaks(lock, read, keys):
+    for key in keys:
+        with lock:
+            try:
+                read(key)
+            except OSError:
+                break
+    return read(None)
+"""
+
+# a return inside a try inside a clause inside a with leaves all three: the clause's own end is
+# its later POP_EXCEPT
+RETURN_FROM_TRY_IN_CLAUSE_IN_WITH = """
+def f(lock, read, key):
+    with lock:
+        try:
+            read(key)
+        except OSError:
+            try:
+                read(key + 1)
+                return None
+            except OSError as error:
+                if error.errno:
+                    return None
+    return read(key)
+"""
+
 SNIPPETS = {
+    "leave_clause_through_with": LEAVE_CLAUSE_THROUGH_WITH,
+    "return_from_try_in_clause_in_with": RETURN_FROM_TRY_IN_CLAUSE_IN_WITH,
     "return_after_try": RETURN_AFTER_TRY,
     "constant_return_in_try": CONSTANT_RETURN_IN_TRY,
     "try_starts_loop_body": TRY_STARTS_LOOP_BODY,
@@ -193,6 +234,7 @@ LEGACY_DIFFERENT = {
     "return_after_try": {(3, 10)},
     "finally_with_nested_statements": {(3, 9), (3, 10)},
     "continue_through_finally": {(3, 8), (3, 9), (3, 10)},
+    "return_from_try_in_clause_in_with": {(3, 10)},
 }
 
 

@@ -35,14 +35,9 @@ class HandlerStructurer(HandlerRegions):
     def skip_copies(self, i: int, ctx: Context, stack: List[Any]) -> int:
         """How many instructions at *i* are a with-exit call or a finally copy (0: none)."""
         ins = self.instrs[i]
-        if ins.op == "LOAD_CONST" and ins.arg[0] is None and any(isinstance(v, M.WithExit) for v in stack):
-            ops = tuple(x.op for x in self.instrs[i : i + 4])
-            if ops == _EXIT_CALL and self.instrs[i + 3].arg[0] == V.WITH_EXIT_ARGC:
-                n = 4
-                if i + n < len(self.instrs) and self.instrs[i + n].op == "AWAIT":
-                    n += 1
-                if i + n < len(self.instrs) and self.instrs[i + n].op == "POP_TOP":
-                    n += 1
+        if ins.op == "LOAD_CONST" and any(isinstance(v, M.WithExit) for v in stack):
+            n = self.exit_call_at(i)
+            if n:
                 for k in range(len(stack) - 1, -1, -1):
                     if isinstance(stack[k], M.WithExit):
                         del stack[k]
@@ -63,6 +58,36 @@ class HandlerStructurer(HandlerRegions):
             if template and ins.op == template[0].op and self._matches(i, template):
                 return len(template)
         return 0
+
+    def exit_call_at(self, i: int) -> int:
+        """The length of the ``__exit__(None, None, None)`` call (awaited in an ``async with``,
+        its result dropped) at *i*; 0 when there is none."""
+        ins = self.instrs[i]
+        if ins.op != "LOAD_CONST" or ins.arg[0] is not None:
+            return 0
+        if tuple(x.op for x in self.instrs[i : i + 4]) != _EXIT_CALL:
+            return 0
+        if self.instrs[i + 3].arg[0] != V.WITH_EXIT_ARGC:
+            return 0
+        n = 4
+        if i + n < len(self.instrs) and self.instrs[i + n].op == "AWAIT":
+            n += 1
+        if i + n < len(self.instrs) and self.instrs[i + n].op == "POP_TOP":
+            n += 1
+        return n
+
+    def _past_exit_calls(self, i: int) -> int:
+        """Skip the exit calls at *i* of the with blocks that a ``return`` leaves (each after
+        the ``SWAP``s that move the returned value under the exit)."""
+        while i < len(self.instrs):
+            call = i
+            while call < len(self.instrs) and self.instrs[call].op == "SWAP":
+                call += 1
+            n = self.exit_call_at(call) if call < len(self.instrs) else 0
+            if not n:
+                break
+            i = call + n
+        return i
 
     def starts_finally_copy(self, i: int, ctx: Context) -> bool:
         """Whether a copy of the innermost finally body starts at *i* (its nested try is part
@@ -137,13 +162,8 @@ class HandlerStructurer(HandlerRegions):
         self.sim.emit(node_type(items=[item], body=body or [ast.Pass()], type_comment=None))
         if after_index is None:
             return None
-        ops = tuple(x.op for x in self.instrs[after_index : after_index + 4])
-        if ops != _EXIT_CALL:
-            return None
-        n = 4 + (1 if is_async else 0)
-        if self.instrs[after_index + n].op == "POP_TOP":
-            n += 1
-        return after_index + n
+        n = self.exit_call_at(after_index)
+        return after_index + n if n else None
 
     # -- try ------------------------------------------------------------------------------
 
@@ -212,15 +232,19 @@ class HandlerStructurer(HandlerRegions):
             if loop.break_to in ends:
                 clause_ctx = clause_ctx.stop_at(loop.break_to)
         clauses, follow = self._clauses(handler_index + 1, clause_ctx, stack)
+        # a return leaving enclosing except clauses (and with blocks around them) first ends
+        # them; a with's exit call right after the body is where the body falls through to
+        ret = self._past_leaving_clauses(after) if after is not None else None
         if (
             after is not None
+            and ret is not None
             and after != follow
-            and self._returns_at(after)
+            and self._returns_at(ret)
             and (
                 lo <= self.instrs[after].offset < hi
                 or (
-                    self.instrs[after].op in ("LOAD_CONST", "RETURN_CONST")
-                    and not self._same_return(after, follow)
+                    self.instrs[ret].op in ("LOAD_CONST", "RETURN_CONST")
+                    and not self._same_return(ret, follow)
                 )
             )
         ):
@@ -305,6 +329,10 @@ class HandlerStructurer(HandlerRegions):
         self, i: int, ctx: Context, stack: List[Any]
     ) -> Tuple[List[ast.excepthandler], Optional[int]]:
         clauses: List[ast.excepthandler] = []
+        # the handler around the clauses' cleanup also covers each clause's own POP_EXCEPT
+        cleanup = self.handler_of(self.instrs[i - 1].offset)
+        owner_entry = self.handler_of(cleanup.target) if cleanup is not None else None
+        owner = owner_entry.target if owner_entry is not None else None
         follow: Optional[int] = None
         base = stack + [M.Discard()]
         while i < len(self.instrs):
@@ -331,7 +359,7 @@ class HandlerStructurer(HandlerRegions):
                 i += 1
             work.pop()
             self.sim.pending = []
-            clause_body, exit_index = self._clause_body(i, ctx, work, name)
+            clause_body, exit_index = self._clause_body(i, ctx, work, name, owner)
             if exit_index is not None and follow is None:
                 follow = exit_index
             clauses.append(ast.ExceptHandler(type=type_expr, name=name, body=clause_body or [ast.Pass()]))
@@ -341,20 +369,10 @@ class HandlerStructurer(HandlerRegions):
         return clauses, follow
 
     def _clause_body(
-        self, i: int, ctx: Context, stack: List[Any], name: Optional[str]
+        self, i: int, ctx: Context, stack: List[Any], name: Optional[str], owner: Optional[int]
     ) -> Tuple[List[ast.stmt], Optional[int]]:
         """Walk an except clause's body until its ``POP_EXCEPT`` on the normal path."""
-        end = i
-        depth = 0
-        while end < len(self.instrs):
-            op = self.instrs[end].op
-            if op == "PUSH_EXC_INFO":
-                depth += 1
-            elif op == "POP_EXCEPT" and self.instrs[end - 1].op != "COPY":
-                if depth == 0:
-                    break
-                depth -= 1
-            end += 1
+        end = self._clause_exit(i, name, ctx, owner)
         exit_index = self._clause_end(end + 1, name, ctx) if end < len(self.instrs) else None
         loop = ctx.loop
         if (
@@ -372,6 +390,45 @@ class HandlerStructurer(HandlerRegions):
         )
         return body, exit_index
 
+    def _clause_exit(self, i: int, name: Optional[str], ctx: Context, owner: Optional[int]) -> int:
+        """The ``POP_EXCEPT`` of the clause whose body starts at *i* on its normal path: the first
+        one outside nested handlers that goes on after the try (the ones before it may leave
+        the clause, with a ``return`` inside a nested try or with); the first one if none does."""
+        end = i
+        first: Optional[int] = None
+        depth = 0  # handlers entered since (other tries' clauses end with their own POP_EXCEPT)
+        while end < len(self.instrs):
+            op = self.instrs[end].op
+            if op == "PUSH_EXC_INFO":
+                depth += 1
+            elif op == "POP_EXCEPT" and self.instrs[end - 1].op != "COPY":
+                if depth > 0:
+                    depth -= 1
+                elif self._own_pop_except(end, owner):
+                    if first is None:
+                        first = end
+                    if self._clause_end(end + 1, name, ctx) is not None or not self._leaves_with(end + 1):
+                        break
+            end += 1
+        return end if end < len(self.instrs) or first is None else first
+
+    def _own_pop_except(self, i: int, owner: Optional[int]) -> bool:
+        """Whether the ``POP_EXCEPT`` at *i* may end a clause whose handler code the handler at
+        *owner* covers (the clauses of nested tries end under the clause's own cleanup)."""
+        entry = self.handler_of(self.instrs[i].offset)
+        return (entry.target if entry is not None else None) == owner
+
+    def _past_leaving_clauses(self, k: int) -> int:
+        """Past the ``POP_EXCEPT``s at *k* of enclosing clauses that a return leaves, and the
+        exit calls of the with blocks around them."""
+        past = self._past_outer_handlers(k)
+        return past if past == k else self._past_exit_calls(past)
+
+    def _leaves_with(self, k: int) -> bool:
+        """Whether a return (or break, continue) leaves with blocks at *k*, after a clause's
+        ``POP_EXCEPT``."""
+        return self._past_exit_calls(self._past_outer_handlers(k)) != self._past_outer_handlers(k)
+
     def _clause_end(self, k: int, name: Optional[str], ctx: Context) -> Optional[int]:
         """Where the normal path goes after a clause's ``POP_EXCEPT`` at ``k - 1``."""
         if name is not None:
@@ -379,6 +436,8 @@ class HandlerStructurer(HandlerRegions):
             if len(ops) == 3 and ops[0] == "LOAD_CONST" and ops[2].startswith("DELETE_"):
                 k += 3
         past = self._past_outer_handlers(k)
+        if self._past_exit_calls(past) != past:
+            return None  # a return, break or continue leaves with blocks, calling their exits
         if past != k and self._returns_at(past):
             return None  # a return from inside enclosing clauses
         for template in ctx.finally_bodies[:1]:  # a jump out of the clause runs the finally first
