@@ -25,6 +25,7 @@ from .blocks_legacy import LegacyBlocks
 from .branch_follow import falls_to_outer_follow, is_added_jump_back, is_lone_continue, region_follow
 from .compare_chains import CompareChains
 from .context import Context
+from .copied_exits import copied_tail_ternary, is_copied_break
 from .handlers import HandlerStructurer
 from .layout_legacy import LegacyLayout
 from .loops import LoopStructurer
@@ -62,6 +63,7 @@ class Walker(
         self._try_handlers: Dict[int, List[int]] = {}  # block -> the try handler it raises to
         self.finally_exits: Set[int] = set()
         self._bottom_cuts: Dict[int, int] = {}  # bottom-tested loop header -> where its copied test starts
+        self.copied_break_cuts: Dict[int, int] = {}  # for loop header -> where its copied break target starts
 
     # -- helpers ------------------------------------------------------------------------
 
@@ -193,6 +195,9 @@ class Walker(
                 return None
             if V.LAYOUT_IN_SOURCE_ORDER and self.legacy_copied_try_exit(i):
                 return None  # the branch falls off the end of its try body
+            if ins.op == "POP_TOP" and is_copied_break(self, i, ctx, stack):
+                self.sim.emit(ast.Break())
+                return None
             self.sim.step(ins, stack)
             i += 1
         if last >= ctx.until:
@@ -366,6 +371,9 @@ class Walker(
         if isinstance(head.true, tuple) or isinstance(head.false, tuple):
             raise self.fail(jump, "mixed boolean value and condition")
         fall_block = falls[used - 1]
+        tail = copied_tail_ternary(self, head, fall_block, stack)
+        if tail is not None:
+            return tail
         if V.DUPLICATES_WHILE_CONDITION:
             loop_exit = self.bottom_tested_loop(
                 block_id, head, fall_block, ctx, stack, [n.entry for n in nodes[:used]]
