@@ -166,29 +166,11 @@ class HandlerStructurer(HandlerRegions):
             return self.try_except(pos, entry, ctx, stack)
         return self.try_finally(pos, entry, ctx, stack)
 
-    def _region(self, pos: int, target: int, tails: Tuple[str, ...]) -> Tuple[int, int]:
-        """Offsets ``[lo, hi)`` of the body of the try at *pos* whose handler is at *target*.
-
-        A try whose body starts with a try/except may cover only that try's except clauses
-        (and what follows it): its body starts at *pos* and, where the inner try's normal path
-        leaves the handler's cover, ends there."""
-        lo, hi = self.span(target, tails)
-        start = self.instrs[pos].offset
-        if lo <= start:
-            return lo, hi
-        inner = self.handler_of(start)
-        exit = self.index_at(self.span(inner.target)[1]) if inner is not None else len(self.instrs)
-        if exit < len(self.instrs):
-            covering = self.handler_of(self.instrs[exit].offset)
-            if covering is None or covering.target != target:
-                hi = min(hi, self.instrs[exit].offset)
-        return start, hi
-
     def try_finally(self, pos: int, entry: Any, ctx: Context, stack: List[Any]) -> Optional[int]:
         handler_index = self.index_at(entry.target)
         start, end = self._finally_template(handler_index)
         template = self._normal_copy(start, end)
-        lo, hi = self._region(pos, entry.target, ("POP_EXCEPT",))
+        lo, hi = self.try_body_span(pos, entry.target, ("POP_EXCEPT",))
         self.finally_exits.add(self.index_at(hi))
         inner = ctx.inside(lo, hi, entry.target)._replace(finally_bodies=(template,) + ctx.finally_bodies)
         body_stack = list(stack)
@@ -213,7 +195,7 @@ class HandlerStructurer(HandlerRegions):
         return body
 
     def try_except(self, pos: int, entry: Any, ctx: Context, stack: List[Any]) -> Optional[int]:
-        lo, hi = self._region(pos, entry.target, ("POP_EXCEPT", "COPY"))
+        lo, hi = self.try_body_span(pos, entry.target, ("POP_EXCEPT", "COPY"))
         body = self.walk(pos, ctx.inside(lo, hi, entry.target), list(stack), entering=True)
         after = self.exit
         handler_index = self.index_at(entry.target)
