@@ -156,10 +156,11 @@ class HandlerStructurer(HandlerRegions):
                 cleanup is not None
                 and cleanup.target not in ctx.active
                 and self.is_try_handler(cleanup)
-                and not self._is_except(self.index_at(cleanup.target))
                 and cleanup.target != entry.target
             ):
-                # the finally covers the except clauses (and maybe no instruction of the body)
+                # an enclosing try covers the except clauses (and maybe no instruction of the body)
+                if self._is_except(self.index_at(cleanup.target)):
+                    return self.try_except(pos, cleanup, ctx, stack)
                 return self.try_finally(pos, cleanup, ctx, stack)
         if self._is_except(handler_index):
             return self.try_except(pos, entry, ctx, stack)
@@ -169,8 +170,7 @@ class HandlerStructurer(HandlerRegions):
         handler_index = self.index_at(entry.target)
         start, end = self._finally_template(handler_index)
         template = self._normal_copy(start, end)
-        lo, hi = self.span(entry.target, ("POP_EXCEPT",))
-        lo = min(lo, self.instrs[pos].offset)  # the finally may cover only the except clauses
+        lo, hi = self.try_body_span(pos, entry.target, ("POP_EXCEPT",))
         self.finally_exits.add(self.index_at(hi))
         inner = ctx.inside(lo, hi, entry.target)._replace(finally_bodies=(template,) + ctx.finally_bodies)
         body_stack = list(stack)
@@ -195,7 +195,7 @@ class HandlerStructurer(HandlerRegions):
         return body
 
     def try_except(self, pos: int, entry: Any, ctx: Context, stack: List[Any]) -> Optional[int]:
-        lo, hi = self.span(entry.target)
+        lo, hi = self.try_body_span(pos, entry.target, ("POP_EXCEPT", "COPY"))
         body = self.walk(pos, ctx.inside(lo, hi, entry.target), list(stack), entering=True)
         after = self.exit
         handler_index = self.index_at(entry.target)
@@ -331,7 +331,7 @@ class HandlerStructurer(HandlerRegions):
                 i += 1
             work.pop()
             self.sim.pending = []
-            clause_body, exit_index = self._clause_body(i, ctx, work, name)
+            clause_body, exit_index = self._clause_body(i, ctx, work, name, next_clause)
             if exit_index is not None and follow is None:
                 follow = exit_index
             clauses.append(ast.ExceptHandler(type=type_expr, name=name, body=clause_body or [ast.Pass()]))
@@ -341,12 +341,16 @@ class HandlerStructurer(HandlerRegions):
         return clauses, follow
 
     def _clause_body(
-        self, i: int, ctx: Context, stack: List[Any], name: Optional[str]
+        self, i: int, ctx: Context, stack: List[Any], name: Optional[str], next_clause: Optional[int]
     ) -> Tuple[List[ast.stmt], Optional[int]]:
-        """Walk an except clause's body until its ``POP_EXCEPT`` on the normal path."""
+        """Walk an except clause's body until its ``POP_EXCEPT`` on the normal path.
+
+        The next clause's test (at *next_clause*) follows the clause: one that gets there
+        without a ``POP_EXCEPT`` only raises or returns."""
         end = i
         depth = 0
-        while end < len(self.instrs):
+        limit = len(self.instrs) if next_clause is None else next_clause
+        while end < limit:
             op = self.instrs[end].op
             if op == "PUSH_EXC_INFO":
                 depth += 1
@@ -355,7 +359,7 @@ class HandlerStructurer(HandlerRegions):
                     break
                 depth -= 1
             end += 1
-        exit_index = self._clause_end(end + 1, name, ctx) if end < len(self.instrs) else None
+        exit_index = self._clause_end(end + 1, name, ctx) if end < limit else None
         loop = ctx.loop
         if (
             exit_index is not None
@@ -382,13 +386,11 @@ class HandlerStructurer(HandlerRegions):
         if past != k and self._returns_at(past):
             return None  # a return from inside enclosing clauses
         for template in ctx.finally_bodies[:1]:  # a jump out of the clause runs the finally first
-            if (
-                template
-                and self.instrs[k].op == template[0].op
-                and self._matches(k, template)
-                and self.instrs[k + len(template)].op == "JUMP"
-            ):
-                k += len(template)
+            if template and self.instrs[k].op == template[0].op and self._matches(k, template):
+                if self._returns_at(k + len(template)):
+                    return None  # a return from the clause, after the finally's copy
+                if self.instrs[k + len(template)].op == "JUMP":
+                    k += len(template)
         if k < len(self.instrs) and self.instrs[k].op == "JUMP":
             return self.index_at(self.instrs[k].target)
         after = k
