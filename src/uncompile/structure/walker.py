@@ -11,11 +11,12 @@ Back edges make ``for``/``while`` loops; jumps to a loop's header or exit inside
 from __future__ import annotations
 
 import ast
-from typing import Any, Dict, FrozenSet, List, Optional, Set, Tuple
+from typing import Any, Callable, Dict, FrozenSet, List, Optional, Set, Tuple
 
 from ..bytecode import versions as V
 from ..bytecode.exception_table import exception_handlers, handler_at
 from ..bytecode.instructions import read_instructions
+from ..bytecode.reader import instruction_lines
 from ..errors import DecompileError
 from ..expressions import values as M
 from ..expressions.conditions import VALUE, Node, negate, reduce_nodes
@@ -64,6 +65,7 @@ class Walker(
         self.finally_exits: Set[int] = set()
         self._bottom_cuts: Dict[int, int] = {}  # bottom-tested loop header -> where its copied test starts
         self.copied_break_cuts: Dict[int, int] = {}  # for loop header -> where its copied break target starts
+        self._line_at: Optional[Callable[[int], Optional[int]]] = None
 
     # -- helpers ------------------------------------------------------------------------
 
@@ -81,6 +83,12 @@ class Walker(
 
     def handler_of(self, offset: int) -> Any:
         return handler_at(self.handlers, offset)
+
+    def line_at(self, offset: int) -> Optional[int]:
+        """The source line of the instruction at *offset* (3.8 - 3.10: only where a line starts)."""
+        if self._line_at is None:
+            self._line_at = instruction_lines(self.code)  # read when first asked: seldom needed
+        return self._line_at(offset)
 
     # -- the walk -------------------------------------------------------------------------
 
