@@ -1,9 +1,10 @@
 """Facts about exception-handler regions (3.11+ exception table) that structuring asks.
 
-Which instructions a handler protects (:meth:`HandlerRegions.span`), whether a handler starts
-a ``try`` (``PUSH_EXC_INFO`` not followed by ``WITH_EXCEPT_START``), whether it is a chain of
-``except`` clauses or a ``finally`` body, and which instructions of a ``finally`` body its
-copies on the normal path repeat.
+Which instructions a handler protects (:meth:`HandlerRegions.span`) and which a try's body
+spans (:meth:`HandlerRegions.try_body_span`), whether a handler starts a ``try``
+(``PUSH_EXC_INFO`` not followed by ``WITH_EXCEPT_START``), whether it is a chain of ``except``
+clauses or a ``finally`` body, and which instructions of a ``finally`` body its copies on the
+normal path repeat.
 """
 
 from __future__ import annotations
@@ -101,6 +102,24 @@ class HandlerRegions:
     def _op_at(self, offset: int) -> str:
         index = self.index_at(offset)
         return self.instrs[index].op if index < len(self.instrs) else ""
+
+    def try_body_span(self, pos: int, target: int, tails: Tuple[str, ...]) -> Tuple[int, int]:
+        """Offsets ``[lo, hi)`` of the body of the try at *pos* whose handler is at *target*.
+
+        A try whose body starts with a try/except may cover only that try's except clauses
+        (and what follows it): its body starts at *pos* and, where the inner try's normal path
+        leaves the handler's cover, ends there."""
+        lo, hi = self.span(target, tails)
+        start = self.instrs[pos].offset
+        if lo <= start:
+            return lo, hi
+        inner = self.handler_of(start)
+        exit = self.index_at(self.span(inner.target)[1]) if inner is not None else len(self.instrs)
+        if exit < len(self.instrs):
+            covering = self.handler_of(self.instrs[exit].offset)
+            if covering is None or covering.target != target:
+                hi = min(hi, self.instrs[exit].offset)
+        return start, hi
 
     def index_at(self, offset: int) -> int:
         return self.cfg.index_for(offset)

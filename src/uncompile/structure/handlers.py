@@ -176,10 +176,11 @@ class HandlerStructurer(HandlerRegions):
                 cleanup is not None
                 and cleanup.target not in ctx.active
                 and self.is_try_handler(cleanup)
-                and not self._is_except(self.index_at(cleanup.target))
                 and cleanup.target != entry.target
             ):
-                # the finally covers the except clauses (and maybe no instruction of the body)
+                # an enclosing try covers the except clauses (and maybe no instruction of the body)
+                if self._is_except(self.index_at(cleanup.target)):
+                    return self.try_except(pos, cleanup, ctx, stack)
                 return self.try_finally(pos, cleanup, ctx, stack)
         if self._is_except(handler_index):
             return self.try_except(pos, entry, ctx, stack)
@@ -189,8 +190,7 @@ class HandlerStructurer(HandlerRegions):
         handler_index = self.index_at(entry.target)
         start, end = self._finally_template(handler_index)
         template = self._normal_copy(start, end)
-        lo, hi = self.span(entry.target, ("POP_EXCEPT",))
-        lo = min(lo, self.instrs[pos].offset)  # the finally may cover only the except clauses
+        lo, hi = self.try_body_span(pos, entry.target, ("POP_EXCEPT",))
         self.finally_exits.add(self.index_at(hi))
         inner = ctx.inside(lo, hi, entry.target)._replace(finally_bodies=(template,) + ctx.finally_bodies)
         body_stack = list(stack)
@@ -215,7 +215,7 @@ class HandlerStructurer(HandlerRegions):
         return body
 
     def try_except(self, pos: int, entry: Any, ctx: Context, stack: List[Any]) -> Optional[int]:
-        lo, hi = self.span(entry.target)
+        lo, hi = self.try_body_span(pos, entry.target, ("POP_EXCEPT", "COPY"))
         body = self.walk(pos, ctx.inside(lo, hi, entry.target), list(stack), entering=True)
         after = self.exit
         handler_index = self.index_at(entry.target)
@@ -359,7 +359,7 @@ class HandlerStructurer(HandlerRegions):
                 i += 1
             work.pop()
             self.sim.pending = []
-            clause_body, exit_index = self._clause_body(i, ctx, work, name, owner)
+            clause_body, exit_index = self._clause_body(i, ctx, work, name, owner, next_clause)
             if exit_index is not None and follow is None:
                 follow = exit_index
             clauses.append(ast.ExceptHandler(type=type_expr, name=name, body=clause_body or [ast.Pass()]))
@@ -369,11 +369,21 @@ class HandlerStructurer(HandlerRegions):
         return clauses, follow
 
     def _clause_body(
-        self, i: int, ctx: Context, stack: List[Any], name: Optional[str], owner: Optional[int]
+        self,
+        i: int,
+        ctx: Context,
+        stack: List[Any],
+        name: Optional[str],
+        owner: Optional[int],
+        next_clause: Optional[int],
     ) -> Tuple[List[ast.stmt], Optional[int]]:
-        """Walk an except clause's body until its ``POP_EXCEPT`` on the normal path."""
-        end = self._clause_exit(i, name, ctx, owner)
-        exit_index = self._clause_end(end + 1, name, ctx) if end < len(self.instrs) else None
+        """Walk an except clause's body until its ``POP_EXCEPT`` on the normal path.
+
+        The next clause's test (at *next_clause*) follows the clause: one that gets there
+        without a ``POP_EXCEPT`` only raises or returns."""
+        limit = len(self.instrs) if next_clause is None else next_clause
+        end = self._clause_exit(i, limit, name, ctx, owner)
+        exit_index = self._clause_end(end + 1, name, ctx) if end < limit else None
         loop = ctx.loop
         if (
             exit_index is not None
@@ -390,14 +400,17 @@ class HandlerStructurer(HandlerRegions):
         )
         return body, exit_index
 
-    def _clause_exit(self, i: int, name: Optional[str], ctx: Context, owner: Optional[int]) -> int:
-        """The ``POP_EXCEPT`` of the clause whose body starts at *i* on its normal path: the first
-        one outside nested handlers that goes on after the try (the ones before it may leave
-        the clause, with a ``return`` inside a nested try or with); the first one if none does."""
+    def _clause_exit(
+        self, i: int, limit: int, name: Optional[str], ctx: Context, owner: Optional[int]
+    ) -> int:
+        """The ``POP_EXCEPT`` before *limit* of the clause whose body starts at *i* on its normal
+        path: the first one outside nested handlers that goes on after the try (the ones before
+        it may leave the clause, with a ``return`` inside a nested try or with); the first one
+        if none does; *limit* if there is none."""
         end = i
         first: Optional[int] = None
         depth = 0  # handlers entered since (other tries' clauses end with their own POP_EXCEPT)
-        while end < len(self.instrs):
+        while end < limit:
             op = self.instrs[end].op
             if op == "PUSH_EXC_INFO":
                 depth += 1
@@ -410,7 +423,7 @@ class HandlerStructurer(HandlerRegions):
                     if self._clause_end(end + 1, name, ctx) is not None or not self._leaves_with(end + 1):
                         break
             end += 1
-        return end if end < len(self.instrs) or first is None else first
+        return end if end < limit or first is None else first
 
     def _own_pop_except(self, i: int, owner: Optional[int]) -> bool:
         """Whether the ``POP_EXCEPT`` at *i* may end a clause whose handler code the handler at
@@ -441,13 +454,11 @@ class HandlerStructurer(HandlerRegions):
         if past != k and self._returns_at(past):
             return None  # a return from inside enclosing clauses
         for template in ctx.finally_bodies[:1]:  # a jump out of the clause runs the finally first
-            if (
-                template
-                and self.instrs[k].op == template[0].op
-                and self._matches(k, template)
-                and self.instrs[k + len(template)].op == "JUMP"
-            ):
-                k += len(template)
+            if template and self.instrs[k].op == template[0].op and self._matches(k, template):
+                if self._returns_at(k + len(template)):
+                    return None  # a return from the clause, after the finally's copy
+                if self.instrs[k + len(template)].op == "JUMP":
+                    k += len(template)
         if k < len(self.instrs) and self.instrs[k].op == "JUMP":
             return self.index_at(self.instrs[k].target)
         after = k
