@@ -4,12 +4,17 @@ Which instructions a handler protects (:meth:`HandlerRegions.span`) and which a 
 spans (:meth:`HandlerRegions.try_body_span`), whether a handler starts a ``try``
 (``PUSH_EXC_INFO`` not followed by ``WITH_EXCEPT_START``), whether it is a chain of ``except``
 clauses or a ``finally`` body, and which instructions of a ``finally`` body its copies on the
-normal path repeat.
+normal path repeat; and the patterns of code the compiler copies onto exits
+(``__exit__(None, None, None)`` calls of with blocks, a loaded value returned).
 """
 
 from __future__ import annotations
 
 from typing import Any, List, Tuple
+
+from ..bytecode import versions as V
+
+_EXIT_CALL = ("LOAD_CONST", "LOAD_CONST", "LOAD_CONST", "CALL")
 
 
 class HandlerRegions:
@@ -190,5 +195,56 @@ class HandlerRegions:
                 or self.instrs[i].target is not None
             ):
                 return op == "RERAISE" and self.instrs[i].arg == 0 and i == handler_index + 1
+            i += 1
+        return False
+
+    # -- code patterns ------------------------------------------------------------------
+
+    def exit_call_at(self, i: int) -> int:
+        """The length of the ``__exit__(None, None, None)`` call (awaited in an ``async with``,
+        its result dropped) at *i*; 0 when there is none."""
+        ins = self.instrs[i]
+        if ins.op != "LOAD_CONST" or ins.arg[0] is not None:
+            return 0
+        if tuple(x.op for x in self.instrs[i : i + 4]) != _EXIT_CALL:
+            return 0
+        if self.instrs[i + 3].arg[0] != V.WITH_EXIT_ARGC:
+            return 0
+        n = 4
+        if i + n < len(self.instrs) and self.instrs[i + n].op == "AWAIT":
+            n += 1
+        if i + n < len(self.instrs) and self.instrs[i + n].op == "POP_TOP":
+            n += 1
+        return n
+
+    def _past_exit_calls(self, i: int) -> int:
+        """Skip the exit calls at *i* of the with blocks that a ``return`` leaves (each after
+        the ``SWAP``s that move the returned value under the exit)."""
+        while i < len(self.instrs):
+            call = i
+            while call < len(self.instrs) and self.instrs[call].op == "SWAP":
+                call += 1
+            n = self.exit_call_at(call) if call < len(self.instrs) else 0
+            if not n:
+                break
+            i = call + n
+        return i
+
+    def _matches(self, i: int, template: List[Any]) -> bool:
+        if i + len(template) > len(self.instrs):
+            return False
+        for a, b in zip(self.instrs[i : i + len(template)], template):
+            if a.op != b.op or (a.target is None and a.arg != b.arg):
+                return False
+        return True
+
+    def _returns_at(self, i: int) -> bool:
+        """Whether instructions from *i* only load a value and return it (a ``return x``)."""
+        while i < len(self.instrs):
+            op = self.instrs[i].op
+            if op == "RETURN_VALUE":
+                return True
+            if not op.startswith("LOAD_") or self.instrs[i].target is not None:
+                return False
             i += 1
         return False
