@@ -24,6 +24,7 @@ class LoopStructurer:
 
     _bottom_cuts: Any
     _headers: Any
+    copied_break_cuts: Any
     _node: Any
     _pure_suffix: Any
     _reachable: Any
@@ -473,6 +474,12 @@ class LoopStructurer:
         inner = ctx._replace(loop=info, region=frozenset(body), stops=frozenset())
         stmts = self.walk(self.start_of(head.fall), inner, stack + [iterator] + slots + [target])
         orelse: List[ast.stmt] = []
+        after = self.start_of(break_to)
+        cut = self.copied_break_cuts.get(header)
+        if else_b is None and after is not None and cut is not None and cut > after:
+            # each ``break`` is a copy of the code after the ``else``: see copied_exits
+            orelse = self.walk(after, ctx._replace(until=min(ctx.until, cut)), list(stack))
+            after = cut
         if else_b is not None:
             orelse = self.walk(self.start_of(else_b), ctx.stop_at(break_to), list(stack))
             jump = outer_loop_jump(self, orelse, self.exit, break_to, ctx)
@@ -497,9 +504,9 @@ class LoopStructurer:
                 raise self.fail(head.start, "comprehension")
             stack[result] = comprehension
             self.sim.pending = []
-            return self.start_of(break_to)
+            return after
         self.sim.emit(loop_node)
-        return self.start_of(break_to)
+        return after
 
     def while_loop(self, header: int, body: set, ctx: Context, stack: List[Any]) -> Optional[int]:
         head = self.blocks[header]
