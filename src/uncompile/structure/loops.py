@@ -231,7 +231,12 @@ class LoopStructurer:
         if self._try_encloses_loop(header, entry):
             return entry
         around = self.covering_try(entry)
-        if around is not None and self.is_try_handler(around) and self._try_encloses_loop(header, around):
+        if around is None or not self.is_try_handler(around):
+            return None
+        # its jumps back are under its handler (a try inside the body leaves it before them)
+        sources = [self.blocks[p] for p in header.preds if self.blocks[p].offset >= header.offset]
+        covered = [self.handler_of(self.instrs[b.end - 1].offset) for b in sources]
+        if sources and all(c is not None and c.target == around.target for c in covered):
             return around
         return None
 
