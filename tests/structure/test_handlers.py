@@ -274,9 +274,67 @@ def f(names, load):
     return 2
 """
 
+# ``if c: return None`` ends the try body: the return leaves the handler's cover, and the test's
+# other side is the code after the try
+CONSTANT_RETURN_ENDS_TRY_BODY = """
+def f(loader, name):
+    try:
+        if not loader.has(name):
+            return None
+    except KeyError:
+        return None
+    return loader.read(name)
+"""
+
+# try/except/else/finally: the finally covers the clauses and the else, not the body; the
+# body's end jumps past the inner finally's handler to the else
+EXCEPT_ELSE_FINALLY_AROUND_TRY = """
+def f(os, spawner, blocked):
+    reader, writer = os.pipe()
+    try:
+        spawner.append(reader)
+        try:
+            if blocked:
+                spawner.block()
+            pid = spawner.spawn()
+        finally:
+            if blocked:
+                spawner.unblock()
+    except:
+        os.close(writer)
+        raise
+    else:
+        spawner.pid = pid
+    finally:
+        os.close(reader)
+"""
+
+# the outer try's handler covers the loop except the inner try's body at the loop's header
+TRY_AROUND_LOOP_STARTING_WITH_TRY = """
+def f(get, wait, ref, log):
+    try:
+        while True:
+            try:
+                item = get()
+            except KeyError:
+                item = wait()
+            if item is not None:
+                item.run()
+                continue
+            owner = ref()
+            if owner is None:
+                return
+            del owner
+    except BaseException:
+        log("failed")
+"""
+
 SNIPPETS = {
     "leave_clause_through_with": LEAVE_CLAUSE_THROUGH_WITH,
     "return_from_try_in_clause_in_with": RETURN_FROM_TRY_IN_CLAUSE_IN_WITH,
+    "except_else_finally_around_try": EXCEPT_ELSE_FINALLY_AROUND_TRY,
+    "try_around_loop_starting_with_try": TRY_AROUND_LOOP_STARTING_WITH_TRY,
+    "constant_return_ends_try_body": CONSTANT_RETURN_ENDS_TRY_BODY,
     "try_except_around_try_except": TRY_EXCEPT_AROUND_TRY_EXCEPT,
     "return_from_clauses_of_try_finally": RETURN_FROM_CLAUSES_OF_TRY_FINALLY,
     "raising_clause_before_returning_one": RAISING_CLAUSE_BEFORE_RETURNING_ONE,

@@ -143,7 +143,9 @@ class Walker(
                     if block.id not in ctx.stops and self.continues_through_finally(pos, ctx):
                         self.sim.emit(ast.Continue())  # leaves the region after running its finally
                         break
-                    if block.id in ctx.stops or (outside and len(stack) <= depth):
+                    if block.id in ctx.stops or (
+                        outside and len(stack) <= depth and not self.returns_from_body(block, ctx)
+                    ):
                         stopped = pos
                         break
                     if loop is not None and block.id == loop.continue_to:
@@ -163,7 +165,7 @@ class Walker(
                     if (
                         self.is_loop_header(block.id)
                         and (loop is None or loop.header != block.id)
-                        and not (is_try and self._try_encloses_loop(block, entry))
+                        and not (is_try and self.try_holding_loop(block, entry, ctx) is not None)
                     ):
                         pos = self.loop(block.id, ctx, stack)
                         first = False
