@@ -75,6 +75,20 @@ def f(env, probe):
         return rows, columns
 """
 
+# a constant ``return`` from a clause nested in a clause, then the statement after the outer try
+CONSTANT_RETURN_FROM_NESTED_CLAUSE = """
+def f(path, stat, fallback):
+    try:
+        info = stat(path)
+    except OSError:
+        path = fallback(path)
+        try:
+            info = stat(path)
+        except OSError:
+            return False
+    return info.size > 0
+"""
+
 # the nested try ends the clause: its clause leaves both handlers on the way to the statement
 # after the outer try
 TRY_ENDS_CLAUSE = """
@@ -342,6 +356,7 @@ SNIPPETS = {
     "constant_return_in_try": CONSTANT_RETURN_IN_TRY,
     "try_starts_loop_body": TRY_STARTS_LOOP_BODY,
     "return_from_nested_clause": RETURN_FROM_NESTED_CLAUSE,
+    "constant_return_from_nested_clause": CONSTANT_RETURN_FROM_NESTED_CLAUSE,
     "try_ends_clause": TRY_ENDS_CLAUSE,
     "finally_with_nested_statements": FINALLY_WITH_NESTED_STATEMENTS,
     "continue_through_finally": CONTINUE_THROUGH_FINALLY,
@@ -352,6 +367,7 @@ SNIPPETS = {
 LEGACY_DIFFERENT = {
     "try_except_around_try_except": {(3, 8), (3, 9)},
     "return_after_try": {(3, 10)},
+    "constant_return_from_nested_clause": {(3, 10)},
     "finally_with_nested_statements": {(3, 9), (3, 10)},
     "continue_through_finally": {(3, 8), (3, 9), (3, 10)},
     "return_from_try_in_clause_in_with": {(3, 10)},
@@ -364,6 +380,18 @@ def test_recompiles_identically(name):
         pytest.xfail("not yet rebuilt from the 3.8 - 3.10 block-stack layout")
     result = verify_code(compile(SNIPPETS[name], "<test>", "exec", dont_inherit=True))
     assert result.identical, (str(result), result.source)
+
+
+def test_constant_return_from_a_nested_clause_is_kept():
+    namespace: dict = {}
+    exec(compile(CONSTANT_RETURN_FROM_NESTED_CLAUSE, "<test>", "exec", dont_inherit=True), namespace)
+    original = namespace["f"]
+
+    def stat(path):
+        raise OSError(path)
+
+    assert original("p", stat, str.upper) is False
+    assert decompiled(original)("p", stat, str.upper) is False
 
 
 # -- except clauses laid out after their loop ------------------------------------------

@@ -25,8 +25,22 @@ def region_follow(walker: Any, block: int, ctx: Context) -> Optional[int]:
     if region not in walker._pdoms:
         blocks = walker.blocks
         nodes = list(region if region is not None else range(len(blocks)))
-        succs = {b: blocks[b].succs + blocks[b].handlers for b in nodes}
+        succs = {b: blocks[b].succs + _handler_edges(blocks, b) for b in nodes}
         raising = [b for b in nodes if walker.instrs[blocks[b].end - 1].op in ("RAISE_VARARGS", "RERAISE")]
+        if region is not None:
+            # the re-raise of an unmatched exception or a clause's cleanup laid out past the region
+            # never merges back, like a ``raise`` inside
+            cleanups = {
+                s
+                for b in nodes
+                for s in succs[b]
+                if s not in region
+                and walker.instrs[blocks[s].end - 1].op == "RERAISE"
+                and not blocks[s].succs
+            }
+            nodes.extend(cleanups)
+            succs.update((s, []) for s in cleanups)
+            raising.extend(cleanups)
         repeat = len(blocks)  # stands for the next iteration: the jumps back end there
         loop = ctx.loop
         if loop is not None:
@@ -42,6 +56,67 @@ def region_follow(walker: Any, block: int, ctx: Context) -> Optional[int]:
             pdoms = {b: loop.header if p == repeat else p for b, p in pdoms.items()}
         walker._pdoms[region] = pdoms
     return walker._pdoms[region].get(block)
+
+
+def _handler_edges(blocks: Any, block: int) -> List[int]:
+    """The handlers that the try after *block* goes to, when only *block* leads into that try.
+
+    The edge into a try's handler comes from the block laid out before the try; when other
+    blocks lead into the try too (the try follows an ``if`` without ``else``), it would make
+    the if's body look like the only path through the handler.
+    """
+    fall = blocks[block].fall
+    if fall is None or blocks[fall].preds != [block]:
+        return []
+    return blocks[block].handlers
+
+
+def joined_before_continue(
+    walker: Any, block_id: int, then_b: Optional[int], else_b: Optional[int], follow: int, ctx: Context
+) -> Optional[int]:
+    """The if's own follow when its branches meet only at the loop's next iteration *follow*.
+
+    ``if a: x / elif b: continue / else: y`` then more statements: the paths that do not
+    ``continue`` meet at those statements, the first block that both branches reach (or,
+    when the other branch only continues or raises, where the body's jump past the else goes).
+    None when the body ends with a written ``continue``: what the test skips follows the if.
+    """
+    loop = ctx.loop
+    if loop is None or follow != loop.header or then_b is None or else_b is None:
+        return follow
+    both = walker.reachable_in_region(then_b, ctx, raising=False) & walker.reachable_in_region(
+        else_b, ctx, raising=False
+    )
+    both.discard(loop.header)
+    if both:
+        return min(both, key=lambda b: walker.blocks[b].offset)
+    past = walker.jump_past_else(block_id, else_b, ctx)
+    if past is not None:
+        return past
+    return None if _ends_with_written_continue(walker, block_id, else_b, loop.header) else follow
+
+
+def _ends_with_written_continue(walker: Any, block_id: int, else_b: int, header: int) -> bool:
+    """Whether the block laid out before *else_b* ends with a ``continue`` statement of its own.
+
+    The jump back that ends a loop body has the line of the last statement, or the loop's
+    (before the body's first line), and one that ends an if without else the if's; a
+    ``continue`` has a line of its own inside the body, after the statement before it.
+    """
+    if else_b <= 0:
+        return False
+    before = walker.blocks[else_b - 1]
+    last = before.end - 1
+    jump = walker.instrs[last]
+    if before.offset < walker.blocks[block_id].offset or before.jump != header or jump.op != "JUMP":
+        return False
+    previous = next((walker.instrs[i].line for i in range(last - 1, -1, -1) if walker.instrs[i].line), None)
+    top = walker.instrs[walker.blocks[header].start].line
+    return (
+        jump.line is not None
+        and (previous is None or jump.line > previous)
+        and (top is None or jump.line > top)
+    )
 
 
 def falls_to_outer_follow(

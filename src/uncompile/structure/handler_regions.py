@@ -12,9 +12,8 @@ from __future__ import annotations
 
 from typing import Any, List, Optional, Tuple
 
-from ..flow.cfg import ENDS_PATH
-
 from ..bytecode import versions as V
+from ..flow.cfg import ENDS_PATH
 
 _EXIT_CALL = ("LOAD_CONST", "LOAD_CONST", "LOAD_CONST", "CALL")
 
