@@ -110,13 +110,11 @@ def _ends_with_written_continue(walker: Any, block_id: int, else_b: int, header:
     jump = walker.instrs[last]
     if before.offset < walker.blocks[block_id].offset or before.jump != header or jump.op != "JUMP":
         return False
-    previous = next((walker.instrs[i].line for i in range(last - 1, -1, -1) if walker.instrs[i].line), None)
-    top = walker.instrs[walker.blocks[header].start].line
-    return (
-        jump.line is not None
-        and (previous is None or jump.line > previous)
-        and (top is None or jump.line > top)
-    )
+    lines = (walker.line_at(walker.instrs[i].offset) for i in range(last - 1, -1, -1))
+    previous = next((line for line in lines if line), None)
+    top = walker.line_at(walker.instrs[walker.blocks[header].start].offset)
+    line = walker.line_at(jump.offset)
+    return line is not None and (previous is None or line > previous) and (top is None or line > top)
 
 
 def falls_to_outer_follow(
