@@ -107,12 +107,16 @@ def _offset_lines(tree: Any, spans: Dict[Any, Any]) -> Dict[int, int]:
     return lines
 
 
-def _verification(code: CodeType) -> "tuple[str, Optional[str]]":
-    """("verified" or "unverified", first difference) from the project's verifier."""
+def _verification(code: CodeType, text: str) -> "tuple[str, Optional[str]]":
+    """("verified" or "unverified", first difference) from the project's verifier.
+
+    *text* is the decompiled source of *code* (what the decompiler gives for it): it is
+    recompiled and compared, not made again.
+    """
     try:
         from ..verification import verify_code
 
-        verification = verify_code(code)
+        verification = verify_code(code, decompile=lambda _: text)
         identical = bool(getattr(verification, "identical", False))
         difference = getattr(verification, "difference", None) or getattr(verification, "error", None)
     except Exception as error:  # noqa: BLE001
@@ -123,7 +127,7 @@ def _verification(code: CodeType) -> "tuple[str, Optional[str]]":
 def verify_source(code: CodeType, source: DecompiledSource) -> DecompiledSource:
     """Fill in the verification result of *source* (decompiled with ``verify=False``)."""
     if source.ok:
-        source.status, source.difference = _verification(code)
+        source.status, source.difference = _verification(code, source.text)
     return source
 
 

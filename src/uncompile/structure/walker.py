@@ -11,18 +11,25 @@ Back edges make ``for``/``while`` loops; jumps to a loop's header or exit inside
 from __future__ import annotations
 
 import ast
-from typing import Any, Dict, FrozenSet, List, Optional, Set, Tuple
+from typing import Any, Callable, Dict, FrozenSet, List, Optional, Set, Tuple
 
 from ..bytecode import versions as V
 from ..bytecode.exception_table import exception_handlers, handler_at
 from ..bytecode.instructions import read_instructions
+from ..bytecode.reader import instruction_lines
 from ..errors import DecompileError
 from ..expressions import values as M
 from ..expressions.conditions import VALUE, Node, negate, reduce_nodes
 from ..expressions.stack_shuffles import simulator_for
 from ..flow.cfg import ENDS_PATH, ControlFlowGraph
 from .blocks_legacy import LegacyBlocks
-from .branch_follow import falls_to_outer_follow, is_added_jump_back, is_lone_continue, region_follow
+from .branch_follow import (
+    falls_to_outer_follow,
+    is_added_jump_back,
+    is_lone_continue,
+    joined_before_continue,
+    region_follow,
+)
 from .compare_chains import CompareChains
 from .context import Context
 from .copied_exits import copied_tail_ternary, is_copied_break
@@ -64,6 +71,7 @@ class Walker(
         self.finally_exits: Set[int] = set()
         self._bottom_cuts: Dict[int, int] = {}  # bottom-tested loop header -> where its copied test starts
         self.copied_break_cuts: Dict[int, int] = {}  # for loop header -> where its copied break target starts
+        self._line_at: Optional[Callable[[int], Optional[int]]] = None
 
     # -- helpers ------------------------------------------------------------------------
 
@@ -81,6 +89,12 @@ class Walker(
 
     def handler_of(self, offset: int) -> Any:
         return handler_at(self.handlers, offset)
+
+    def line_at(self, offset: int) -> Optional[int]:
+        """The source line of the instruction at *offset* (3.8 - 3.10: only where a line starts)."""
+        if self._line_at is None:
+            self._line_at = instruction_lines(self.code)  # read when first asked: seldom needed
+        return self._line_at(offset)
 
     # -- the walk -------------------------------------------------------------------------
 
@@ -135,7 +149,9 @@ class Walker(
                     if block.id not in ctx.stops and self.continues_through_finally(pos, ctx):
                         self.sim.emit(ast.Continue())  # leaves the region after running its finally
                         break
-                    if block.id in ctx.stops or (outside and len(stack) <= depth):
+                    if block.id in ctx.stops or (
+                        outside and len(stack) <= depth and not self.returns_from_body(block, ctx)
+                    ):
                         stopped = pos
                         break
                     if loop is not None and block.id == loop.continue_to:
@@ -155,7 +171,7 @@ class Walker(
                     if (
                         self.is_loop_header(block.id)
                         and (loop is None or loop.header != block.id)
-                        and not (is_try and self._try_encloses_loop(block, entry))
+                        and not (is_try and self.try_holding_loop(block, entry, ctx) is not None)
                     ):
                         pos = self.loop(block.id, ctx, stack)
                         first = False
@@ -453,11 +469,8 @@ class Walker(
                 follow = None  # post-dominating only because the other branch raises or returns
         if V.LAYOUT_IN_SOURCE_ORDER:
             follow = self.legacy_if_follow(block_id, then_b, else_b, fall, follow, ctx)
-        elif ctx.loop is not None and follow == ctx.loop.header:
-            # the branches meet at the next iteration only by ``continue``s: the body's jump past
-            # the else goes where they meet
-            past = self.jump_past_else(block_id, else_b, ctx)
-            follow = follow if past is None else past
+        elif follow is not None:
+            follow = joined_before_continue(self, block_id, then_b, else_b, follow, ctx)
         if (
             (follow is None or (ctx.loop is not None and follow == ctx.loop.header))
             and then_b is not None
@@ -515,10 +528,17 @@ class Walker(
             self.sim.emit(ast.If(test=test, body=[ast.Continue()], orelse=[]))
             self.sim.out.extend(orelse)
             return self.start_of(follow)
-        if not body and not (V.LAYOUT_IN_SOURCE_ORDER and orelse and then_b != follow):
+        if not body and not (orelse and then_b != follow and self._passes_over_else(then_b, follow)):
             test, body, orelse = negate(test), orelse, []  # else: the body was ``pass``
         self.sim.emit(_assert_or_if(test, body, orelse))
         return self.start_of(follow)
+
+    def _passes_over_else(self, then_b: Optional[int], follow: int) -> bool:
+        """Whether the if's body *then_b* (walked to nothing) is a ``pass`` kept as its jump past the else."""
+        if V.LAYOUT_IN_SOURCE_ORDER or then_b is None:
+            return V.LAYOUT_IN_SOURCE_ORDER
+        block = self.blocks[then_b]
+        return self._lone_jump(then_b) and block.jump == follow and self.blocks[follow].offset > block.offset
 
     def jump_past_else(self, block_id: int, else_b: Optional[int], ctx: Context) -> Optional[int]:
         """Where the jump that ends the body of the if at *block_id* goes, past *else_b*; or None."""
