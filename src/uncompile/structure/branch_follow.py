@@ -117,6 +117,19 @@ def _ends_with_written_continue(walker: Any, block_id: int, else_b: int, header:
     return line is not None and (previous is None or line > previous) and (top is None or line > top)
 
 
+def meets_at_next_iteration(walker: Any, follow: Optional[int], else_b: Optional[int], ctx: Context) -> bool:
+    """Whether an if's branches meet only at the loop's header *follow*, its else being more
+    than the jump back there (then a body that reaches the else goes on there: a ``break``
+    out of an inner loop whose ``else`` continues)."""
+    loop = ctx.loop
+    return (
+        loop is not None
+        and else_b is not None
+        and follow == loop.header != else_b
+        and not walker._lone_jump(else_b)
+    )
+
+
 def falls_to_outer_follow(
     walker: Any, body: List[ast.stmt], stopped: Optional[int], else_b: int, ctx: Context
 ) -> bool:

@@ -28,6 +28,7 @@ from .branch_follow import (
     is_added_jump_back,
     is_lone_continue,
     joined_before_continue,
+    meets_at_next_iteration,
     region_follow,
 )
 from .compare_chains import CompareChains
@@ -472,7 +473,7 @@ class Walker(
         elif follow is not None:
             follow = joined_before_continue(self, block_id, then_b, else_b, follow, ctx)
         if (
-            (follow is None or (ctx.loop is not None and follow == ctx.loop.header))
+            (follow is None or meets_at_next_iteration(self, follow, else_b, ctx))
             and then_b is not None
             and else_b is not None
             and self.reaches(then_b, else_b, ctx)
