@@ -227,7 +227,22 @@ def if_without_else_in_branch_at_loop_end(items, quiet, out):
     return ok
 
 
+def chained_test_else_raises_in_loop(text):
+    # the jump to the body of the if comes after its last test: the branches meet past the body
+    total = 0
+    for c in text:
+        if "0" <= c <= "9":
+            digit = ord(c) - 48
+        elif "a" <= c <= "f":
+            digit = ord(c) - 87
+        else:
+            raise ValueError(c)
+        total = total * 16 + digit
+    return total
+
+
 CASES = [
+    chained_test_else_raises_in_loop,
     if_body_then_try,
     else_starts_with_try,
     branches_continue_from_handlers,
@@ -245,6 +260,7 @@ CASES = [
     for_else_continue,
 ]
 INPUTS = {
+    chained_test_else_raises_in_loop: [("1f",), ("",), ("1x",)],
     if_body_then_try: [(0, ()), (-1, ()), ("x", ())],
     else_starts_with_try: [([1, "2"], dict), ([], int)],
     branches_continue_from_handlers: [(["ab", 3], "k"), ([], "k")],
@@ -266,7 +282,7 @@ INPUTS = {
 def _call(function, args):
     try:
         return function(*args)
-    except (TypeError, NameError) as error:
+    except (TypeError, NameError, ValueError) as error:
         return ("raised", str(error))
 
 

@@ -117,6 +117,19 @@ def _ends_with_written_continue(walker: Any, block_id: int, else_b: int, header:
     return line is not None and (previous is None or line > previous) and (top is None or line > top)
 
 
+def past_forward_jumps(walker: Any, follow: Optional[int]) -> Optional[int]:
+    """Where *follow* leads when it is only a forward jump (the jump to the body of an ``if``
+    with a chained comparison comes after its last test: the paths meet at the body, or past it)."""
+    seen = set()
+    while follow is not None and follow not in seen and walker._lone_jump(follow):
+        seen.add(follow)
+        target = walker.blocks[follow].jump
+        if target is None or walker.blocks[target].offset <= walker.blocks[follow].offset:
+            break
+        follow = target
+    return follow
+
+
 def meets_at_next_iteration(walker: Any, follow: Optional[int], else_b: Optional[int], ctx: Context) -> bool:
     """Whether an if's branches meet only at the loop's header *follow*, its else being more
     than the jump back there (then a body that reaches the else goes on there: a ``break``

@@ -29,6 +29,7 @@ from .branch_follow import (
     is_lone_continue,
     joined_before_continue,
     meets_at_next_iteration,
+    past_forward_jumps,
     region_follow,
 )
 from .compare_chains import CompareChains
@@ -464,6 +465,7 @@ class Walker(
             if jumped != -1:  # ``if c: continue`` / ``if c: break`` kept as written
                 return jumped
         follow = region_follow(self, block_id, ctx)
+        follow = past_forward_jumps(self, follow)
         if follow is not None and follow in (then_b, else_b) and not V.LAYOUT_IN_SOURCE_ORDER:
             other = else_b if follow == then_b else then_b
             if other is not None and not self.reaches(other, follow, ctx):
