@@ -471,8 +471,13 @@ class Walker(
             follow = self.legacy_if_follow(block_id, then_b, else_b, fall, follow, ctx)
         elif follow is not None:
             follow = joined_before_continue(self, block_id, then_b, else_b, follow, ctx)
-        if follow is None and then_b is not None and else_b is not None and self.reaches(then_b, else_b, ctx):
-            follow = else_b
+        if (
+            (follow is None or (ctx.loop is not None and follow == ctx.loop.header))
+            and then_b is not None
+            and else_b is not None
+            and self.reaches(then_b, else_b, ctx)
+        ):
+            follow = else_b  # the body goes on there (also by a loop's break when its else continues)
         elif follow is None:
             follow = self.jump_past_else(block_id, else_b, ctx)
         loop = ctx.loop
