@@ -22,7 +22,7 @@ from .constants import constant_expr
 from .legacy_ops import LegacyBlockOps, LegacyUnpackOps
 from .operators import BINARY, COMPARE, UNARY, binary, compare
 from .ops314 import Ops314, unpacked_item
-from .targets import TargetOps, name_node, slice_node
+from .targets import LOAD, TargetOps, name_node, slice_node
 
 Stack = List[Any]
 
@@ -50,6 +50,7 @@ class Simulator(Ops314, TargetOps, LegacyBlockOps, LegacyUnpackOps):
         self.parallel: List[Any] = []  # (target, value) pairs of ``a, b = x, y`` seen so far
         self.seq = 0  # numbers values in the order they are computed
         self.statement_seq = 0
+        self._handlers: Dict[str, Callable[[Instr, Stack], None]] = {}  # op -> what executes it
 
     @contextlib.contextmanager
     def scratch(self) -> Iterator[List[ast.stmt]]:
@@ -220,17 +221,31 @@ class Simulator(Ops314, TargetOps, LegacyBlockOps, LegacyUnpackOps):
                 top.uncompile_seq = self.seq  # type: ignore[attr-defined]
 
     def _dispatch(self, ins: Instr, stack: Stack) -> None:
-        handler = getattr(self, "op_" + ins.op, None)
-        if handler is not None:
-            handler(ins, stack)
-            return
-        if ins.op in BINARY:
-            right = self.pop_expr(stack, ins)
-            stack.append(binary(BINARY[ins.op], self.pop_expr(stack, ins), right))
-            return
-        if ins.op in UNARY:
-            stack.append(ast.UnaryOp(op=UNARY[ins.op](), operand=self.pop_expr(stack, ins)))
-            return
+        handler = self._handlers.get(ins.op)
+        if handler is None:
+            handler = self._handlers[ins.op] = self._handler_for(ins.op)
+        handler(ins, stack)
+
+    def _handler_for(self, op: str) -> Callable[[Instr, Stack], None]:
+        """What executes *op* (looked up once per op): an ``op_*`` method of the simulator, a
+        generic operator, or an ``op_*`` method of the call builder."""
+        own = getattr(self, "op_" + op, None)
+        if own is not None:
+            return cast(Callable[[Instr, Stack], None], own)
+        if op in BINARY:
+            return self._binary
+        if op in UNARY:
+            return self._unary
+        return self._call_step
+
+    def _binary(self, ins: Instr, stack: Stack) -> None:
+        right = self.pop_expr(stack, ins)
+        stack.append(binary(BINARY[ins.op], self.pop_expr(stack, ins), right))
+
+    def _unary(self, ins: Instr, stack: Stack) -> None:
+        stack.append(ast.UnaryOp(op=UNARY[ins.op](), operand=self.pop_expr(stack, ins)))
+
+    def _call_step(self, ins: Instr, stack: Stack) -> None:
         if not self.calls.step(ins, stack, self):
             raise self.fail(ins, "unsupported instruction")
 
@@ -265,7 +280,7 @@ class Simulator(Ops314, TargetOps, LegacyBlockOps, LegacyUnpackOps):
     def op_LOAD_ATTR(self, ins: Instr, stack: Stack) -> None:
         name, method = ins.arg
         obj = self.pop_expr(stack, ins)
-        stack.append(ast.Attribute(value=obj, attr=name, ctx=ast.Load()))
+        stack.append(ast.Attribute(value=obj, attr=name, ctx=LOAD))
         if method:
             stack.append(M.Null())
 
