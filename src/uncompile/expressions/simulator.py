@@ -25,6 +25,7 @@ from .ops314 import Ops314, unpacked_item
 from .targets import LOAD, TargetOps, name_node, slice_node
 
 Stack = List[Any]
+Handler = Callable[[Instr, Stack], None]
 
 
 def _store(target: ast.expr) -> ast.expr:
@@ -50,7 +51,7 @@ class Simulator(Ops314, TargetOps, LegacyBlockOps, LegacyUnpackOps):
         self.parallel: List[Any] = []  # (target, value) pairs of ``a, b = x, y`` seen so far
         self.seq = 0  # numbers values in the order they are computed
         self.statement_seq = 0
-        self._handlers: Dict[str, Callable[[Instr, Stack], None]] = {}  # op -> what executes it
+        self._handlers: Dict[str, Handler] = {}  # op -> what executes it
 
     @contextlib.contextmanager
     def scratch(self) -> Iterator[List[ast.stmt]]:
@@ -226,12 +227,12 @@ class Simulator(Ops314, TargetOps, LegacyBlockOps, LegacyUnpackOps):
             handler = self._handlers[ins.op] = self._handler_for(ins.op)
         handler(ins, stack)
 
-    def _handler_for(self, op: str) -> Callable[[Instr, Stack], None]:
+    def _handler_for(self, op: str) -> Handler:
         """What executes *op* (looked up once per op): an ``op_*`` method of the simulator, a
         generic operator, or an ``op_*`` method of the call builder."""
         own = getattr(self, "op_" + op, None)
         if own is not None:
-            return cast(Callable[[Instr, Stack], None], own)
+            return cast(Handler, own)
         if op in BINARY:
             return self._binary
         if op in UNARY:
