@@ -25,7 +25,10 @@ from .ops314 import Ops314, unpacked_item
 from .targets import LOAD, TargetOps, name_node, slice_node
 
 Stack = List[Any]
-Handler = Callable[[Instr, Stack], None]
+Handler = Callable[[Any, Instr, Stack], None]  # a Simulator method: (self, ins, stack)
+
+#: Per simulator class: op -> the method that executes it (filled as ops are met).
+_HANDLERS: Dict[type, Dict[str, Handler]] = {}
 
 
 def _store(target: ast.expr) -> ast.expr:
@@ -51,7 +54,7 @@ class Simulator(Ops314, TargetOps, LegacyBlockOps, LegacyUnpackOps):
         self.parallel: List[Any] = []  # (target, value) pairs of ``a, b = x, y`` seen so far
         self.seq = 0  # numbers values in the order they are computed
         self.statement_seq = 0
-        self._handlers: Dict[str, Handler] = {}  # op -> what executes it
+        self._handlers = _HANDLERS.setdefault(type(self), {})
 
     @contextlib.contextmanager
     def scratch(self) -> Iterator[List[ast.stmt]]:
@@ -225,19 +228,19 @@ class Simulator(Ops314, TargetOps, LegacyBlockOps, LegacyUnpackOps):
         handler = self._handlers.get(ins.op)
         if handler is None:
             handler = self._handlers[ins.op] = self._handler_for(ins.op)
-        handler(ins, stack)
+        handler(self, ins, stack)
 
     def _handler_for(self, op: str) -> Handler:
-        """What executes *op* (looked up once per op): an ``op_*`` method of the simulator, a
+        """What executes *op* (looked up once per op and class): an ``op_*`` method of the simulator, a
         generic operator, or an ``op_*`` method of the call builder."""
-        own = getattr(self, "op_" + op, None)
+        own = getattr(type(self), "op_" + op, None)
         if own is not None:
             return cast(Handler, own)
         if op in BINARY:
-            return self._binary
+            return type(self)._binary
         if op in UNARY:
-            return self._unary
-        return self._call_step
+            return type(self)._unary
+        return type(self)._call_step
 
     def _binary(self, ins: Instr, stack: Stack) -> None:
         right = self.pop_expr(stack, ins)
