@@ -38,6 +38,8 @@ Stack = List[Any]
 Key = Union[int, slice]
 
 _HELD = "uncompile_frame_list"
+#: Expressions that have no expression in them.
+_LEAVES = (ast.Name, ast.Constant)
 
 
 def held(node: Any) -> bool:
@@ -238,11 +240,21 @@ class FrameListOps:
                 self.materialize(stack, inner)
         return self.spill(stack, node)
 
-    def settle(self, stack: Stack) -> None:
+    def settle(self, stack: Stack, before: Stack) -> None:
         """After a step: held lists that became part of another expression are no longer held;
-        one that has another copy on the stack gets a name first."""
+        one that has another copy on the stack gets a name first.
+
+        *before* is the stack before the step. Only an expression the step made can have a
+        held list in it: the others were settled after their own step, or are names and
+        constants, and edits of held lists move stack items around.
+        """
         if not self.built_lists:
             return  # every held list starts as a BUILD_LIST: none yet, nothing to settle
+        old = set(map(id, before))
+        if all(
+            id(item) in old or isinstance(item, _LEAVES) or not isinstance(item, ast.AST) for item in stack
+        ):
+            return
         settled = self.settled
         for item in list(parts(stack)):
             if held(item) or not isinstance(item, ast.AST) or settled.get(id(item)) is item:
