@@ -177,7 +177,68 @@ def f(source, parse):
     return found
 """
 
+# the clauses return after a copy of the finally; the finally covers only them, and the body's
+# normal path runs its copy before the statement after the try
+RETURN_FROM_CLAUSES_OF_TRY_FINALLY = """
+def f(job, log, close, verbose):
+    try:
+        job()
+    except OSError as error:
+        log(error)
+        return
+    except KeyError:
+        log(1)
+        return
+    finally:
+        close()
+    if verbose:
+        log(0)
+"""
+
+# a clause that only raises is followed by the next clause's test, whose ``POP_EXCEPT`` is not
+# its own: the code after the try (every clause leaves the function) is no ``else``
+RAISING_CLAUSE_BEFORE_RETURNING_ONE = """
+def f(make, use, check):
+    try:
+        item = make()
+    except SystemExit:
+        raise
+    except KeyError as error:
+        use(error)
+        return
+    if not check(item):
+        return
+    try:
+        use(item)
+    except BaseException as error:
+        use(error)
+"""
+
+# a try/except whose body is one try/except: its handler covers only the inner clauses
+TRY_EXCEPT_AROUND_TRY_EXCEPT = """
+def f(names, load):
+    for name in names:
+        try:
+            try:
+                load(name, 1)
+            except ImportError:
+                load(name, [])
+        except (ImportError, SyntaxError):
+            continue
+    try:
+        try:
+            load(names, 2)
+        except KeyError:
+            load(names, 3)
+    except ValueError:
+        return 1
+    return 2
+"""
+
 SNIPPETS = {
+    "try_except_around_try_except": TRY_EXCEPT_AROUND_TRY_EXCEPT,
+    "return_from_clauses_of_try_finally": RETURN_FROM_CLAUSES_OF_TRY_FINALLY,
+    "raising_clause_before_returning_one": RAISING_CLAUSE_BEFORE_RETURNING_ONE,
     "return_after_try": RETURN_AFTER_TRY,
     "constant_return_in_try": CONSTANT_RETURN_IN_TRY,
     "try_starts_loop_body": TRY_STARTS_LOOP_BODY,
@@ -190,6 +251,7 @@ SNIPPETS = {
 
 # versions before exception tables whose structuring does not rebuild these yet
 LEGACY_DIFFERENT = {
+    "try_except_around_try_except": {(3, 8), (3, 9)},
     "return_after_try": {(3, 10)},
     "finally_with_nested_statements": {(3, 9), (3, 10)},
     "continue_through_finally": {(3, 8), (3, 9), (3, 10)},

@@ -4,7 +4,7 @@
 entries; ``EXTENDED_ARG`` included, its ``arg`` the accumulated value), as light
 :class:`RawInstruction` objects holding only what the normalizer in
 :mod:`uncompile.bytecode.instructions` reads: ``offset``, ``opcode``, ``opname``, ``arg``,
-``argval``, ``line`` and, for the few instructions whose text it reads (``BINARY_OP``,
+``argval`` and, for the few instructions whose text it reads (``BINARY_OP``,
 ``COMPARE_OP``, ``LOAD_SPECIAL``), ``argrepr``. It costs a fraction of :mod:`dis`, which
 builds named tuples, positions and the text of every argument.
 
@@ -13,9 +13,9 @@ operands, paired local operands, comparison operand layout) come from
 :mod:`uncompile.bytecode.versions`; which opcodes take constants, names, locals, cells or
 jump offsets comes from the interpreter's own :mod:`dis` tables.
 
-``line`` is what the normalizer used from :mod:`dis`: on 3.11+ the line of every
-instruction (``positions.lineno``), on 3.8 - 3.10 the line only where one starts
-(``starts_line``), ``None`` elsewhere.
+Lines are read apart, and only when asked (:func:`instruction_lines`): what the structurer
+used from :mod:`dis`, on 3.11+ the line of every instruction (``positions.lineno``), on
+3.8 - 3.10 the line only where one starts (``starts_line``), ``None`` elsewhere.
 """
 
 from __future__ import annotations
@@ -26,23 +26,16 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from . import versions as V
 
-__all__ = ["RawInstruction", "read_raw", "instruction_starts"]
+__all__ = ["RawInstruction", "read_raw", "instruction_lines", "instruction_starts"]
 
 
 class RawInstruction:
     """One raw instruction; the fields mean what they mean in :class:`dis.Instruction`."""
 
-    __slots__ = ("offset", "opcode", "opname", "arg", "argval", "argrepr", "line")
+    __slots__ = ("offset", "opcode", "opname", "arg", "argval", "argrepr")
 
     def __init__(
-        self,
-        offset: int,
-        opcode: int,
-        opname: str,
-        arg: Optional[int],
-        argval: Any,
-        argrepr: str,
-        line: Optional[int],
+        self, offset: int, opcode: int, opname: str, arg: Optional[int], argval: Any, argrepr: str
     ) -> None:
         self.offset = offset
         self.opcode = opcode
@@ -50,7 +43,6 @@ class RawInstruction:
         self.arg = arg
         self.argval = argval
         self.argrepr = argrepr
-        self.line = line
 
     def __repr__(self) -> str:
         return "<%d %s %r>" % (self.offset, self.opname, self.argval)
@@ -186,19 +178,21 @@ def _every_line(code: CodeType) -> List[Optional[int]]:
     return lines
 
 
+def instruction_lines(code: CodeType) -> Callable[[int], Optional[int]]:
+    """The line of the instruction at an offset of *code*: on 3.8 - 3.10 only where a line starts."""
+    if V.VERSION >= (3, 11):
+        every_line = _every_line(code)
+        return lambda offset: every_line[offset >> 1]
+    if V.VERSION >= (3, 10):
+        return _line_starts_co_lines(code).get
+    return _line_starts_lnotab(code).get
+
+
 def read_raw(code: CodeType) -> List[RawInstruction]:  # noqa: C901 - one flat decoding loop
     """The instructions of *code* as :func:`dis.get_instructions` lists them (fields above)."""
     raw = code.co_code
     consts, names = code.co_consts, code.co_names
     local_names, cell_names = _local_names(code)
-    every_line: Optional[List[Optional[int]]] = None
-    line_starts: Dict[int, int] = {}
-    if V.VERSION >= (3, 11):
-        every_line = _every_line(code)
-    elif V.VERSION >= (3, 10):
-        line_starts = _line_starts_co_lines(code)
-    else:
-        line_starts = _line_starts_lnotab(code)
     unit = V.JUMP_OPERAND_BYTES
     skip_caches = V.JUMPS_SKIP_CACHES
     compare_shift = V.COMPARE_OPERAND_SHIFT
@@ -211,7 +205,6 @@ def read_raw(code: CodeType) -> List[RawInstruction]:  # noqa: C901 - one flat d
     while offset < size:
         code_op = raw[offset]
         name, kind, caches, flag_bits = opcodes[code_op]
-        line = every_line[offset >> 1] if every_line is not None else line_starts.get(offset)
         argrepr = ""
         if kind == _NO_ARG:
             arg: Optional[int] = None
@@ -256,7 +249,7 @@ def read_raw(code: CodeType) -> List[RawInstruction]:  # noqa: C901 - one flat d
                 argrepr = _BINARY_OP_TEXT[arg]
             elif code_op == _LOAD_SPECIAL:
                 argrepr = _SPECIAL_NAMES[arg]
-        append(RawInstruction(offset, code_op, name, arg, argval, argrepr, line))
+        append(RawInstruction(offset, code_op, name, arg, argval, argrepr))
         offset += 2 + 2 * caches
     return out
 

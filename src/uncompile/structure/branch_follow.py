@@ -95,7 +95,7 @@ def _jump_back_lines(
     test = walker.instrs[block.start - 1]
     if test.op not in V.CONDITIONAL_JUMPS:
         return None
-    return jump.line, test.line
+    return walker.line_at(jump.offset), walker.line_at(test.offset)
 
 
 def outer_loop_jump(

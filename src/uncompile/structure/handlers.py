@@ -5,7 +5,8 @@ starts with ``PUSH_EXC_INFO`` and is either a chain of ``except`` clauses
 (``CHECK_EXC_MATCH``) or a ``finally`` body ending in ``RERAISE 0``. The normal path of a
 ``finally`` runs a copy of its body, and so does every ``return``/``break`` inside the
 ``try``: :meth:`HandlerStructurer.skip_copies` recognizes those copies and skips them, as it
-skips the ``__exit__(None, None, None)`` calls of ``with`` blocks.
+skips the ``__exit__(None, None, None)`` calls of ``with`` blocks. The facts about the
+exception table these ask are in :mod:`.handler_regions`.
 """
 
 from __future__ import annotations
@@ -16,132 +17,18 @@ from typing import Any, List, Optional, Set, Tuple, cast
 from ..bytecode import versions as V
 from ..expressions import values as M
 from .context import Context
+from .handler_regions import HandlerRegions
 
 _EXIT_CALL = ("LOAD_CONST", "LOAD_CONST", "LOAD_CONST", "CALL")
 
 
-class HandlerStructurer:
+class HandlerStructurer(HandlerRegions):
     """Mixin of :class:`~uncompile.structure.walker.Walker` for exception constructs."""
 
-    instrs: List[Any]
-    blocks: List[Any]
-    handlers: List[Any]
     sim: Any
     exit: Optional[int]
-    cfg: Any
-    block_of: List[int]
     walk: Any
-    fail: Any
-    handler_of: Any
     finally_exits: Set[int]  # where the copy of a finally body that its try falls through to starts
-
-    # -- facts about handlers -----------------------------------------------------------
-
-    def span(self, target: int, tails: Tuple[str, ...] = ("POP_EXCEPT", "COPY")) -> Tuple[int, int]:
-        """Offsets ``[lo, hi)`` covered by handler entries that go to *target*.
-
-        Entries covering only nested handlers' tails that start with one of *tails* are left
-        out. A ``finally`` body, and the test whether a try holds a loop, keep the ``COPY 3;
-        POP_EXCEPT; RERAISE 1`` cleanups of the tries inside: their clauses, laid out after
-        the loop or body, are inside the region."""
-        entries = [e for e in self.handlers if e.target == target]
-        # 3.12+ place an ``await``'s CLEANUP_THROW out of line, after the code that follows
-        # (and handler tails of nested constructs, which start with POP_EXCEPT/PUSH_EXC_INFO)
-        inline = [
-            e
-            for e in entries
-            if self._op_at(e.start) not in ("CLEANUP_THROW", "PUSH_EXC_INFO") and not self._tail(e, tails)
-        ]
-        inline = inline or entries
-        return min(e.start for e in inline), max(e.end for e in inline)
-
-    def _tail(self, entry: Any, first: Tuple[str, ...]) -> bool:
-        """An entry covering only a nested handler's exit (``POP_EXCEPT; POP_TOP...; JUMP``) or
-        cleanup (``COPY 3; POP_EXCEPT; RERAISE 1``) that starts with an op in *first*."""
-        i = self.index_at(entry.start)
-        if i >= len(self.instrs) or self.instrs[i].op not in first:
-            return False
-        while i < len(self.instrs) and self.instrs[i].offset < entry.end:
-            if self.instrs[i].op not in ("POP_EXCEPT", "POP_TOP", "JUMP", "RERAISE", "COPY"):
-                return False
-            i += 1
-        return True
-
-    def _op_at(self, offset: int) -> str:
-        index = self.index_at(offset)
-        return self.instrs[index].op if index < len(self.instrs) else ""
-
-    def index_at(self, offset: int) -> int:
-        return self.cfg.index_for(offset)
-
-    def is_try_handler(self, entry: Any) -> bool:
-        i = self.index_at(entry.target)
-        if i >= len(self.instrs) or self.instrs[i].op != "PUSH_EXC_INFO":
-            return False
-        return not (i + 1 < len(self.instrs) and self.instrs[i + 1].op == "WITH_EXCEPT_START")
-
-    def _finally_template(self, handler_index: int) -> Tuple[int, int]:
-        """``[start, end)`` of a finally handler's body (after PUSH_EXC_INFO, before RERAISE 0).
-
-        The body's own ``RERAISE 0`` is the first one protected by the handler's cleanup (the
-        ``RERAISE`` of a nested try's finally is protected by that try's cleanup)."""
-        cleanup = self.handler_of(self.instrs[handler_index].offset)
-        if cleanup is not None:
-            for i in range(handler_index + 1, len(self.instrs)):
-                ins = self.instrs[i]
-                if ins.op == "RERAISE" and ins.arg == 0:
-                    entry = self.handler_of(ins.offset)
-                    if entry is not None and entry.target == cleanup.target:
-                        return handler_index + 1, i
-        i = handler_index + 1
-        depth = 0
-        while i < len(self.instrs):
-            ins = self.instrs[i]
-            if ins.op == "PUSH_EXC_INFO":
-                depth += 1
-            if ins.op == "RERAISE" and ins.arg == 0 and self._is_cleanup(i + 1):
-                if depth == 0:
-                    return handler_index + 1, i
-                depth -= 1
-            i += 1
-        raise self.fail(handler_index, "finally handler without RERAISE")
-
-    def _normal_copy(self, start: int, end: int) -> List[Any]:
-        """The instructions of a finally body ``[start, end)`` that its copies on the normal path
-        repeat: those its normal flow reaches (not nested handlers, which the copies lay out
-        elsewhere), without a last jump to the ``RERAISE`` and without ``RERAISE``s (3.12+ copy
-        the exits of nested handlers)."""
-        seen = {self.block_of[start]}
-        work = [self.block_of[start]]
-        while work:
-            for succ in self.blocks[work.pop()].succs:
-                if succ not in seen and start <= self.blocks[succ].start < end:
-                    seen.add(succ)
-                    work.append(succ)
-        copy = [
-            ins for ins in self.instrs[start:end] if self.block_of[ins.index] in seen and ins.op != "RERAISE"
-        ]
-        if copy and copy[-1].op == "JUMP" and self.index_at(copy[-1].target) == end:
-            copy.pop()
-        return copy
-
-    def _is_cleanup(self, i: int) -> bool:
-        ops = [ins.op for ins in self.instrs[i : i + 3]]
-        return ops == ["COPY", "POP_EXCEPT", "RERAISE"] or i >= len(self.instrs)
-
-    def _is_except(self, handler_index: int) -> bool:
-        i = handler_index + 1
-        while i < len(self.instrs):
-            op = self.instrs[i].op
-            if op == "CHECK_EXC_MATCH" or (op == "POP_TOP" and i == handler_index + 1):
-                return True
-            if (
-                op in ("RERAISE", "POP_EXCEPT", "RETURN_VALUE", "STORE_FAST", "STORE_NAME")
-                or self.instrs[i].target is not None
-            ):
-                return op == "RERAISE" and self.instrs[i].arg == 0 and i == handler_index + 1
-            i += 1
-        return False
 
     # -- copies on the normal path -----------------------------------------------------
 
@@ -269,10 +156,11 @@ class HandlerStructurer:
                 cleanup is not None
                 and cleanup.target not in ctx.active
                 and self.is_try_handler(cleanup)
-                and not self._is_except(self.index_at(cleanup.target))
                 and cleanup.target != entry.target
             ):
-                # the finally covers the except clauses (and maybe no instruction of the body)
+                # an enclosing try covers the except clauses (and maybe no instruction of the body)
+                if self._is_except(self.index_at(cleanup.target)):
+                    return self.try_except(pos, cleanup, ctx, stack)
                 return self.try_finally(pos, cleanup, ctx, stack)
         if self._is_except(handler_index):
             return self.try_except(pos, entry, ctx, stack)
@@ -282,8 +170,7 @@ class HandlerStructurer:
         handler_index = self.index_at(entry.target)
         start, end = self._finally_template(handler_index)
         template = self._normal_copy(start, end)
-        lo, hi = self.span(entry.target, ("POP_EXCEPT",))
-        lo = min(lo, self.instrs[pos].offset)  # the finally may cover only the except clauses
+        lo, hi = self.try_body_span(pos, entry.target, ("POP_EXCEPT",))
         self.finally_exits.add(self.index_at(hi))
         inner = ctx.inside(lo, hi, entry.target)._replace(finally_bodies=(template,) + ctx.finally_bodies)
         body_stack = list(stack)
@@ -308,7 +195,7 @@ class HandlerStructurer:
         return body
 
     def try_except(self, pos: int, entry: Any, ctx: Context, stack: List[Any]) -> Optional[int]:
-        lo, hi = self.span(entry.target)
+        lo, hi = self.try_body_span(pos, entry.target, ("POP_EXCEPT", "COPY"))
         body = self.walk(pos, ctx.inside(lo, hi, entry.target), list(stack), entering=True)
         after = self.exit
         handler_index = self.index_at(entry.target)
@@ -444,7 +331,7 @@ class HandlerStructurer:
                 i += 1
             work.pop()
             self.sim.pending = []
-            clause_body, exit_index = self._clause_body(i, ctx, work, name)
+            clause_body, exit_index = self._clause_body(i, ctx, work, name, next_clause)
             if exit_index is not None and follow is None:
                 follow = exit_index
             clauses.append(ast.ExceptHandler(type=type_expr, name=name, body=clause_body or [ast.Pass()]))
@@ -454,12 +341,16 @@ class HandlerStructurer:
         return clauses, follow
 
     def _clause_body(
-        self, i: int, ctx: Context, stack: List[Any], name: Optional[str]
+        self, i: int, ctx: Context, stack: List[Any], name: Optional[str], next_clause: Optional[int]
     ) -> Tuple[List[ast.stmt], Optional[int]]:
-        """Walk an except clause's body until its ``POP_EXCEPT`` on the normal path."""
+        """Walk an except clause's body until its ``POP_EXCEPT`` on the normal path.
+
+        The next clause's test (at *next_clause*) follows the clause: one that gets there
+        without a ``POP_EXCEPT`` only raises or returns."""
         end = i
         depth = 0
-        while end < len(self.instrs):
+        limit = len(self.instrs) if next_clause is None else next_clause
+        while end < limit:
             op = self.instrs[end].op
             if op == "PUSH_EXC_INFO":
                 depth += 1
@@ -468,7 +359,7 @@ class HandlerStructurer:
                     break
                 depth -= 1
             end += 1
-        exit_index = self._clause_end(end + 1, name, ctx) if end < len(self.instrs) else None
+        exit_index = self._clause_end(end + 1, name, ctx) if end < limit else None
         loop = ctx.loop
         if (
             exit_index is not None
@@ -495,13 +386,11 @@ class HandlerStructurer:
         if past != k and self._returns_at(past):
             return None  # a return from inside enclosing clauses
         for template in ctx.finally_bodies[:1]:  # a jump out of the clause runs the finally first
-            if (
-                template
-                and self.instrs[k].op == template[0].op
-                and self._matches(k, template)
-                and self.instrs[k + len(template)].op == "JUMP"
-            ):
-                k += len(template)
+            if template and self.instrs[k].op == template[0].op and self._matches(k, template):
+                if self._returns_at(k + len(template)):
+                    return None  # a return from the clause, after the finally's copy
+                if self.instrs[k + len(template)].op == "JUMP":
+                    k += len(template)
         if k < len(self.instrs) and self.instrs[k].op == "JUMP":
             return self.index_at(self.instrs[k].target)
         after = k

@@ -24,6 +24,7 @@ class LoopStructurer:
 
     _bottom_cuts: Any
     _headers: Any
+    copied_break_cuts: Any
     _node: Any
     _pure_suffix: Any
     _reachable: Any
@@ -33,6 +34,7 @@ class LoopStructurer:
     exit: Any
     fail: Any
     handler_of: Any
+    handlers: Any
     if_statement: Any
     index_at: Any
     instrs: Any
@@ -452,6 +454,12 @@ class LoopStructurer:
         inner = ctx._replace(loop=info, region=frozenset(body), stops=frozenset())
         stmts = self.walk(self.start_of(head.fall), inner, stack + [iterator] + slots + [target])
         orelse: List[ast.stmt] = []
+        after = self.start_of(break_to)
+        cut = self.copied_break_cuts.get(header)
+        if else_b is None and after is not None and cut is not None and cut > after:
+            # each ``break`` is a copy of the code after the ``else``: see copied_exits
+            orelse = self.walk(after, ctx._replace(until=min(ctx.until, cut)), list(stack))
+            after = cut
         if else_b is not None:
             orelse = self.walk(self.start_of(else_b), ctx.stop_at(break_to), list(stack))
             jump = outer_loop_jump(self, orelse, self.exit, break_to, ctx)
@@ -476,9 +484,9 @@ class LoopStructurer:
                 raise self.fail(head.start, "comprehension")
             stack[result] = comprehension
             self.sim.pending = []
-            return self.start_of(break_to)
+            return after
         self.sim.emit(loop_node)
-        return self.start_of(break_to)
+        return after
 
     def while_loop(self, header: int, body: set, ctx: Context, stack: List[Any]) -> Optional[int]:
         head = self.blocks[header]
@@ -504,6 +512,8 @@ class LoopStructurer:
             and any(h in body for h in self._try_handler_blocks(b.id))
         }
         body |= tried
+        inside = self._tries_inside(head, body, ctx)
+        body |= inside | self._only_after(inside, body)
         body |= {
             b.id
             for b in self.blocks
@@ -548,6 +558,52 @@ class LoopStructurer:
         stmts = self.walk(start, inner, list(stack), entering=start == head.start)
         # the end of the body would repeat the test there: a jump back to the test is ``continue``
         return self._emit_while(test, stmts, V.DUPLICATES_WHILE_CONDITION and start != head.start, exit_b)
+
+    def _tries_inside(self, head: Any, body: set, ctx: Context) -> Set[int]:
+        """The blocks of the try bodies that start inside a loop body: a try statement lies
+        inside the loop, also where the rest of its body only leaves the loop (``while True:
+        try: (if c: continue); rest finally: ...; break``, the rest laid out after the jump back)."""
+        if not V.HAS_EXCEPTION_TABLE:
+            return set()
+        found: Set[int] = set()
+        targets = {
+            entry.target for entry in map(self.handler_of, (self.blocks[b].offset for b in body)) if entry
+        }
+        for target in sorted(targets):
+            entry = next(e for e in self.handlers if e.target == target)
+            if not self.is_try_handler(entry):
+                continue
+            lo, hi = self.span(target, ("POP_EXCEPT",))
+            if lo < head.offset or (lo == head.offset and self._try_encloses_loop(head, entry)):
+                continue
+            found |= {
+                b.id
+                for b in self.blocks
+                if lo <= b.offset < hi
+                and ctx.lo <= b.offset < ctx.hi
+                and b.id not in body
+                and self.instrs[b.start].op != "PUSH_EXC_INFO"
+                and self._reach_normal(head.id, b.id)
+            }
+        return found
+
+    def _only_after(self, blocks: Set[int], body: set) -> Set[int]:
+        """The blocks that only the ends of *blocks* (try bodies inside a loop) lead to, one after
+        the other: the statements after such a try up to where the loop's ``break`` goes."""
+        found: Set[int] = set()
+        for start in sorted(blocks):
+            for b in self.blocks[start].succs:
+                while (
+                    b not in body
+                    and b not in found
+                    and all(p in blocks or p in found for p in self.blocks[b].preds)
+                ):
+                    found.add(b)
+                    succs = self.blocks[b].succs
+                    if len(succs) != 1:
+                        break
+                    b = succs[0]
+        return found
 
     def _emit_while(
         self, test: ast.expr, stmts: List[ast.stmt], explicit_continue: bool, exit_b: Optional[int]

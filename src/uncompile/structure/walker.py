@@ -11,11 +11,12 @@ Back edges make ``for``/``while`` loops; jumps to a loop's header or exit inside
 from __future__ import annotations
 
 import ast
-from typing import Any, Dict, FrozenSet, List, Optional, Set, Tuple
+from typing import Any, Callable, Dict, FrozenSet, List, Optional, Set, Tuple
 
 from ..bytecode import versions as V
 from ..bytecode.exception_table import exception_handlers, handler_at
 from ..bytecode.instructions import read_instructions
+from ..bytecode.reader import instruction_lines
 from ..errors import DecompileError
 from ..expressions import values as M
 from ..expressions.conditions import VALUE, Node, negate, reduce_nodes
@@ -25,6 +26,7 @@ from .blocks_legacy import LegacyBlocks
 from .branch_follow import falls_to_outer_follow, is_added_jump_back, is_lone_continue, region_follow
 from .compare_chains import CompareChains
 from .context import Context
+from .copied_exits import copied_tail_ternary, is_copied_break
 from .handlers import HandlerStructurer
 from .layout_legacy import LegacyLayout
 from .loops import LoopStructurer
@@ -62,6 +64,8 @@ class Walker(
         self._try_handlers: Dict[int, List[int]] = {}  # block -> the try handler it raises to
         self.finally_exits: Set[int] = set()
         self._bottom_cuts: Dict[int, int] = {}  # bottom-tested loop header -> where its copied test starts
+        self.copied_break_cuts: Dict[int, int] = {}  # for loop header -> where its copied break target starts
+        self._line_at: Optional[Callable[[int], Optional[int]]] = None
 
     # -- helpers ------------------------------------------------------------------------
 
@@ -79,6 +83,12 @@ class Walker(
 
     def handler_of(self, offset: int) -> Any:
         return handler_at(self.handlers, offset)
+
+    def line_at(self, offset: int) -> Optional[int]:
+        """The source line of the instruction at *offset* (3.8 - 3.10: only where a line starts)."""
+        if self._line_at is None:
+            self._line_at = instruction_lines(self.code)  # read when first asked: seldom needed
+        return self._line_at(offset)
 
     # -- the walk -------------------------------------------------------------------------
 
@@ -193,6 +203,9 @@ class Walker(
                 return None
             if V.LAYOUT_IN_SOURCE_ORDER and self.legacy_copied_try_exit(i):
                 return None  # the branch falls off the end of its try body
+            if ins.op == "POP_TOP" and is_copied_break(self, i, ctx, stack):
+                self.sim.emit(ast.Break())
+                return None
             self.sim.step(ins, stack)
             i += 1
         if last >= ctx.until:
@@ -366,6 +379,9 @@ class Walker(
         if isinstance(head.true, tuple) or isinstance(head.false, tuple):
             raise self.fail(jump, "mixed boolean value and condition")
         fall_block = falls[used - 1]
+        tail = copied_tail_ternary(self, head, fall_block, stack)
+        if tail is not None:
+            return tail
         if V.DUPLICATES_WHILE_CONDITION:
             loop_exit = self.bottom_tested_loop(
                 block_id, head, fall_block, ctx, stack, [n.entry for n in nodes[:used]]
