@@ -38,8 +38,8 @@ Stack = List[Any]
 Key = Union[int, slice]
 
 _HELD = "uncompile_frame_list"
-#: Expressions that have no expression in them.
-_LEAVES = (ast.Name, ast.Constant)
+#: What a held list is on the stack (a starred item stands for its value).
+_LISTS = (ast.List, ast.Starred)
 
 
 def held(node: Any) -> bool:
@@ -244,16 +244,19 @@ class FrameListOps:
         """After a step: held lists that became part of another expression are no longer held;
         one that has another copy on the stack gets a name first.
 
-        *before* is the stack before the step. Only an expression the step made can have a
-        held list in it: the others were settled after their own step, or are names and
-        constants, and edits of held lists move stack items around.
+        *before* is the stack before the step. A held list can only become part of another
+        expression by leaving the top of the stack (operations take their operands from there),
+        so when no list left it, the expressions the step made hold none: they are settled
+        as they are.
         """
         if not self.built_lists:
             return  # every held list starts as a BUILD_LIST: none yet, nothing to settle
-        old = set(map(id, before))
-        if all(
-            id(item) in old or isinstance(item, _LEAVES) or not isinstance(item, ast.AST) for item in stack
-        ):
+        now = set(map(id, stack))
+        if not any(isinstance(item, _LISTS) and id(item) not in now for item in before):
+            old = set(map(id, before))
+            for item in stack:
+                if id(item) not in old and isinstance(item, ast.AST) and not held(item):
+                    self.settled[id(item)] = item
             return
         settled = self.settled
         for item in list(parts(stack)):
