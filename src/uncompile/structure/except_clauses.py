@@ -93,8 +93,11 @@ class ExceptClauses(HandlerRegions):
             and self.blocks[self.block_of[exit_index]].start == exit_index
         ):
             exit_index = None
-        # a clause laid out past a bottom-tested loop's copied test still ends at its own end
+        # a clause laid out past a bottom-tested loop's copied test still ends at its own end,
+        # or with the ``return`` that leaves enclosing clauses too
         until = end + 1 if exit_index is not None or ctx.until <= i else ctx.until
+        if exit_index is None and until <= end + 1:
+            until = self._outer_return_end(end + 1) or until
         body = self.walk(
             i, ctx._replace(until=until, except_name=name, lo=-1, hi=1 << 60), stack, entering=True
         )
@@ -117,6 +120,10 @@ class ExceptClauses(HandlerRegions):
             elif op == "POP_EXCEPT" and self.instrs[end - 1].op != "COPY":
                 if depth > 0:
                     depth -= 1
+                    if self._outer_return_end(end + 1) is not None:
+                        # a nested clause's return: the POP_EXCEPTs after it are this clause's too
+                        end = self._past_outer_handlers(end + 1)
+                        continue
                 elif self._own_pop_except(end, owner):
                     if first is None:
                         first = end
@@ -172,6 +179,16 @@ class ExceptClauses(HandlerRegions):
         ):
             return None
         return k if V.VERSION >= (3, 11) else None
+
+    def _outer_return_end(self, k: int) -> Optional[int]:
+        """Past the ``return`` at *k* that leaves enclosing except clauses (their ``POP_EXCEPT``
+        first); None if *k* starts no such return."""
+        past = self._past_outer_handlers(k)
+        if past == k or not self._returns_at(past):
+            return None
+        while self.instrs[past].op != "RETURN_VALUE":
+            past += 1
+        return past + 1
 
     def _past_outer_handlers(self, k: int) -> int:
         """Skip the ``POP_EXCEPT`` of enclosing clauses that a ``return`` leaves (``SWAP 2;

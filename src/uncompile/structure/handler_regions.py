@@ -10,9 +10,10 @@ normal path repeat; and the patterns of code the compiler copies onto exits
 
 from __future__ import annotations
 
-from typing import Any, List, Tuple
+from typing import Any, List, Optional, Tuple
 
 from ..bytecode import versions as V
+from ..flow.cfg import ENDS_PATH
 
 _EXIT_CALL = ("LOAD_CONST", "LOAD_CONST", "LOAD_CONST", "CALL")
 
@@ -119,12 +120,27 @@ class HandlerRegions:
         if lo <= start:
             return lo, hi
         inner = self.handler_of(start)
-        exit = self.index_at(self.span(inner.target)[1]) if inner is not None else len(self.instrs)
-        if exit < len(self.instrs):
+        if inner is None:
+            return start, hi
+        exit = self.index_at(self.span(inner.target)[1])  # where the inner body's last range ends
+        last = self.instrs[exit - 1]
+        if last.op == "JUMP":
+            exit = self.index_at(last.target)
+        elif last.op in ENDS_PATH:
+            return start, hi
+        if exit < len(self.instrs) and self.instrs[exit].op != "PUSH_EXC_INFO":
             covering = self.handler_of(self.instrs[exit].offset)
             if covering is None or covering.target != target:
                 hi = min(hi, self.instrs[exit].offset)
         return start, hi
+
+    def covering_try(self, entry: Any) -> Optional[Any]:
+        """The entry of the handler that covers the cleanup of *entry*'s handler: a try whose
+        body is or starts with *entry*'s try (its handler covers only the inner clauses), or
+        holds it; None if there is none."""
+        outer = self.handler_of(self.instrs[self.index_at(entry.target)].offset)
+        around = self.handler_of(outer.target) if outer is not None else None
+        return around if around is not None and around.target != entry.target else None
 
     def index_at(self, offset: int) -> int:
         return self.cfg.index_for(offset)

@@ -63,6 +63,34 @@ class HandlerStructurer(ExceptClauses):
         of the copy, not a statement)."""
         return any(template and self._matches(i, template) for template in ctx.finally_bodies[:1])
 
+    def returns_from_body(self, block: Any, ctx: Context) -> bool:
+        """Whether *block*, outside the region, is a ``return <constant>`` of the try body.
+
+        A return leaves the handler's cover before it returns; where a test at the end of the
+        body goes there on one side and out of the body on the other, the other side is the
+        code after the try (unless it is the same return: the function's end, copied)."""
+        if not V.HAS_EXCEPTION_TABLE or not ctx.active or not self._constant_return(block.id):
+            return False
+        for p in block.preds:
+            pred = self.blocks[p]
+            if not ctx.lo <= pred.offset < ctx.hi or self.instrs[pred.end - 1].op not in V.CONDITIONAL_JUMPS:
+                continue
+            other = pred.jump if pred.fall == block.id else pred.fall
+            if (
+                other is not None
+                and not ctx.lo <= self.blocks[other].offset < ctx.hi
+                and not (
+                    self._constant_return(other) and self._same_return(block.start, self.blocks[other].start)
+                )
+            ):
+                return True
+        return False
+
+    def _constant_return(self, block_id: int) -> bool:
+        block = self.blocks[block_id]
+        ops = [ins.op for ins in self.instrs[block.start : block.end]]
+        return ops == ["LOAD_CONST", "RETURN_VALUE"]
+
     def continues_through_finally(self, i: int, ctx: Context) -> bool:
         """Whether a finally copy at *i* is followed by a jump to the loop's next iteration
         (``continue`` inside the try)."""
@@ -143,21 +171,11 @@ class HandlerStructurer(ExceptClauses):
     # -- try ------------------------------------------------------------------------------
 
     def try_statement(self, pos: int, entry: Any, ctx: Context, stack: List[Any]) -> Optional[int]:
-        handler_index = self.index_at(entry.target)
-        outer = self.handler_of(self.instrs[handler_index].offset)
-        if outer is not None:
-            cleanup = self.handler_of(outer.target)
-            if (
-                cleanup is not None
-                and cleanup.target not in ctx.active
-                and self.is_try_handler(cleanup)
-                and cleanup.target != entry.target
-            ):
-                # an enclosing try covers the except clauses (and maybe no instruction of the body)
-                if self._is_except(self.index_at(cleanup.target)):
-                    return self.try_except(pos, cleanup, ctx, stack)
-                return self.try_finally(pos, cleanup, ctx, stack)
-        if self._is_except(handler_index):
+        around = self.covering_try(entry)
+        if around is not None and around.target not in ctx.active and self.is_try_handler(around):
+            # an enclosing try covers the except clauses (and maybe no instruction of the body)
+            entry = around
+        if self._is_except(self.index_at(entry.target)):
             return self.try_except(pos, entry, ctx, stack)
         return self.try_finally(pos, entry, ctx, stack)
 
