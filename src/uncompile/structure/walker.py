@@ -522,6 +522,10 @@ class Walker(
                 orelse = self.walk(self.start_of(else_b), ctx, list(stack))
                 self.sim.emit(_assert_or_if(test, body, orelse))
                 return stopped
+            if else_b is not None and self.skips_else(body, else_b):
+                orelse = self.walk(self.start_of(else_b), ctx, list(stack))
+                self.sim.emit(_assert_or_if(test, body, orelse))
+                return self.exit
             self.sim.emit(_assert_or_if(test, body, []))
             return self.start_of(else_b)
         inner = ctx.stop_at(follow)
