@@ -6,7 +6,7 @@ import ast
 
 import pytest
 
-from uncompile.expressions.dynamo_effects import names_read
+from uncompile.expressions.dynamo_effects import reads
 
 
 @pytest.mark.parametrize(
@@ -19,10 +19,13 @@ from uncompile.expressions.dynamo_effects import names_read
         "1 + 2",
     ],
 )
-def test_names_read_finds_every_name_ast_walk_finds(source: str) -> None:
+def test_reads_finds_every_name_ast_walk_finds(source: str) -> None:
     node = ast.parse(source, mode="eval").body
-    assert names_read(node) == {sub.id for sub in ast.walk(node) if isinstance(sub, ast.Name)}
+    found = {sub.id for sub in ast.walk(node) if isinstance(sub, ast.Name)}
+    assert all(reads(node, {name}) for name in found)
+    assert reads(node, found | {"other"}) == bool(found)
+    assert not reads(node, {"other", "attr", "k"})
 
 
-def test_names_read_of_a_non_expression_is_empty() -> None:
-    assert names_read(object()) == set()
+def test_a_non_expression_reads_no_name() -> None:
+    assert not reads(object(), {"a"})

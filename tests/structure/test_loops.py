@@ -313,7 +313,30 @@ def with_in_endless_loop(manager, lock, poll):
             poll()
 
 
+def finally_then_break(create, make, close, use, name):
+    # the try body's rest and what follows the try only leave the loop: laid out after the jump back
+    if create:
+        while True:
+            handle = make()
+            try:
+                if handle.busy():
+                    if name is not None:
+                        raise KeyError(name)
+                    else:
+                        continue
+                use(handle)
+            finally:
+                close(handle)
+            name = handle
+            break
+    else:
+        use(name)
+    use(None)
+    return name
+
+
 LOOPS_HOLDING_A_TRY = [
+    finally_then_break,
     break_from_except,
     break_from_except_in_with,
     break_from_try_body,
@@ -326,9 +349,9 @@ LOOPS_HOLDING_A_TRY = [
 
 
 _LEGACY_OPEN = (
-    {break_from_try_body, while_test_with_except}
+    {break_from_try_body, while_test_with_except, finally_then_break}
     if sys.version_info[:2] == (3, 10)
-    else {break_from_try_body}
+    else {break_from_try_body, finally_then_break}
 )
 
 

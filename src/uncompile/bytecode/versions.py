@@ -31,6 +31,10 @@ LAYOUT_IN_SOURCE_ORDER = VERSION < (3, 11)
 #: reaches it, so a trailing ``return None`` inside an ``if``/``try`` may be implicit.
 RETURN_COPIED_TO_BRANCHES = VERSION >= (3, 10)
 
+#: 3.10+ replace a jump to a small block that ends the function (a short ``return``) by a
+#: copy of that block, e.g. ``break`` out of a ``for`` loop followed by ``return x``.
+COPIES_SMALL_EXITS = VERSION >= (3, 10)
+
 #: 3.8 - 3.9 leave unreachable code in place (e.g. a clause's exit after its ``break``);
 #: 3.10+ remove it.
 KEEPS_DEAD_CODE = VERSION < (3, 10)

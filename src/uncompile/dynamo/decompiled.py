@@ -107,12 +107,16 @@ def _offset_lines(tree: Any, spans: Dict[Any, Any]) -> Dict[int, int]:
     return lines
 
 
-def _verification(code: CodeType) -> "tuple[str, Optional[str]]":
-    """("verified" or "unverified", first difference) from the project's verifier."""
+def _verification(code: CodeType, text: str) -> "tuple[str, Optional[str]]":
+    """("verified" or "unverified", first difference) from the project's verifier.
+
+    *text* is the decompiled source of *code* (what the decompiler gives for it): it is
+    recompiled and compared, not made again.
+    """
     try:
         from ..verification import verify_code
 
-        verification = verify_code(code)
+        verification = verify_code(code, decompile=lambda _: text)
         identical = bool(getattr(verification, "identical", False))
         difference = getattr(verification, "difference", None) or getattr(verification, "error", None)
     except Exception as error:  # noqa: BLE001
@@ -123,7 +127,7 @@ def _verification(code: CodeType) -> "tuple[str, Optional[str]]":
 def verify_source(code: CodeType, source: DecompiledSource) -> DecompiledSource:
     """Fill in the verification result of *source* (decompiled with ``verify=False``)."""
     if source.ok:
-        source.status, source.difference = _verification(code)
+        source.status, source.difference = _verification(code, source.text)
     return source
 
 
@@ -151,11 +155,23 @@ def decompile_for_dump(code: CodeType, verify: bool = True) -> DecompiledSource:
     except Exception as error:  # noqa: BLE001 - even the listing failed: comments only
         reason = "%s: %s" % (type(error).__name__, error)
         return DecompiledSource(failure_text(code, reason), "failed", error=reason)
-    result = DecompiledSource(
-        source.text,
-        "unverified",
-        tree=source.tree,
-        emitted=source.emitted,
-        debuggable=source,
-    )
+    result = _unverified(source)
     return verify_source(code, result) if verify else result
+
+
+def decompiled_source(code: CodeType, tree: Any) -> Optional[DecompiledSource]:
+    """*tree*, the decompiler's module for *code*, printed for the dump (not verified); None
+    when that fails."""
+    try:
+        from .debuggable import printed_source
+
+        return _unverified(printed_source(code, tree))
+    except Exception:  # noqa: BLE001 - the caller decompiles instead
+        return None
+
+
+def _unverified(source: Any) -> DecompiledSource:
+    """The dump's record of a decompiled :class:`.debuggable.DebuggableSource`."""
+    return DecompiledSource(
+        source.text, "unverified", tree=source.tree, emitted=source.emitted, debuggable=source
+    )

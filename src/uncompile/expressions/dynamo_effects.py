@@ -69,23 +69,27 @@ def mutable(node: Any) -> bool:
     return isinstance(node, (ast.List, ast.Set, ast.Dict))
 
 
-def names_read(node: Any) -> Set[str]:
-    """The names in the expression *node* (what ``ast.walk`` finds; this runs per statement and item)."""
-    names: Set[str] = set()
-    if M.is_marker(node) or not isinstance(node, ast.AST):
-        return names
+def reads(node: Any, names: AbstractSet[str]) -> bool:
+    """Whether the expression *node* has a name of *names* in it (a ``Name`` that ``ast.walk``
+    finds; this runs per statement and stack item, so it stops at the first)."""
+    if isinstance(node, ast.Name):
+        return node.id in names
+    if not names or not isinstance(node, ast.AST):
+        return False
     todo = [node]
     while todo:
         current = todo.pop()
         if isinstance(current, ast.Name):
-            names.add(current.id)
+            if current.id in names:
+                return True
+            continue
         for field in current._fields:
             value = getattr(current, field, None)
             if isinstance(value, ast.AST):
                 todo.append(value)
             elif isinstance(value, list):
                 todo.extend(item for item in value if isinstance(item, ast.AST))
-    return names
+    return False
 
 
 def names_bound(statement: ast.stmt) -> Set[str]:

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import ast
 import copy
-from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Set, Union
+from typing import Any, Callable, Dict, Iterable, List, Optional, Set, Union
 
 from ..bytecode import versions as V
 from ..bytecode.instructions import Instr
@@ -38,6 +38,8 @@ Stack = List[Any]
 Key = Union[int, slice]
 
 _HELD = "uncompile_frame_list"
+#: What a held list is on the stack (a starred item stands for its value).
+_LISTS = (ast.List, ast.Starred)
 
 
 def held(node: Any) -> bool:
@@ -53,36 +55,29 @@ def hold(node: Any) -> None:
     setattr(node, _HELD, True)
 
 
-def release(node: Any) -> None:
-    """*node* and every held list inside it are no longer held."""
-    for sub in ast.walk(node):
-        if held(sub):
-            setattr(sub, _HELD, False)
-
-
-def parts(items: Iterable[Any]) -> Iterator[Any]:
+def parts(items: Iterable[Any]) -> List[Any]:
     """The held lists and the leaves (their items that are no held list) of *items*, depth first,
     each object once. A starred item stands for its value."""
+    found: List[Any] = []
     seen: Set[int] = set()
-
-    def visit(node: Any) -> Iterator[Any]:
+    pending = list(items)
+    pending.reverse()
+    while pending:
+        node = pending.pop()
         if isinstance(node, ast.Starred):
             node = node.value
         if id(node) in seen:
-            return
+            continue
         seen.add(id(node))
-        yield node
-        if held(node):
-            for item in node.elts:
-                yield from visit(item)
-
-    for item in items:
-        yield from visit(item)
+        found.append(node)
+        if isinstance(node, ast.List) and held(node):
+            pending.extend(reversed(node.elts))
+    return found
 
 
 def leaves(items: Iterable[Any]) -> List[Any]:
     """The items of *items* that are no held list, looking inside held lists."""
-    return [node for node in parts(items) if not held(node)]
+    return [node for node in parts(items) if not (isinstance(node, ast.List) and held(node))]
 
 
 def references(roots: Iterable[Any], node: Any) -> int:
@@ -114,12 +109,16 @@ def _held_below(item: ast.AST, settled: Dict[int, Any]) -> List[Any]:
     return found
 
 
-def _children(node: ast.AST) -> Iterator[Any]:
-    for _, value in ast.iter_fields(node):
+def _children(node: ast.AST) -> List[Any]:
+    """The nodes right below *node* (``ast.iter_child_nodes`` without the load/store contexts)."""
+    found: List[Any] = []
+    for field in node._fields:
+        value = getattr(node, field, None)
         if isinstance(value, list):
-            yield from (item for item in value if isinstance(item, ast.AST))
-        elif isinstance(value, ast.AST):
-            yield value
+            found.extend(item for item in value if isinstance(item, ast.AST))
+        elif isinstance(value, ast.AST) and not isinstance(value, ast.expr_context):
+            found.append(value)
+    return found
 
 
 def replace(roots: List[Any], old: Any, new: Any, deep: bool = False) -> None:
@@ -241,11 +240,24 @@ class FrameListOps:
                 self.materialize(stack, inner)
         return self.spill(stack, node)
 
-    def settle(self, stack: Stack) -> None:
+    def settle(self, stack: Stack, before: Stack) -> None:
         """After a step: held lists that became part of another expression are no longer held;
-        one that has another copy on the stack gets a name first."""
+        one that has another copy on the stack gets a name first.
+
+        *before* is the stack before the step. A held list can only become part of another
+        expression by leaving the top of the stack (operations take their operands from there),
+        so when no list left it, the expressions the step made hold none: they are settled
+        as they are.
+        """
         if not self.built_lists:
             return  # every held list starts as a BUILD_LIST: none yet, nothing to settle
+        now = set(map(id, stack))
+        if not any(isinstance(item, _LISTS) and id(item) not in now for item in before):
+            old = set(map(id, before))
+            for item in stack:
+                if id(item) not in old and isinstance(item, ast.AST) and not held(item):
+                    self.settled[id(item)] = item
+            return
         settled = self.settled
         for item in list(parts(stack)):
             if held(item) or not isinstance(item, ast.AST) or settled.get(id(item)) is item:
@@ -260,11 +272,15 @@ class FrameListOps:
 
     def settle_statement(self, stack: Stack, statement: ast.stmt) -> None:
         """Before *statement* is emitted: the held lists in it that the stack also holds get names."""
-        for node in [sub for sub in ast.walk(statement) if held(sub)]:
+        if not self.built_lists:
+            return  # no list was built: none is held
+        inside = [sub for sub in ast.walk(statement) if held(sub)]
+        for node in inside:
             if held(node) and references(stack, node):
                 name = self.materialize(stack, node)
                 replace([statement], node, name, deep=True)
-        release(statement)
+        for node in inside:  # the ones given a name were released in their own assignment
+            setattr(node, _HELD, False)
 
     # -- the edits ----------------------------------------------------------------------------
 

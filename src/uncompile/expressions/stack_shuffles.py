@@ -53,7 +53,7 @@ from .dynamo_effects import (
     loads_only_assignment,
     mutable,
     names_bound,
-    names_read,
+    reads,
     stable,
 )
 from .dynamo_temps import DynamoTemporaries
@@ -141,16 +141,17 @@ class DynamoSimulator(DynamoTemporaries, FrameListOps, Simulator):
         with ``*x`` in it counts as a whole: it copied the items of x when it was made."""
         if not names:
             return []
-        copies, starred = [], set()
+        copies, starred, found = [], set(), []
         for part in parts(stack):
-            spread = [item.value for item in getattr(part, "elts", ()) if isinstance(item, ast.Starred)]
-            if held(part) and any(names_read(value) & names for value in spread):
+            if not held(part):
+                found.append(part)
+                continue
+            spread = [item.value for item in part.elts if isinstance(item, ast.Starred)]
+            if any(reads(value, names) for value in spread):
                 copies.append(part)
                 starred |= {id(value) for value in spread}
         return copies + [
-            item
-            for item in leaves(stack)
-            if id(item) not in starred and self._spillable(item) and names_read(item) & names
+            item for item in found if id(item) not in starred and self._spillable(item) and reads(item, names)
         ]
 
     def before_branch(self, stack: Stack, condition: Any = None) -> None:
@@ -209,7 +210,7 @@ class DynamoSimulator(DynamoTemporaries, FrameListOps, Simulator):
         if self.deferred and isinstance(stmt, ast.Return):
             self.deferred = []  # the frame's locals end here: the deletes cannot be observed
         elif self.deferred:
-            ready = [d for d in self.deferred if not any(names_read(item) & names_bound(d) for item in stack)]
+            ready = [d for d in self.deferred if not any(reads(item, names_bound(d)) for item in stack)]
             self.deferred = [d for d in self.deferred if d not in ready]
             for delete in ready:
                 Simulator.emit(self, delete)
@@ -308,8 +309,9 @@ class DynamoSimulator(DynamoTemporaries, FrameListOps, Simulator):
             unshare(stack)  # a branch or body: it starts from a copy of the stack before it
         self.stack = stack
         self.current = ins
+        before = stack[:]  # keeps what it popped alive, so that no new item takes its id
         Simulator.step(self, ins, stack)
-        self.settle(stack)
+        self.settle(stack, before)
 
     # -- shuffles -----------------------------------------------------------------------
 

@@ -115,6 +115,11 @@ class ControlFlowGraph:
             if body == 0:
                 continue
             source_block = self.blocks[bisect_right(starts, body - 1) - 1]  # the block holding body - 1
+            first = self.blocks[self.block_at_index[body]]
+            if len(first.preds) > 1 and instrs[first.end - 1].op not in V.CONDITIONAL_JUMPS:
+                # a try at a join (after an if/else): the paths meet at its first block, whose
+                # one way on the edge joins (none of the body's branches start there)
+                source_block = first
             target = self.block_at_index.get(target_index)
             if target is not None and target not in source_block.handlers:
                 source_block.handlers.append(target)

@@ -5,143 +5,29 @@ starts with ``PUSH_EXC_INFO`` and is either a chain of ``except`` clauses
 (``CHECK_EXC_MATCH``) or a ``finally`` body ending in ``RERAISE 0``. The normal path of a
 ``finally`` runs a copy of its body, and so does every ``return``/``break`` inside the
 ``try``: :meth:`HandlerStructurer.skip_copies` recognizes those copies and skips them, as it
-skips the ``__exit__(None, None, None)`` calls of ``with`` blocks.
+skips the ``__exit__(None, None, None)`` calls of ``with`` blocks. The facts about the
+exception table these ask are in :mod:`.handler_regions`, the except clauses in
+:mod:`.except_clauses`.
 """
 
 from __future__ import annotations
 
 import ast
-from typing import Any, List, Optional, Set, Tuple, cast
+from typing import Any, List, Optional, Set, cast
 
 from ..bytecode import versions as V
 from ..expressions import values as M
 from .context import Context
+from .except_clauses import ExceptClauses
 
-_EXIT_CALL = ("LOAD_CONST", "LOAD_CONST", "LOAD_CONST", "CALL")
 
-
-class HandlerStructurer:
+class HandlerStructurer(ExceptClauses):
     """Mixin of :class:`~uncompile.structure.walker.Walker` for exception constructs."""
 
-    instrs: List[Any]
-    blocks: List[Any]
-    handlers: List[Any]
     sim: Any
     exit: Optional[int]
-    cfg: Any
-    block_of: List[int]
     walk: Any
-    fail: Any
-    handler_of: Any
     finally_exits: Set[int]  # where the copy of a finally body that its try falls through to starts
-
-    # -- facts about handlers -----------------------------------------------------------
-
-    def span(self, target: int, tails: Tuple[str, ...] = ("POP_EXCEPT", "COPY")) -> Tuple[int, int]:
-        """Offsets ``[lo, hi)`` covered by handler entries that go to *target*.
-
-        Entries covering only nested handlers' tails that start with one of *tails* are left
-        out. A ``finally`` body, and the test whether a try holds a loop, keep the ``COPY 3;
-        POP_EXCEPT; RERAISE 1`` cleanups of the tries inside: their clauses, laid out after
-        the loop or body, are inside the region."""
-        entries = [e for e in self.handlers if e.target == target]
-        # 3.12+ place an ``await``'s CLEANUP_THROW out of line, after the code that follows
-        # (and handler tails of nested constructs, which start with POP_EXCEPT/PUSH_EXC_INFO)
-        inline = [
-            e
-            for e in entries
-            if self._op_at(e.start) not in ("CLEANUP_THROW", "PUSH_EXC_INFO") and not self._tail(e, tails)
-        ]
-        inline = inline or entries
-        return min(e.start for e in inline), max(e.end for e in inline)
-
-    def _tail(self, entry: Any, first: Tuple[str, ...]) -> bool:
-        """An entry covering only a nested handler's exit (``POP_EXCEPT; POP_TOP...; JUMP``) or
-        cleanup (``COPY 3; POP_EXCEPT; RERAISE 1``) that starts with an op in *first*."""
-        i = self.index_at(entry.start)
-        if i >= len(self.instrs) or self.instrs[i].op not in first:
-            return False
-        while i < len(self.instrs) and self.instrs[i].offset < entry.end:
-            if self.instrs[i].op not in ("POP_EXCEPT", "POP_TOP", "JUMP", "RERAISE", "COPY"):
-                return False
-            i += 1
-        return True
-
-    def _op_at(self, offset: int) -> str:
-        index = self.index_at(offset)
-        return self.instrs[index].op if index < len(self.instrs) else ""
-
-    def index_at(self, offset: int) -> int:
-        return self.cfg.index_for(offset)
-
-    def is_try_handler(self, entry: Any) -> bool:
-        i = self.index_at(entry.target)
-        if i >= len(self.instrs) or self.instrs[i].op != "PUSH_EXC_INFO":
-            return False
-        return not (i + 1 < len(self.instrs) and self.instrs[i + 1].op == "WITH_EXCEPT_START")
-
-    def _finally_template(self, handler_index: int) -> Tuple[int, int]:
-        """``[start, end)`` of a finally handler's body (after PUSH_EXC_INFO, before RERAISE 0).
-
-        The body's own ``RERAISE 0`` is the first one protected by the handler's cleanup (the
-        ``RERAISE`` of a nested try's finally is protected by that try's cleanup)."""
-        cleanup = self.handler_of(self.instrs[handler_index].offset)
-        if cleanup is not None:
-            for i in range(handler_index + 1, len(self.instrs)):
-                ins = self.instrs[i]
-                if ins.op == "RERAISE" and ins.arg == 0:
-                    entry = self.handler_of(ins.offset)
-                    if entry is not None and entry.target == cleanup.target:
-                        return handler_index + 1, i
-        i = handler_index + 1
-        depth = 0
-        while i < len(self.instrs):
-            ins = self.instrs[i]
-            if ins.op == "PUSH_EXC_INFO":
-                depth += 1
-            if ins.op == "RERAISE" and ins.arg == 0 and self._is_cleanup(i + 1):
-                if depth == 0:
-                    return handler_index + 1, i
-                depth -= 1
-            i += 1
-        raise self.fail(handler_index, "finally handler without RERAISE")
-
-    def _normal_copy(self, start: int, end: int) -> List[Any]:
-        """The instructions of a finally body ``[start, end)`` that its copies on the normal path
-        repeat: those its normal flow reaches (not nested handlers, which the copies lay out
-        elsewhere), without a last jump to the ``RERAISE`` and without ``RERAISE``s (3.12+ copy
-        the exits of nested handlers)."""
-        seen = {self.block_of[start]}
-        work = [self.block_of[start]]
-        while work:
-            for succ in self.blocks[work.pop()].succs:
-                if succ not in seen and start <= self.blocks[succ].start < end:
-                    seen.add(succ)
-                    work.append(succ)
-        copy = [
-            ins for ins in self.instrs[start:end] if self.block_of[ins.index] in seen and ins.op != "RERAISE"
-        ]
-        if copy and copy[-1].op == "JUMP" and self.index_at(copy[-1].target) == end:
-            copy.pop()
-        return copy
-
-    def _is_cleanup(self, i: int) -> bool:
-        ops = [ins.op for ins in self.instrs[i : i + 3]]
-        return ops == ["COPY", "POP_EXCEPT", "RERAISE"] or i >= len(self.instrs)
-
-    def _is_except(self, handler_index: int) -> bool:
-        i = handler_index + 1
-        while i < len(self.instrs):
-            op = self.instrs[i].op
-            if op == "CHECK_EXC_MATCH" or (op == "POP_TOP" and i == handler_index + 1):
-                return True
-            if (
-                op in ("RERAISE", "POP_EXCEPT", "RETURN_VALUE", "STORE_FAST", "STORE_NAME")
-                or self.instrs[i].target is not None
-            ):
-                return op == "RERAISE" and self.instrs[i].arg == 0 and i == handler_index + 1
-            i += 1
-        return False
 
     # -- copies on the normal path -----------------------------------------------------
 
@@ -150,14 +36,9 @@ class HandlerStructurer:
         ins = self.instrs[i]
         if ins.op != "LOAD_CONST":
             return self._finally_copy_length(i, ctx)
-        if ins.arg[0] is None and any(isinstance(v, M.WithExit) for v in stack):
-            ops = tuple(x.op for x in self.instrs[i : i + 4])
-            if ops == _EXIT_CALL and self.instrs[i + 3].arg[0] == V.WITH_EXIT_ARGC:
-                n = 4
-                if i + n < len(self.instrs) and self.instrs[i + n].op == "AWAIT":
-                    n += 1
-                if i + n < len(self.instrs) and self.instrs[i + n].op == "POP_TOP":
-                    n += 1
+        if any(isinstance(v, M.WithExit) for v in stack):
+            n = self.exit_call_at(i)
+            if n:
                 for k in range(len(stack) - 1, -1, -1):
                     if isinstance(stack[k], M.WithExit):
                         del stack[k]
@@ -188,6 +69,34 @@ class HandlerStructurer:
         of the copy, not a statement)."""
         return any(template and self._matches(i, template) for template in ctx.finally_bodies[:1])
 
+    def returns_from_body(self, block: Any, ctx: Context) -> bool:
+        """Whether *block*, outside the region, is a ``return <constant>`` of the try body.
+
+        A return leaves the handler's cover before it returns; where a test at the end of the
+        body goes there on one side and out of the body on the other, the other side is the
+        code after the try (unless it is the same return: the function's end, copied)."""
+        if not V.HAS_EXCEPTION_TABLE or not ctx.active or not self._constant_return(block.id):
+            return False
+        for p in block.preds:
+            pred = self.blocks[p]
+            if not ctx.lo <= pred.offset < ctx.hi or self.instrs[pred.end - 1].op not in V.CONDITIONAL_JUMPS:
+                continue
+            other = pred.jump if pred.fall == block.id else pred.fall
+            if (
+                other is not None
+                and not ctx.lo <= self.blocks[other].offset < ctx.hi
+                and not (
+                    self._constant_return(other) and self._same_return(block.start, self.blocks[other].start)
+                )
+            ):
+                return True
+        return False
+
+    def _constant_return(self, block_id: int) -> bool:
+        block = self.blocks[block_id]
+        ops = [ins.op for ins in self.instrs[block.start : block.end]]
+        return ops == ["LOAD_CONST", "RETURN_VALUE"]
+
     def continues_through_finally(self, i: int, ctx: Context) -> bool:
         """Whether a finally copy at *i* is followed by a jump to the loop's next iteration
         (``continue`` inside the try)."""
@@ -202,14 +111,6 @@ class HandlerStructurer:
             if jump.op == "JUMP" and self.block_of[self.index_at(jump.target)] == loop.continue_to:
                 return True
         return False
-
-    def _matches(self, i: int, template: List[Any]) -> bool:
-        if i + len(template) > len(self.instrs):
-            return False
-        for a, b in zip(self.instrs[i : i + len(template)], template):
-            if a.op != b.op or (a.target is None and a.arg != b.arg):
-                return False
-        return True
 
     # -- with ---------------------------------------------------------------------------
 
@@ -256,31 +157,31 @@ class HandlerStructurer:
         self.sim.emit(node_type(items=[item], body=body or [ast.Pass()], type_comment=None))
         if after_index is None:
             return None
-        ops = tuple(x.op for x in self.instrs[after_index : after_index + 4])
-        if ops != _EXIT_CALL:
-            return None
-        n = 4 + (1 if is_async else 0)
-        if self.instrs[after_index + n].op == "POP_TOP":
-            n += 1
-        return after_index + n
+        n = self.exit_call_at(after_index)
+        return after_index + n if n else None
+
+    def jumps_to_next_iteration(self, i: int, ctx: Context) -> bool:
+        """Whether a jump to the loop's next iteration is at *i*: after the exit calls of the
+        with blocks it leaves, a ``continue``."""
+        loop = ctx.loop
+        if loop is None or i >= len(self.instrs) or self.instrs[i].op != "JUMP":
+            return False
+        return self.block_of[self.index_at(self.instrs[i].target)] == loop.continue_to
+
+    def continues_from_with(self, body: List[ast.stmt], block: Optional[int]) -> bool:
+        """Whether *body*, walked from *block*, is only a ``continue`` leaving with blocks."""
+        if block is None or len(body) != 1 or not isinstance(body[0], ast.Continue):
+            return False
+        return self.exit_call_at(self.blocks[block].start) > 0
 
     # -- try ------------------------------------------------------------------------------
 
     def try_statement(self, pos: int, entry: Any, ctx: Context, stack: List[Any]) -> Optional[int]:
-        handler_index = self.index_at(entry.target)
-        outer = self.handler_of(self.instrs[handler_index].offset)
-        if outer is not None:
-            cleanup = self.handler_of(outer.target)
-            if (
-                cleanup is not None
-                and cleanup.target not in ctx.active
-                and self.is_try_handler(cleanup)
-                and not self._is_except(self.index_at(cleanup.target))
-                and cleanup.target != entry.target
-            ):
-                # the finally covers the except clauses (and maybe no instruction of the body)
-                return self.try_finally(pos, cleanup, ctx, stack)
-        if self._is_except(handler_index):
+        around = self.covering_try(entry)
+        if around is not None and around.target not in ctx.active and self.is_try_handler(around):
+            # an enclosing try covers the except clauses (and maybe no instruction of the body)
+            entry = around
+        if self._is_except(self.index_at(entry.target)):
             return self.try_except(pos, entry, ctx, stack)
         return self.try_finally(pos, entry, ctx, stack)
 
@@ -288,8 +189,7 @@ class HandlerStructurer:
         handler_index = self.index_at(entry.target)
         start, end = self._finally_template(handler_index)
         template = self._normal_copy(start, end)
-        lo, hi = self.span(entry.target, ("POP_EXCEPT",))
-        lo = min(lo, self.instrs[pos].offset)  # the finally may cover only the except clauses
+        lo, hi = self.try_body_span(pos, entry.target, ("POP_EXCEPT",))
         self.finally_exits.add(self.index_at(hi))
         inner = ctx.inside(lo, hi, entry.target)._replace(finally_bodies=(template,) + ctx.finally_bodies)
         body_stack = list(stack)
@@ -314,7 +214,7 @@ class HandlerStructurer:
         return body
 
     def try_except(self, pos: int, entry: Any, ctx: Context, stack: List[Any]) -> Optional[int]:
-        lo, hi = self.span(entry.target)
+        lo, hi = self.try_body_span(pos, entry.target, ("POP_EXCEPT", "COPY"))
         body = self.walk(pos, ctx.inside(lo, hi, entry.target), list(stack), entering=True)
         after = self.exit
         handler_index = self.index_at(entry.target)
@@ -331,15 +231,19 @@ class HandlerStructurer:
             if loop.break_to in ends:
                 clause_ctx = clause_ctx.stop_at(loop.break_to)
         clauses, follow = self._clauses(handler_index + 1, clause_ctx, stack)
+        # a return leaving enclosing except clauses (and with blocks around them) first ends
+        # them; a with's exit call right after the body is where the body falls through to
+        ret = self._past_leaving_clauses(after) if after is not None else None
         if (
             after is not None
+            and ret is not None
             and after != follow
-            and self._returns_at(after)
+            and self._returns_at(ret)
             and (
                 lo <= self.instrs[after].offset < hi
                 or (
-                    self.instrs[after].op in ("LOAD_CONST", "RETURN_CONST")
-                    and not self._same_return(after, follow)
+                    self.instrs[ret].op in ("LOAD_CONST", "RETURN_CONST")
+                    and not self._same_return(ret, follow)
                 )
             )
         ):
@@ -408,137 +312,6 @@ class HandlerStructurer:
                 return True
             a, b = a + 1, b + 1
         return False
-
-    def _returns_at(self, i: int) -> bool:
-        """Whether instructions from *i* only load a value and return it (a ``return x``)."""
-        while i < len(self.instrs):
-            op = self.instrs[i].op
-            if op == "RETURN_VALUE":
-                return True
-            if not op.startswith("LOAD_") or self.instrs[i].target is not None:
-                return False
-            i += 1
-        return False
-
-    def _clauses(
-        self, i: int, ctx: Context, stack: List[Any]
-    ) -> Tuple[List[ast.excepthandler], Optional[int]]:
-        clauses: List[ast.excepthandler] = []
-        follow: Optional[int] = None
-        base = stack + [M.Discard()]
-        while i < len(self.instrs):
-            ins = self.instrs[i]
-            if ins.op == "RERAISE":
-                break
-            work = base + [M.ExceptionValue()]
-            type_expr: Optional[ast.expr] = None
-            name: Optional[str] = None
-            next_clause: Optional[int] = None
-            if ins.op == "POP_TOP":
-                i += 1
-            else:
-                while self.instrs[i].op != "CHECK_EXC_MATCH":
-                    self.sim.step(self.instrs[i], work)
-                    i += 1
-                type_expr = self.sim.pop_expr(work, self.instrs[i])
-                jump = self.instrs[i + 1]
-                next_clause = self.index_at(jump.target)
-                i += 2
-                store = self.instrs[i]
-                if store.op.startswith("STORE_"):
-                    name = store.arg
-                i += 1
-            work.pop()
-            self.sim.pending = []
-            clause_body, exit_index = self._clause_body(i, ctx, work, name)
-            if exit_index is not None and follow is None:
-                follow = exit_index
-            clauses.append(ast.ExceptHandler(type=type_expr, name=name, body=clause_body or [ast.Pass()]))
-            if next_clause is None:
-                break
-            i = next_clause
-        return clauses, follow
-
-    def _clause_body(
-        self, i: int, ctx: Context, stack: List[Any], name: Optional[str]
-    ) -> Tuple[List[ast.stmt], Optional[int]]:
-        """Walk an except clause's body until its ``POP_EXCEPT`` on the normal path."""
-        end = i
-        depth = 0
-        while end < len(self.instrs):
-            op = self.instrs[end].op
-            if op == "PUSH_EXC_INFO":
-                depth += 1
-            elif op == "POP_EXCEPT" and self.instrs[end - 1].op != "COPY":
-                if depth == 0:
-                    break
-                depth -= 1
-            end += 1
-        exit_index = self._clause_end(end + 1, name, ctx) if end < len(self.instrs) else None
-        loop = ctx.loop
-        if (
-            exit_index is not None
-            and loop is not None
-            and exit_index < len(self.instrs)
-            and self.block_of[exit_index] in (loop.continue_to, loop.break_to)
-            and self.blocks[self.block_of[exit_index]].start == exit_index
-        ):
-            exit_index = None
-        # a clause laid out past a bottom-tested loop's copied test still ends at its own end
-        until = end + 1 if exit_index is not None or ctx.until <= i else ctx.until
-        body = self.walk(
-            i, ctx._replace(until=until, except_name=name, lo=-1, hi=1 << 60), stack, entering=True
-        )
-        return body, exit_index
-
-    def _clause_end(self, k: int, name: Optional[str], ctx: Context) -> Optional[int]:
-        """Where the normal path goes after a clause's ``POP_EXCEPT`` at ``k - 1``."""
-        if name is not None:
-            ops = [x.op for x in self.instrs[k : k + 3]]
-            if len(ops) == 3 and ops[0] == "LOAD_CONST" and ops[2].startswith("DELETE_"):
-                k += 3
-        past = self._past_outer_handlers(k)
-        if past != k and self._returns_at(past):
-            return None  # a return from inside enclosing clauses
-        for template in ctx.finally_bodies[:1]:  # a jump out of the clause runs the finally first
-            if (
-                template
-                and self.instrs[k].op == template[0].op
-                and self._matches(k, template)
-                and self.instrs[k + len(template)].op == "JUMP"
-            ):
-                k += len(template)
-        if k < len(self.instrs) and self.instrs[k].op == "JUMP":
-            return self.index_at(self.instrs[k].target)
-        after = k
-        while after < len(self.instrs) and self.instrs[after].op == "SWAP":
-            # a return from inside loops drops their iterators (SWAP n, n - 1 POP_TOPs) under the value
-            dropped = self.instrs[after].arg - 1
-            if [x.op for x in self.instrs[after + 1 : after + 1 + dropped]] != ["POP_TOP"] * dropped:
-                break
-            after += 1 + dropped
-        if after < len(self.instrs) and self.instrs[after].op in ("RETURN_VALUE", "RAISE_VARARGS"):
-            return None
-        if (
-            k + 1 < len(self.instrs)
-            and self.instrs[k].op == "LOAD_CONST"
-            and self.instrs[k + 1].op == "RETURN_VALUE"
-        ):
-            return None
-        return k if V.VERSION >= (3, 11) else None
-
-    def _past_outer_handlers(self, k: int) -> int:
-        """Skip the ``POP_EXCEPT`` of enclosing clauses that a ``return`` leaves (``SWAP 2;
-        POP_EXCEPT`` when the returned value is on the stack)."""
-        ops = [ins.op for ins in self.instrs]
-        while k < len(ops):
-            if ops[k] == "POP_EXCEPT":
-                k += 1
-            elif ops[k] == "SWAP" and ops[k + 1 : k + 2] == ["POP_EXCEPT"]:
-                k += 2
-            else:
-                break
-        return k
 
 
 def _implicit_return(stmt: ast.stmt) -> bool:

@@ -24,15 +24,18 @@ class LoopStructurer:
 
     _bottom_cuts: Any
     _headers: Any
+    copied_break_cuts: Any
     _node: Any
     _pure_suffix: Any
     _reachable: Any
     _try_handlers: Any
     block_of: Any
     blocks: Any
+    covering_try: Any
     exit: Any
     fail: Any
     handler_of: Any
+    handlers: Any
     if_statement: Any
     index_at: Any
     instrs: Any
@@ -197,7 +200,7 @@ class LoopStructurer:
             and entry.target not in ctx.active
             and self.is_try_handler(entry)
             and not self.starts_finally_copy(block.start, ctx)
-            and not (self.is_loop_header(block.id) and self._try_encloses_loop(block, entry))
+            and not (self.is_loop_header(block.id) and self.try_holding_loop(block, entry, ctx) is not None)
         ):
             return self.try_statement(block.start, entry, ctx, stack)
         return -1
@@ -211,7 +214,31 @@ class LoopStructurer:
         ):
             return False
         entry = self.handler_of(block.offset)
-        return entry is not None and entry.target in ctx.active and self._try_encloses_loop(block, entry)
+        if entry is None:
+            return False
+        holding = self._try_at_header(block, entry)
+        return holding is not None and holding.target in ctx.active
+
+    def try_holding_loop(self, header: Any, entry: Any, ctx: Context) -> Optional[Any]:
+        """The handler entry of a try not yet entered that starts at loop *header* (whose first
+        block *entry* covers) and holds the whole loop; None if there is none."""
+        holding = self._try_at_header(header, entry)
+        return holding if holding is not None and holding.target not in ctx.active else None
+
+    def _try_at_header(self, header: Any, entry: Any) -> Optional[Any]:
+        """The try (or with) holding the whole loop at *header*: *entry*'s own, or the try
+        around it whose handler covers only its clauses (``try: while True: try: ...``)."""
+        if self._try_encloses_loop(header, entry):
+            return entry
+        around = self.covering_try(entry)
+        if around is None or not self.is_try_handler(around):
+            return None
+        # its jumps back are under its handler (a try inside the body leaves it before them)
+        sources = [self.blocks[p] for p in header.preds if self.blocks[p].offset >= header.offset]
+        covered = [self.handler_of(self.instrs[b.end - 1].offset) for b in sources]
+        if sources and all(c is not None and c.target == around.target for c in covered):
+            return around
+        return None
 
     def _try_encloses_loop(self, header: Any, entry: Any) -> bool:
         """A try starting at a loop header holds the whole loop when its back edges are inside."""
@@ -278,6 +305,14 @@ class LoopStructurer:
 
     def reaches(self, start: int, goal: int, ctx: Context) -> bool:
         """Whether *goal* is reachable from *start* inside the current region (loop body)."""
+        return goal in self.reachable_in_region(start, ctx, goal)
+
+    def reachable_in_region(
+        self, start: int, ctx: Context, goal: Optional[int] = None, raising: bool = True
+    ) -> Set[int]:
+        """The blocks reachable from *start* inside the current region, not past the loop's
+        header, with *raising* also through exception handlers (the search may stop once it
+        finds *goal*)."""
         region = ctx.region
         header = ctx.loop.header if ctx.loop is not None else None
         seen = {start}
@@ -285,14 +320,17 @@ class LoopStructurer:
         while work:
             b = work.pop()
             if b == goal:
-                return True
+                break
             if b == header:
                 continue
-            for succ in self.blocks[b].succs + self.blocks[b].handlers + self._try_handler_blocks(b):
+            succs = self.blocks[b].succs
+            if raising:
+                succs = succs + self.blocks[b].handlers + self._try_handler_blocks(b)
+            for succ in succs:
                 if succ not in seen and (region is None or succ in region):
                     seen.add(succ)
                     work.append(succ)
-        return False
+        return seen
 
     def _try_handler_blocks(self, block_id: int) -> List[int]:
         """The except/finally handler that an exception in the block goes to (as a block list)."""
@@ -452,6 +490,12 @@ class LoopStructurer:
         inner = ctx._replace(loop=info, region=frozenset(body), stops=frozenset())
         stmts = self.walk(self.start_of(head.fall), inner, stack + [iterator] + slots + [target])
         orelse: List[ast.stmt] = []
+        after = self.start_of(break_to)
+        cut = self.copied_break_cuts.get(header)
+        if else_b is None and after is not None and cut is not None and cut > after:
+            # each ``break`` is a copy of the code after the ``else``: see copied_exits
+            orelse = self.walk(after, ctx._replace(until=min(ctx.until, cut)), list(stack))
+            after = cut
         if else_b is not None:
             orelse = self.walk(self.start_of(else_b), ctx.stop_at(break_to), list(stack))
             jump = outer_loop_jump(self, orelse, self.exit, break_to, ctx)
@@ -476,9 +520,9 @@ class LoopStructurer:
                 raise self.fail(head.start, "comprehension")
             stack[result] = comprehension
             self.sim.pending = []
-            return self.start_of(break_to)
+            return after
         self.sim.emit(loop_node)
-        return self.start_of(break_to)
+        return after
 
     def while_loop(self, header: int, body: set, ctx: Context, stack: List[Any]) -> Optional[int]:
         head = self.blocks[header]
@@ -504,6 +548,8 @@ class LoopStructurer:
             and any(h in body for h in self._try_handler_blocks(b.id))
         }
         body |= tried
+        inside = self._tries_inside(head, body, ctx)
+        body |= inside | self._only_after(inside, body)
         body |= {
             b.id
             for b in self.blocks
@@ -548,6 +594,54 @@ class LoopStructurer:
         stmts = self.walk(start, inner, list(stack), entering=start == head.start)
         # the end of the body would repeat the test there: a jump back to the test is ``continue``
         return self._emit_while(test, stmts, V.DUPLICATES_WHILE_CONDITION and start != head.start, exit_b)
+
+    def _tries_inside(self, head: Any, body: set, ctx: Context) -> Set[int]:
+        """The blocks of the try bodies that start inside a loop body: a try statement lies
+        inside the loop, also where the rest of its body only leaves the loop (``while True:
+        try: (if c: continue); rest finally: ...; break``, the rest laid out after the jump back)."""
+        if not V.HAS_EXCEPTION_TABLE:
+            return set()
+        found: Set[int] = set()
+        targets = {
+            entry.target for entry in map(self.handler_of, (self.blocks[b].offset for b in body)) if entry
+        }
+        at_header = self.handler_of(head.offset)
+        holding = self._try_at_header(head, at_header) if at_header is not None else None
+        for target in sorted(targets):
+            entry = next(e for e in self.handlers if e.target == target)
+            if not self.is_try_handler(entry):
+                continue
+            lo, hi = self.span(target, ("POP_EXCEPT",))
+            if lo < head.offset or (holding is not None and holding.target == target):
+                continue  # a try around the loop
+            found |= {
+                b.id
+                for b in self.blocks
+                if lo <= b.offset < hi
+                and ctx.lo <= b.offset < ctx.hi
+                and b.id not in body
+                and self.instrs[b.start].op != "PUSH_EXC_INFO"
+                and self._reach_normal(head.id, b.id)
+            }
+        return found
+
+    def _only_after(self, blocks: Set[int], body: set) -> Set[int]:
+        """The blocks that only the ends of *blocks* (try bodies inside a loop) lead to, one after
+        the other: the statements after such a try up to where the loop's ``break`` goes."""
+        found: Set[int] = set()
+        for start in sorted(blocks):
+            for b in self.blocks[start].succs:
+                while (
+                    b not in body
+                    and b not in found
+                    and all(p in blocks or p in found for p in self.blocks[b].preds)
+                ):
+                    found.add(b)
+                    succs = self.blocks[b].succs
+                    if len(succs) != 1:
+                        break
+                    b = succs[0]
+        return found
 
     def _emit_while(
         self, test: ast.expr, stmts: List[ast.stmt], explicit_continue: bool, exit_b: Optional[int]

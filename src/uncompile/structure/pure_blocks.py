@@ -207,6 +207,25 @@ class PureBlocks:
         return n
 
 
+def pure_value(walker: Any, start: int, end: int, stack: List[Any]) -> Optional[Any]:
+    """The one value that instructions *start* to *end* (no statement, store or jump) push
+    above *stack*, leaving it as it was; None if they do anything else."""
+    work = list(stack)
+    try:
+        with walker.sim.scratch():
+            for ins in walker.instrs[start:end]:
+                if ins.op in _PURE_FORBIDDEN or ins.op.startswith("STORE") or ins.target is not None:
+                    return None
+                walker.sim.step(ins, work)
+            if walker.sim.out:
+                return None
+    except DecompileError:
+        return None
+    if len(work) != len(stack) + 1 or any(a is not b for a, b in zip(work, stack)) or M.is_marker(work[-1]):
+        return None
+    return work[-1]
+
+
 def block_end_of(walker: Any, index: int) -> int:
     """The index of the last instruction of the block holding instruction *index*."""
     return walker.blocks[walker.block_of[index]].end - 1

@@ -1,0 +1,99 @@
+"""Exit blocks the compiler copied into the paths that jump to them (3.10+).
+
+A jump to a small block that ends the function (a ``return``/``raise`` of at most a few
+instructions) is replaced by a copy of that block. ``break`` out of a ``for`` loop pops the
+iterator and jumps to the code after the loop (after its ``else``); when that code is such an
+exit, the ``break`` becomes the pops followed by the copy. A ``return`` written in the loop
+body computes its value before popping the iterator, so the pops first are a ``break``.
+
+The copy is the end of the first block after the loop's exit that leaves the function; what
+that block holds before it is the loop's ``else`` (which ``break`` skips).
+
+A ternary inside an expression that is returned (``return f(a if c else b)``) jumps from its
+first branch to the rest of the expression; when that rest is such an exit, each branch ends
+in a copy of it: the two branches compute one value each, then run the same instructions.
+"""
+
+import ast
+from typing import Any, List, Optional
+
+from ..bytecode import versions as V
+from ..expressions import values as M
+from ..expressions.conditions import Node, negate
+from ..flow.cfg import ENDS_PATH
+from .context import Context
+from .pure_blocks import pure_value
+
+
+def is_copied_break(walker: Any, i: int, ctx: Context, stack: List[Any]) -> bool:
+    """Whether the ``POP_TOP`` at *i* starts a ``break`` whose jump was replaced by the loop's exit.
+
+    Records where the copied code starts in the exit block (``walker.copied_break_cuts``).
+    """
+    loop = ctx.loop
+    if (
+        not V.COPIES_SMALL_EXITS
+        or loop is None
+        or loop.break_to is None
+        or walker.instrs[walker.blocks[loop.header].start].op != "FOR_ITER"
+        or len(stack) < V.ITERATOR_SLOTS
+        or not isinstance(stack[-V.ITERATOR_SLOTS], M.Iterator)
+    ):
+        return False
+    block = walker.blocks[walker.block_of[i]]
+    if any(ins.op != "POP_TOP" for ins in walker.instrs[i : i + V.ITERATOR_SLOTS]):
+        return False
+    if i > block.start and walker.instrs[i - 1].op == "SWAP":
+        return False  # ``return x``: the value was moved below the iterator
+    copy = walker.instrs[i + V.ITERATOR_SLOTS : block.end]
+    if not copy or copy[-1].op not in ENDS_PATH:
+        return False
+    if [ins.op for ins in copy] == ["LOAD_CONST", "RETURN_VALUE"]:
+        return False  # ``return <constant>`` in the body pops the iterator first too: keep it
+    exit = _first_exit_block(walker, loop.break_to)
+    if exit is None or exit.end - exit.start < len(copy):
+        return False
+    cut = exit.end - len(copy)
+    if any(p.op != q.op or p.arg != q.arg for p, q in zip(copy, walker.instrs[cut : exit.end])):
+        return False
+    return walker.copied_break_cuts.setdefault(loop.header, cut) == cut
+
+
+def _first_exit_block(walker: Any, start: int) -> Optional[Any]:
+    """The first block from *start* on (in layout order) that ends the function."""
+    for block in walker.blocks[start:]:
+        if walker.instrs[block.end - 1].op in ENDS_PATH:
+            return block
+    return None
+
+
+def copied_tail_ternary(walker: Any, head: Node, fall: Optional[int], stack: List[Any]) -> Optional[int]:
+    """``f(a if c else b)`` returned: push the ternary and return where the walk goes on (the
+    copied rest of the expression in the second branch), or None if the test is no such one.
+
+    Only while an expression is being built (a value on *stack*): a test between statements
+    is an ``if`` whose branches may well end alike.
+    """
+    if (
+        not V.COPIES_SMALL_EXITS
+        or not isinstance(head.true, int)
+        or not isinstance(head.false, int)
+        or fall not in (head.true, head.false)
+        or all(M.is_marker(value) for value in stack)
+    ):
+        return None
+    test = head.expr if fall == head.true else negate(head.expr)
+    first, second = walker.blocks[fall], walker.blocks[head.false if fall == head.true else head.true]
+    if any(walker.instrs[b.end - 1].op not in ENDS_PATH or len(b.preds) != 1 for b in (first, second)):
+        return None
+    size = min(first.end - first.start, second.end - second.start)
+    for k in range(1, size):  # the shortest common rest whose two heads each push one value
+        p, q = walker.instrs[first.end - k], walker.instrs[second.end - k]
+        if p.op != q.op or p.arg != q.arg:
+            return None
+        body = pure_value(walker, first.start, first.end - k, stack)
+        orelse = pure_value(walker, second.start, second.end - k, stack) if body is not None else None
+        if body is not None and orelse is not None:
+            stack.append(ast.IfExp(test=test, body=body, orelse=orelse))
+            return second.end - k
+    return None

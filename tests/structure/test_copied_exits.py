@@ -1,0 +1,97 @@
+"""Jumps the compiler replaced by a copy of the small exit they go to: ``break`` out of a
+``for`` loop, a ternary inside a returned expression."""
+
+import pytest
+from snippets import decompiled
+
+from uncompile.verification import verify_code
+
+
+def break_then_return(items, limit):
+    total = 0
+    for item in items:
+        total += item
+        if total >= limit:
+            break
+    return total
+
+
+def break_skips_else(left, right):
+    for a, b in zip(left, right):
+        if a is not b:
+            right = tuple(right)
+            break
+    else:
+        right = left
+    return right
+
+
+def break_skips_else_call(items, lookup):
+    for item in items:
+        name = lookup(item)
+        if name:
+            break
+    else:
+        name = "none"
+    return len(name)
+
+
+def return_in_loop(items, wanted):
+    for item in items:
+        if item == wanted:
+            return item
+    return wanted
+
+
+def ternary_argument_returned(box, flag):
+    if box is None:
+        return None
+    return box.get("x" if flag else "y")
+
+
+def ternary_operand_returned(total, flag):
+    return total + (1 if flag else -1)
+
+
+def ternary_in_raise(kind, flag):
+    raise ValueError(kind, "a" if flag else "b")
+
+
+CASES = [
+    break_then_return,
+    break_skips_else,
+    break_skips_else_call,
+    return_in_loop,
+    ternary_argument_returned,
+    ternary_operand_returned,
+    ternary_in_raise,
+]
+INPUTS = {
+    break_then_return: [([1, 2, 3], 2), ([], 1), ([1], 5)],
+    break_skips_else: [([1, 2], [1, 2]), ([1, 2], [1, 3])],
+    break_skips_else_call: [(["", "ab", "c"], str), ([], str), ([""], str)],
+    return_in_loop: [([1, 2], 2), ([], 0)],
+    ternary_argument_returned: [({"x": 1}, True), ({"y": 2}, False), (None, True)],
+    ternary_operand_returned: [(1, True), (1, False)],
+    ternary_in_raise: [("k", True), ("k", False)],
+}
+
+
+def _call(function, args):
+    try:
+        return function(*args)
+    except ValueError as error:
+        return ("raised", error.args)
+
+
+@pytest.mark.parametrize("function", CASES, ids=lambda f: f.__name__)
+def test_recompiles_identically(function):
+    result = verify_code(function.__code__)
+    assert result.identical, (result.difference, result.error, result.source)
+
+
+@pytest.mark.parametrize("function", CASES, ids=lambda f: f.__name__)
+def test_behaves_the_same(function):
+    again = decompiled(function)
+    for args in INPUTS[function]:
+        assert _call(again, args) == _call(function, args)
