@@ -201,8 +201,10 @@ class LegacyBlocks:
         ``POP_BLOCK``. A ``return`` written in the body computes its value before the
         ``POP_BLOCK`` instead.
         """
-        stack = self.block_stacks()[k] if V.RETURN_COPIED_TO_BRANCHES else None
-        if not stack or stack[-1][0] != "try" or self.instrs[k].op != "POP_BLOCK":
+        if not V.RETURN_COPIED_TO_BRANCHES or self.instrs[k].op != "POP_BLOCK":
+            return False
+        stack = self.block_stacks()[k]
+        if not stack or stack[-1][0] != "try":
             return False
         setup = stack[-1][1]
         ends = self._legacy_last(
