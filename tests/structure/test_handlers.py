@@ -75,6 +75,20 @@ def f(env, probe):
         return rows, columns
 """
 
+# a constant ``return`` from a clause nested in a clause, then the statement after the outer try
+CONSTANT_RETURN_FROM_NESTED_CLAUSE = """
+def f(path, stat, fallback):
+    try:
+        info = stat(path)
+    except OSError:
+        path = fallback(path)
+        try:
+            info = stat(path)
+        except OSError:
+            return False
+    return info.size > 0
+"""
+
 # the nested try ends the clause: its clause leaves both handlers on the way to the statement
 # after the outer try
 TRY_ENDS_CLAUSE = """
@@ -177,6 +191,45 @@ def f(source, parse):
     return found
 """
 
+# a return or break from an except clause inside a with calls the with's exit first: the clause
+# leaves, it does not end at the exit call
+LEAVE_CLAUSE_THROUGH_WITH = """
+def returns(lock, read, key):
+    with lock:
+        try:
+            read(key)
+        except OSError:
+            read(None)
+            return None
+    return read(key)
+
+def breaks(lock, read, keys):
+    for key in keys:
+        with lock:
+            try:
+                read(key)
+            except OSError:
+                break
+    return read(None)
+"""
+
+# a return inside a try inside a clause inside a with leaves all three: the clause's own end is
+# its later POP_EXCEPT
+RETURN_FROM_TRY_IN_CLAUSE_IN_WITH = """
+def f(lock, read, key):
+    with lock:
+        try:
+            read(key)
+        except OSError:
+            try:
+                read(key + 1)
+                return None
+            except OSError as error:
+                if error.errno:
+                    return None
+    return read(key)
+"""
+
 # the clauses return after a copy of the finally; the finally covers only them, and the body's
 # normal path runs its copy before the statement after the try
 RETURN_FROM_CLAUSES_OF_TRY_FINALLY = """
@@ -235,7 +288,67 @@ def f(names, load):
     return 2
 """
 
+# ``if c: return None`` ends the try body: the return leaves the handler's cover, and the test's
+# other side is the code after the try
+CONSTANT_RETURN_ENDS_TRY_BODY = """
+def f(loader, name):
+    try:
+        if not loader.has(name):
+            return None
+    except KeyError:
+        return None
+    return loader.read(name)
+"""
+
+# try/except/else/finally: the finally covers the clauses and the else, not the body; the
+# body's end jumps past the inner finally's handler to the else
+EXCEPT_ELSE_FINALLY_AROUND_TRY = """
+def f(os, spawner, blocked):
+    reader, writer = os.pipe()
+    try:
+        spawner.append(reader)
+        try:
+            if blocked:
+                spawner.block()
+            pid = spawner.spawn()
+        finally:
+            if blocked:
+                spawner.unblock()
+    except:
+        os.close(writer)
+        raise
+    else:
+        spawner.pid = pid
+    finally:
+        os.close(reader)
+"""
+
+# the outer try's handler covers the loop except the inner try's body at the loop's header
+TRY_AROUND_LOOP_STARTING_WITH_TRY = """
+def f(get, wait, ref, log):
+    try:
+        while True:
+            try:
+                item = get()
+            except KeyError:
+                item = wait()
+            if item is not None:
+                item.run()
+                continue
+            owner = ref()
+            if owner is None:
+                return
+            del owner
+    except BaseException:
+        log("failed")
+"""
+
 SNIPPETS = {
+    "leave_clause_through_with": LEAVE_CLAUSE_THROUGH_WITH,
+    "return_from_try_in_clause_in_with": RETURN_FROM_TRY_IN_CLAUSE_IN_WITH,
+    "except_else_finally_around_try": EXCEPT_ELSE_FINALLY_AROUND_TRY,
+    "try_around_loop_starting_with_try": TRY_AROUND_LOOP_STARTING_WITH_TRY,
+    "constant_return_ends_try_body": CONSTANT_RETURN_ENDS_TRY_BODY,
     "try_except_around_try_except": TRY_EXCEPT_AROUND_TRY_EXCEPT,
     "return_from_clauses_of_try_finally": RETURN_FROM_CLAUSES_OF_TRY_FINALLY,
     "raising_clause_before_returning_one": RAISING_CLAUSE_BEFORE_RETURNING_ONE,
@@ -243,6 +356,7 @@ SNIPPETS = {
     "constant_return_in_try": CONSTANT_RETURN_IN_TRY,
     "try_starts_loop_body": TRY_STARTS_LOOP_BODY,
     "return_from_nested_clause": RETURN_FROM_NESTED_CLAUSE,
+    "constant_return_from_nested_clause": CONSTANT_RETURN_FROM_NESTED_CLAUSE,
     "try_ends_clause": TRY_ENDS_CLAUSE,
     "finally_with_nested_statements": FINALLY_WITH_NESTED_STATEMENTS,
     "continue_through_finally": CONTINUE_THROUGH_FINALLY,
@@ -253,8 +367,10 @@ SNIPPETS = {
 LEGACY_DIFFERENT = {
     "try_except_around_try_except": {(3, 8), (3, 9)},
     "return_after_try": {(3, 10)},
+    "constant_return_from_nested_clause": {(3, 10)},
     "finally_with_nested_statements": {(3, 9), (3, 10)},
     "continue_through_finally": {(3, 8), (3, 9), (3, 10)},
+    "return_from_try_in_clause_in_with": {(3, 10)},
 }
 
 
@@ -264,6 +380,18 @@ def test_recompiles_identically(name):
         pytest.xfail("not yet rebuilt from the 3.8 - 3.10 block-stack layout")
     result = verify_code(compile(SNIPPETS[name], "<test>", "exec", dont_inherit=True))
     assert result.identical, (str(result), result.source)
+
+
+def test_constant_return_from_a_nested_clause_is_kept():
+    namespace: dict = {}
+    exec(compile(CONSTANT_RETURN_FROM_NESTED_CLAUSE, "<test>", "exec", dont_inherit=True), namespace)
+    original = namespace["f"]
+
+    def stat(path):
+        raise OSError(path)
+
+    assert original("p", stat, str.upper) is False
+    assert decompiled(original)("p", stat, str.upper) is False
 
 
 # -- except clauses laid out after their loop ------------------------------------------

@@ -6,23 +6,22 @@ starts with ``PUSH_EXC_INFO`` and is either a chain of ``except`` clauses
 ``finally`` runs a copy of its body, and so does every ``return``/``break`` inside the
 ``try``: :meth:`HandlerStructurer.skip_copies` recognizes those copies and skips them, as it
 skips the ``__exit__(None, None, None)`` calls of ``with`` blocks. The facts about the
-exception table these ask are in :mod:`.handler_regions`.
+exception table these ask are in :mod:`.handler_regions`, the except clauses in
+:mod:`.except_clauses`.
 """
 
 from __future__ import annotations
 
 import ast
-from typing import Any, List, Optional, Set, Tuple, cast
+from typing import Any, List, Optional, Set, cast
 
 from ..bytecode import versions as V
 from ..expressions import values as M
 from .context import Context
-from .handler_regions import HandlerRegions
-
-_EXIT_CALL = ("LOAD_CONST", "LOAD_CONST", "LOAD_CONST", "CALL")
+from .except_clauses import ExceptClauses
 
 
-class HandlerStructurer(HandlerRegions):
+class HandlerStructurer(ExceptClauses):
     """Mixin of :class:`~uncompile.structure.walker.Walker` for exception constructs."""
 
     sim: Any
@@ -35,14 +34,9 @@ class HandlerStructurer(HandlerRegions):
     def skip_copies(self, i: int, ctx: Context, stack: List[Any]) -> int:
         """How many instructions at *i* are a with-exit call or a finally copy (0: none)."""
         ins = self.instrs[i]
-        if ins.op == "LOAD_CONST" and ins.arg[0] is None and any(isinstance(v, M.WithExit) for v in stack):
-            ops = tuple(x.op for x in self.instrs[i : i + 4])
-            if ops == _EXIT_CALL and self.instrs[i + 3].arg[0] == V.WITH_EXIT_ARGC:
-                n = 4
-                if i + n < len(self.instrs) and self.instrs[i + n].op == "AWAIT":
-                    n += 1
-                if i + n < len(self.instrs) and self.instrs[i + n].op == "POP_TOP":
-                    n += 1
+        if ins.op == "LOAD_CONST" and any(isinstance(v, M.WithExit) for v in stack):
+            n = self.exit_call_at(i)
+            if n:
                 for k in range(len(stack) - 1, -1, -1):
                     if isinstance(stack[k], M.WithExit):
                         del stack[k]
@@ -69,6 +63,34 @@ class HandlerStructurer(HandlerRegions):
         of the copy, not a statement)."""
         return any(template and self._matches(i, template) for template in ctx.finally_bodies[:1])
 
+    def returns_from_body(self, block: Any, ctx: Context) -> bool:
+        """Whether *block*, outside the region, is a ``return <constant>`` of the try body.
+
+        A return leaves the handler's cover before it returns; where a test at the end of the
+        body goes there on one side and out of the body on the other, the other side is the
+        code after the try (unless it is the same return: the function's end, copied)."""
+        if not V.HAS_EXCEPTION_TABLE or not ctx.active or not self._constant_return(block.id):
+            return False
+        for p in block.preds:
+            pred = self.blocks[p]
+            if not ctx.lo <= pred.offset < ctx.hi or self.instrs[pred.end - 1].op not in V.CONDITIONAL_JUMPS:
+                continue
+            other = pred.jump if pred.fall == block.id else pred.fall
+            if (
+                other is not None
+                and not ctx.lo <= self.blocks[other].offset < ctx.hi
+                and not (
+                    self._constant_return(other) and self._same_return(block.start, self.blocks[other].start)
+                )
+            ):
+                return True
+        return False
+
+    def _constant_return(self, block_id: int) -> bool:
+        block = self.blocks[block_id]
+        ops = [ins.op for ins in self.instrs[block.start : block.end]]
+        return ops == ["LOAD_CONST", "RETURN_VALUE"]
+
     def continues_through_finally(self, i: int, ctx: Context) -> bool:
         """Whether a finally copy at *i* is followed by a jump to the loop's next iteration
         (``continue`` inside the try)."""
@@ -83,14 +105,6 @@ class HandlerStructurer(HandlerRegions):
             if jump.op == "JUMP" and self.block_of[self.index_at(jump.target)] == loop.continue_to:
                 return True
         return False
-
-    def _matches(self, i: int, template: List[Any]) -> bool:
-        if i + len(template) > len(self.instrs):
-            return False
-        for a, b in zip(self.instrs[i : i + len(template)], template):
-            if a.op != b.op or (a.target is None and a.arg != b.arg):
-                return False
-        return True
 
     # -- with ---------------------------------------------------------------------------
 
@@ -137,32 +151,31 @@ class HandlerStructurer(HandlerRegions):
         self.sim.emit(node_type(items=[item], body=body or [ast.Pass()], type_comment=None))
         if after_index is None:
             return None
-        ops = tuple(x.op for x in self.instrs[after_index : after_index + 4])
-        if ops != _EXIT_CALL:
-            return None
-        n = 4 + (1 if is_async else 0)
-        if self.instrs[after_index + n].op == "POP_TOP":
-            n += 1
-        return after_index + n
+        n = self.exit_call_at(after_index)
+        return after_index + n if n else None
+
+    def jumps_to_next_iteration(self, i: int, ctx: Context) -> bool:
+        """Whether a jump to the loop's next iteration is at *i*: after the exit calls of the
+        with blocks it leaves, a ``continue``."""
+        loop = ctx.loop
+        if loop is None or i >= len(self.instrs) or self.instrs[i].op != "JUMP":
+            return False
+        return self.block_of[self.index_at(self.instrs[i].target)] == loop.continue_to
+
+    def continues_from_with(self, body: List[ast.stmt], block: Optional[int]) -> bool:
+        """Whether *body*, walked from *block*, is only a ``continue`` leaving with blocks."""
+        if block is None or len(body) != 1 or not isinstance(body[0], ast.Continue):
+            return False
+        return self.exit_call_at(self.blocks[block].start) > 0
 
     # -- try ------------------------------------------------------------------------------
 
     def try_statement(self, pos: int, entry: Any, ctx: Context, stack: List[Any]) -> Optional[int]:
-        handler_index = self.index_at(entry.target)
-        outer = self.handler_of(self.instrs[handler_index].offset)
-        if outer is not None:
-            cleanup = self.handler_of(outer.target)
-            if (
-                cleanup is not None
-                and cleanup.target not in ctx.active
-                and self.is_try_handler(cleanup)
-                and cleanup.target != entry.target
-            ):
-                # an enclosing try covers the except clauses (and maybe no instruction of the body)
-                if self._is_except(self.index_at(cleanup.target)):
-                    return self.try_except(pos, cleanup, ctx, stack)
-                return self.try_finally(pos, cleanup, ctx, stack)
-        if self._is_except(handler_index):
+        around = self.covering_try(entry)
+        if around is not None and around.target not in ctx.active and self.is_try_handler(around):
+            # an enclosing try covers the except clauses (and maybe no instruction of the body)
+            entry = around
+        if self._is_except(self.index_at(entry.target)):
             return self.try_except(pos, entry, ctx, stack)
         return self.try_finally(pos, entry, ctx, stack)
 
@@ -212,15 +225,19 @@ class HandlerStructurer(HandlerRegions):
             if loop.break_to in ends:
                 clause_ctx = clause_ctx.stop_at(loop.break_to)
         clauses, follow = self._clauses(handler_index + 1, clause_ctx, stack)
+        # a return leaving enclosing except clauses (and with blocks around them) first ends
+        # them; a with's exit call right after the body is where the body falls through to
+        ret = self._past_leaving_clauses(after) if after is not None else None
         if (
             after is not None
+            and ret is not None
             and after != follow
-            and self._returns_at(after)
+            and self._returns_at(ret)
             and (
                 lo <= self.instrs[after].offset < hi
                 or (
-                    self.instrs[after].op in ("LOAD_CONST", "RETURN_CONST")
-                    and not self._same_return(after, follow)
+                    self.instrs[ret].op in ("LOAD_CONST", "RETURN_CONST")
+                    and not self._same_return(ret, follow)
                 )
             )
         ):
@@ -289,139 +306,6 @@ class HandlerStructurer(HandlerRegions):
                 return True
             a, b = a + 1, b + 1
         return False
-
-    def _returns_at(self, i: int) -> bool:
-        """Whether instructions from *i* only load a value and return it (a ``return x``)."""
-        while i < len(self.instrs):
-            op = self.instrs[i].op
-            if op == "RETURN_VALUE":
-                return True
-            if not op.startswith("LOAD_") or self.instrs[i].target is not None:
-                return False
-            i += 1
-        return False
-
-    def _clauses(
-        self, i: int, ctx: Context, stack: List[Any]
-    ) -> Tuple[List[ast.excepthandler], Optional[int]]:
-        clauses: List[ast.excepthandler] = []
-        follow: Optional[int] = None
-        base = stack + [M.Discard()]
-        while i < len(self.instrs):
-            ins = self.instrs[i]
-            if ins.op == "RERAISE":
-                break
-            work = base + [M.ExceptionValue()]
-            type_expr: Optional[ast.expr] = None
-            name: Optional[str] = None
-            next_clause: Optional[int] = None
-            if ins.op == "POP_TOP":
-                i += 1
-            else:
-                while self.instrs[i].op != "CHECK_EXC_MATCH":
-                    self.sim.step(self.instrs[i], work)
-                    i += 1
-                type_expr = self.sim.pop_expr(work, self.instrs[i])
-                jump = self.instrs[i + 1]
-                next_clause = self.index_at(jump.target)
-                i += 2
-                store = self.instrs[i]
-                if store.op.startswith("STORE_"):
-                    name = store.arg
-                i += 1
-            work.pop()
-            self.sim.pending = []
-            clause_body, exit_index = self._clause_body(i, ctx, work, name, next_clause)
-            if exit_index is not None and follow is None:
-                follow = exit_index
-            clauses.append(ast.ExceptHandler(type=type_expr, name=name, body=clause_body or [ast.Pass()]))
-            if next_clause is None:
-                break
-            i = next_clause
-        return clauses, follow
-
-    def _clause_body(
-        self, i: int, ctx: Context, stack: List[Any], name: Optional[str], next_clause: Optional[int]
-    ) -> Tuple[List[ast.stmt], Optional[int]]:
-        """Walk an except clause's body until its ``POP_EXCEPT`` on the normal path.
-
-        The next clause's test (at *next_clause*) follows the clause: one that gets there
-        without a ``POP_EXCEPT`` only raises or returns."""
-        end = i
-        depth = 0
-        limit = len(self.instrs) if next_clause is None else next_clause
-        while end < limit:
-            op = self.instrs[end].op
-            if op == "PUSH_EXC_INFO":
-                depth += 1
-            elif op == "POP_EXCEPT" and self.instrs[end - 1].op != "COPY":
-                if depth == 0:
-                    break
-                depth -= 1
-            end += 1
-        exit_index = self._clause_end(end + 1, name, ctx) if end < limit else None
-        loop = ctx.loop
-        if (
-            exit_index is not None
-            and loop is not None
-            and exit_index < len(self.instrs)
-            and self.block_of[exit_index] in (loop.continue_to, loop.break_to)
-            and self.blocks[self.block_of[exit_index]].start == exit_index
-        ):
-            exit_index = None
-        # a clause laid out past a bottom-tested loop's copied test still ends at its own end
-        until = end + 1 if exit_index is not None or ctx.until <= i else ctx.until
-        body = self.walk(
-            i, ctx._replace(until=until, except_name=name, lo=-1, hi=1 << 60), stack, entering=True
-        )
-        return body, exit_index
-
-    def _clause_end(self, k: int, name: Optional[str], ctx: Context) -> Optional[int]:
-        """Where the normal path goes after a clause's ``POP_EXCEPT`` at ``k - 1``."""
-        if name is not None:
-            ops = [x.op for x in self.instrs[k : k + 3]]
-            if len(ops) == 3 and ops[0] == "LOAD_CONST" and ops[2].startswith("DELETE_"):
-                k += 3
-        past = self._past_outer_handlers(k)
-        if past != k and self._returns_at(past):
-            return None  # a return from inside enclosing clauses
-        for template in ctx.finally_bodies[:1]:  # a jump out of the clause runs the finally first
-            if template and self.instrs[k].op == template[0].op and self._matches(k, template):
-                if self._returns_at(k + len(template)):
-                    return None  # a return from the clause, after the finally's copy
-                if self.instrs[k + len(template)].op == "JUMP":
-                    k += len(template)
-        if k < len(self.instrs) and self.instrs[k].op == "JUMP":
-            return self.index_at(self.instrs[k].target)
-        after = k
-        while after < len(self.instrs) and self.instrs[after].op == "SWAP":
-            # a return from inside loops drops their iterators (SWAP n, n - 1 POP_TOPs) under the value
-            dropped = self.instrs[after].arg - 1
-            if [x.op for x in self.instrs[after + 1 : after + 1 + dropped]] != ["POP_TOP"] * dropped:
-                break
-            after += 1 + dropped
-        if after < len(self.instrs) and self.instrs[after].op in ("RETURN_VALUE", "RAISE_VARARGS"):
-            return None
-        if (
-            k + 1 < len(self.instrs)
-            and self.instrs[k].op == "LOAD_CONST"
-            and self.instrs[k + 1].op == "RETURN_VALUE"
-        ):
-            return None
-        return k if V.VERSION >= (3, 11) else None
-
-    def _past_outer_handlers(self, k: int) -> int:
-        """Skip the ``POP_EXCEPT`` of enclosing clauses that a ``return`` leaves (``SWAP 2;
-        POP_EXCEPT`` when the returned value is on the stack)."""
-        ops = [ins.op for ins in self.instrs]
-        while k < len(ops):
-            if ops[k] == "POP_EXCEPT":
-                k += 1
-            elif ops[k] == "SWAP" and ops[k + 1 : k + 2] == ["POP_EXCEPT"]:
-                k += 2
-            else:
-                break
-        return k
 
 
 def _implicit_return(stmt: ast.stmt) -> bool:

@@ -31,6 +31,7 @@ class LoopStructurer:
     _try_handlers: Any
     block_of: Any
     blocks: Any
+    covering_try: Any
     exit: Any
     fail: Any
     handler_of: Any
@@ -199,7 +200,7 @@ class LoopStructurer:
             and entry.target not in ctx.active
             and self.is_try_handler(entry)
             and not self.starts_finally_copy(block.start, ctx)
-            and not (self.is_loop_header(block.id) and self._try_encloses_loop(block, entry))
+            and not (self.is_loop_header(block.id) and self.try_holding_loop(block, entry, ctx) is not None)
         ):
             return self.try_statement(block.start, entry, ctx, stack)
         return -1
@@ -213,7 +214,31 @@ class LoopStructurer:
         ):
             return False
         entry = self.handler_of(block.offset)
-        return entry is not None and entry.target in ctx.active and self._try_encloses_loop(block, entry)
+        if entry is None:
+            return False
+        holding = self._try_at_header(block, entry)
+        return holding is not None and holding.target in ctx.active
+
+    def try_holding_loop(self, header: Any, entry: Any, ctx: Context) -> Optional[Any]:
+        """The handler entry of a try not yet entered that starts at loop *header* (whose first
+        block *entry* covers) and holds the whole loop; None if there is none."""
+        holding = self._try_at_header(header, entry)
+        return holding if holding is not None and holding.target not in ctx.active else None
+
+    def _try_at_header(self, header: Any, entry: Any) -> Optional[Any]:
+        """The try (or with) holding the whole loop at *header*: *entry*'s own, or the try
+        around it whose handler covers only its clauses (``try: while True: try: ...``)."""
+        if self._try_encloses_loop(header, entry):
+            return entry
+        around = self.covering_try(entry)
+        if around is None or not self.is_try_handler(around):
+            return None
+        # its jumps back are under its handler (a try inside the body leaves it before them)
+        sources = [self.blocks[p] for p in header.preds if self.blocks[p].offset >= header.offset]
+        covered = [self.handler_of(self.instrs[b.end - 1].offset) for b in sources]
+        if sources and all(c is not None and c.target == around.target for c in covered):
+            return around
+        return None
 
     def _try_encloses_loop(self, header: Any, entry: Any) -> bool:
         """A try starting at a loop header holds the whole loop when its back edges are inside."""
@@ -280,6 +305,14 @@ class LoopStructurer:
 
     def reaches(self, start: int, goal: int, ctx: Context) -> bool:
         """Whether *goal* is reachable from *start* inside the current region (loop body)."""
+        return goal in self.reachable_in_region(start, ctx, goal)
+
+    def reachable_in_region(
+        self, start: int, ctx: Context, goal: Optional[int] = None, raising: bool = True
+    ) -> Set[int]:
+        """The blocks reachable from *start* inside the current region, not past the loop's
+        header, with *raising* also through exception handlers (the search may stop once it
+        finds *goal*)."""
         region = ctx.region
         header = ctx.loop.header if ctx.loop is not None else None
         seen = {start}
@@ -287,14 +320,17 @@ class LoopStructurer:
         while work:
             b = work.pop()
             if b == goal:
-                return True
+                break
             if b == header:
                 continue
-            for succ in self.blocks[b].succs + self.blocks[b].handlers + self._try_handler_blocks(b):
+            succs = self.blocks[b].succs
+            if raising:
+                succs = succs + self.blocks[b].handlers + self._try_handler_blocks(b)
+            for succ in succs:
                 if succ not in seen and (region is None or succ in region):
                     seen.add(succ)
                     work.append(succ)
-        return False
+        return seen
 
     def _try_handler_blocks(self, block_id: int) -> List[int]:
         """The except/finally handler that an exception in the block goes to (as a block list)."""
@@ -474,7 +510,7 @@ class LoopStructurer:
             orelse=orelse,
             type_comment=None,
         )
-        if contains_item(stmts) and stack and hasattr(stack[-1], "uncompile_comprehension"):
+        if stack and hasattr(stack[-1], "uncompile_comprehension") and contains_item(stmts):
             comprehension = loop_to_comprehension(loop_node, None)
             result = next(
                 (k for k in range(len(stack) - 1, -1, -1) if hasattr(stack[k], "uncompile_comprehension")),
@@ -569,13 +605,15 @@ class LoopStructurer:
         targets = {
             entry.target for entry in map(self.handler_of, (self.blocks[b].offset for b in body)) if entry
         }
+        at_header = self.handler_of(head.offset)
+        holding = self._try_at_header(head, at_header) if at_header is not None else None
         for target in sorted(targets):
             entry = next(e for e in self.handlers if e.target == target)
             if not self.is_try_handler(entry):
                 continue
             lo, hi = self.span(target, ("POP_EXCEPT",))
-            if lo < head.offset or (lo == head.offset and self._try_encloses_loop(head, entry)):
-                continue
+            if lo < head.offset or (holding is not None and holding.target == target):
+                continue  # a try around the loop
             found |= {
                 b.id
                 for b in self.blocks

@@ -1,0 +1,50 @@
+"""The control-flow graph: a try's handler joins the flow where its body is entered."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from uncompile.bytecode.exception_table import exception_handlers
+from uncompile.bytecode.instructions import read_instructions
+from uncompile.flow.cfg import ControlFlowGraph
+from uncompile.verification import verify_code
+
+# both branches of the if/else go on to the try: the if ends there, the try is written once
+TRY_AFTER_IF_ELSE = """
+def f(reader, doc):
+    if doc is not None and "x" in doc:
+        reader.bind("a")
+    else:
+        reader.bind("b")
+    try:
+        reader.load()
+    except OSError:
+        pass
+    if reader.count() == 0:
+        reader.reset()
+"""
+
+
+def _function(source):
+    namespace: dict = {}
+    exec(compile(source, "<test>", "exec", dont_inherit=True), namespace)
+    return namespace["f"]
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="exception tables from 3.11 on")
+def test_the_handler_edge_of_a_try_at_a_join_leaves_from_its_first_block():
+    code = _function(TRY_AFTER_IF_ELSE).__code__
+    instrs = read_instructions(code)
+    handlers = exception_handlers(code, instrs)
+    cfg = ControlFlowGraph(instrs, handlers)
+    first = cfg.block_of_offset(handlers[0].start)
+    assert len(first.preds) == 2
+    handler = cfg.block_of_offset(handlers[0].target).id
+    assert [b.id for b in cfg.blocks if handler in b.handlers] == [first.id]
+
+
+def test_try_after_if_else_recompiles_identically():
+    result = verify_code(compile(TRY_AFTER_IF_ELSE, "<test>", "exec", dont_inherit=True))
+    assert result.identical, (str(result), result.source)
