@@ -12,6 +12,7 @@ import ast
 from typing import Any, FrozenSet, List, Optional, Set, Tuple
 
 from ..bytecode import versions as V
+from ..bytecode.awaits import ASYNC
 from ..expressions import values as M
 from ..expressions.conditions import Node, negate, reduce_nodes
 from .branch_follow import outer_loop_jump
@@ -503,7 +504,8 @@ class LoopStructurer:
                 orelse.append(jump)
         if target.target is None:
             raise self.fail(head.start, "for loop without a target")
-        loop_node = ast.For(
+        node_type = ast.AsyncFor if self.instrs[head.start].arg == ASYNC else ast.For
+        loop_node = node_type(
             target=target.target,
             iter=iterator.iterable,
             body=stmts or [ast.Pass()],
