@@ -276,7 +276,9 @@ class _Reader:
         self.emit(ins, name, bool(ins.arg))
 
     def intrinsic_1(self, ins: RawInstruction, name: str) -> None:
-        self.emit(ins, name, V.INTRINSIC_1[ins.arg or 0])
+        intrinsic = V.INTRINSIC_1[ins.arg or 0]
+        if intrinsic not in V.NO_OP_INTRINSICS:
+            self.emit(ins, name, intrinsic)
 
     def intrinsic_2(self, ins: RawInstruction, name: str) -> None:
         self.emit(ins, name, V.INTRINSIC_2[ins.arg or 0])
