@@ -256,6 +256,10 @@ class LoopStructurer:
         x, y = self.blocks[a], self.blocks[b]
         if self._lone_jump(a) and self._lone_jump(b):
             return x.jump == y.jump
+        if self._lone_jump(a) != self._lone_jump(b):  # 3.12: a jump to a copy of the return laid out before
+            jump, other = (x, b) if self._lone_jump(a) else (y, a)
+            to = jump.jump
+            return to is not None and not self._lone_jump(to) and self._same_exit(to, other)
         if x.end - x.start != y.end - y.start or self.instrs[x.end - 1].op != "RETURN_VALUE":
             return False
         return all(
