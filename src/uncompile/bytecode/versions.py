@@ -35,6 +35,11 @@ RETURN_COPIED_TO_BRANCHES = VERSION >= (3, 10)
 #: copy of that block, e.g. ``break`` out of a ``for`` loop followed by ``return x``.
 COPIES_SMALL_EXITS = VERSION >= (3, 10)
 
+#: The longest exit block the compiler copies, in the reader's instructions: CPython copies at
+#: most 4 of its own (``MAX_COPY_SIZE``), and the reader may read one of those as two (a
+#: ``RETURN_CONST`` as ``LOAD_CONST; RETURN_VALUE``, a pair of loads as two loads).
+LONGEST_COPIED_EXIT = 8
+
 #: 3.8 - 3.9 leave unreachable code in place (e.g. a clause's exit after its ``break``);
 #: 3.10+ remove it.
 KEEPS_DEAD_CODE = VERSION < (3, 10)
