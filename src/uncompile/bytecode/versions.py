@@ -179,12 +179,17 @@ NO_OPS: FrozenSet[str] = frozenset(
         "NOT_TAKEN",
         "SETUP_ANNOTATIONS_NOP",
         "GEN_START",  # 3.10: pops the first sent value of a generator, nothing at source level
+        "ASYNC_GEN_WRAP",  # 3.11: marks the value an async generator yields (``yield x`` itself)
     }
 )
 
 #: ``CALL_INTRINSIC_1`` operand names (3.12+), from the interpreter itself.
 INTRINSIC_1: List[str] = list(getattr(__import__("opcode"), "_intrinsic_1_descs", []))
 INTRINSIC_2: List[str] = list(getattr(__import__("opcode"), "_intrinsic_2_descs", []))
+
+#: ``CALL_INTRINSIC_1`` operations with no effect at source level: 3.12+ mark the value an async
+#: generator yields (3.11: ``ASYNC_GEN_WRAP``, in :data:`NO_OPS`).
+NO_OP_INTRINSICS: FrozenSet[str] = frozenset({"INTRINSIC_ASYNC_GEN_WRAP"})
 
 #: What 3.14+ ``LOAD_COMMON_CONSTANT`` loads, by operand (builtins, and on 3.15 literals too).
 COMMON_CONSTANTS: List[object] = list(getattr(__import__("opcode"), "_common_constants", []))

@@ -34,7 +34,9 @@ class HandlerStructurer(ExceptClauses):
     def skip_copies(self, i: int, ctx: Context, stack: List[Any]) -> int:
         """How many instructions at *i* are a with-exit call or a finally copy (0: none)."""
         ins = self.instrs[i]
-        if ins.op == "LOAD_CONST" and any(isinstance(v, M.WithExit) for v in stack):
+        if ins.op != "LOAD_CONST":
+            return self._finally_copy_length(i, ctx)
+        if any(isinstance(v, M.WithExit) for v in stack):
             n = self.exit_call_at(i)
             if n:
                 for k in range(len(stack) - 1, -1, -1):
@@ -44,7 +46,7 @@ class HandlerStructurer(ExceptClauses):
                             del stack[k]
                         break
                 return n
-        if ctx.except_name is not None and ins.op == "LOAD_CONST" and i + 2 < len(self.instrs):
+        if ctx.except_name is not None and i + 2 < len(self.instrs):
             store, delete = self.instrs[i + 1], self.instrs[i + 2]
             if (
                 store.op.startswith("STORE_")
@@ -53,9 +55,13 @@ class HandlerStructurer(ExceptClauses):
                 and ins.arg[0] is None
             ):
                 return 3
-        for template in ctx.finally_bodies[:1]:
-            if template and ins.op == template[0].op and self._matches(i, template):
-                return len(template)
+        return self._finally_copy_length(i, ctx)
+
+    def _finally_copy_length(self, i: int, ctx: Context) -> int:
+        """The length of the copy of the innermost finally body starting at *i* (0: none)."""
+        template = ctx.finally_bodies[0] if ctx.finally_bodies else None
+        if template and self.instrs[i].op == template[0].op and self._matches(i, template):
+            return len(template)
         return 0
 
     def starts_finally_copy(self, i: int, ctx: Context) -> bool:

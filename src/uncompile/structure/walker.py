@@ -58,8 +58,7 @@ class Walker(
         self.sim = simulator_for(code, nested, self.instrs)
         self.block_of: List[int] = [0] * len(self.instrs)
         for block in self.blocks:
-            for i in range(block.start, block.end):
-                self.block_of[i] = block.id
+            self.block_of[block.start : block.end] = [block.id] * (block.end - block.start)
         self.exit: Optional[int] = None
         self._pdoms: Dict[Optional[FrozenSet[int]], Dict[int, Optional[int]]] = {}  # see region_follow
         self.steps = 0
