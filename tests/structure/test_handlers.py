@@ -362,7 +362,21 @@ def with_then_more(self, first, second, pick):
         return handle.read()
 """
 
+# ``return <constant>`` under an if in a with: the exit call and the return come after the
+# with's cover; the other side of the test is the with's own exit
+CONSTANT_RETURN_IN_WITH = """
+def f(lock, load, strict):
+    with lock:
+        value = load()
+        if value is not None:
+            return False
+    if strict:
+        return True
+    return False
+"""
+
 SNIPPETS = {
+    "constant_return_in_with": CONSTANT_RETURN_IN_WITH,
     "with_ends_if_body": WITH_ENDS_IF_BODY,
     "leave_clause_through_with": LEAVE_CLAUSE_THROUGH_WITH,
     "return_from_try_in_clause_in_with": RETURN_FROM_TRY_IN_CLAUSE_IN_WITH,

@@ -70,7 +70,7 @@ class HandlerStructurer(ExceptClauses):
         return any(template and self._matches(i, template) for template in ctx.finally_bodies[:1])
 
     def returns_from_body(self, block: Any, ctx: Context) -> bool:
-        """Whether *block*, outside the region, is a ``return <constant>`` of the try body.
+        """Whether *block*, outside the region, is a ``return <constant>`` of the try (or with) body.
 
         A return leaves the handler's cover before it returns; where a test at the end of the
         body goes there on one side and out of the body on the other, the other side is the
@@ -93,8 +93,10 @@ class HandlerStructurer(ExceptClauses):
         return False
 
     def _constant_return(self, block_id: int) -> bool:
+        """Whether the block is a ``return <constant>`` (after the exits of the with blocks it
+        leaves)."""
         block = self.blocks[block_id]
-        ops = [ins.op for ins in self.instrs[block.start : block.end]]
+        ops = [ins.op for ins in self.instrs[self._past_exit_calls(block.start) : block.end]]
         return ops == ["LOAD_CONST", "RETURN_VALUE"]
 
     def continues_through_finally(self, i: int, ctx: Context) -> bool:
@@ -174,6 +176,14 @@ class HandlerStructurer(ExceptClauses):
     def _with_resumes_at(self, handler: int) -> Optional[int]:
         """Where the code after a with goes on when its exit at *handler* swallows the exception
         (a copy of a small exit stands in for a jump to it)."""
+        i = self._suppressed_path(handler)
+        if i is not None and self.instrs[i].op == "JUMP":
+            return self.index_at(self.instrs[i].target)
+        return i
+
+    def _suppressed_path(self, handler: int) -> Optional[int]:
+        """Where the with's exit at *handler* goes on when it swallows the exception, past the
+        pops of the exception and the exit."""
         i = self.index_at(handler)
         while i < len(self.instrs) and self.instrs[i].op != "POP_JUMP_IF_TRUE":
             i += 1
@@ -182,9 +192,7 @@ class HandlerStructurer(ExceptClauses):
         i = self.index_at(self.instrs[i].target)
         while i < len(self.instrs) and self.instrs[i].op in ("POP_TOP", "POP_EXCEPT"):
             i += 1
-        if i < len(self.instrs) and self.instrs[i].op == "JUMP":
-            return self.index_at(self.instrs[i].target)
-        return i
+        return i if i < len(self.instrs) else None
 
     def jumps_to_next_iteration(self, i: int, ctx: Context) -> bool:
         """Whether a jump to the loop's next iteration is at *i*: after the exit calls of the
