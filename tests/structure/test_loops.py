@@ -136,7 +136,23 @@ def while_ends_for_body_with_copied_exit(items, lines, step):
     return lines
 
 
+def break_from_while_in_if_branch(items, n, out):
+    # the break and the loop's exit (after the copied test, 3.12+ a jump) go past the else
+    if n:
+        while n > 0:
+            n -= 1
+            if items[n]:
+                break
+            out.append(n)
+    else:
+        out.append(-1)
+    for x in items:
+        out.append(x)
+    return out
+
+
 CASES = [
+    break_from_while_in_if_branch,
     while_else_with_break,
     while_ends_for_body_with_copied_exit,
     continue_then_break,
@@ -149,6 +165,7 @@ CASES = [
     break_to_enclosing_for,
 ]
 INPUTS = {
+    break_from_while_in_if_branch: [([0, 1, 0, 0], 4, []), ([0, 0], 2, []), ([], 0, [])],
     while_else_with_break: [(10, []), (3, []), (0, [])],
     while_ends_for_body_with_copied_exit: [(["ab", "", "cde"], [], 1), ([], [], 1)],
     continue_then_break: [([0, 0, 1, 1, 3], 0, 4), ([5, 5], 0, 1), ([], 3, 1)],

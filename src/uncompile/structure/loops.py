@@ -206,12 +206,15 @@ class LoopStructurer:
         return b
 
     def _break_past_bottom_test(self, pos: int, ctx: Context) -> bool:
-        """A jump from a bottom-tested loop's body to its exit, past the copied test: ``break``."""
+        """A jump from a bottom-tested loop's body to its exit (or where an exit that is only a
+        jump goes), past the copied test: ``break``."""
         loop = ctx.loop
+        block = self.block_of[pos] if pos < len(self.instrs) else None
         return (
             loop is not None
-            and loop.break_to is not None
-            and pos == self.blocks[loop.break_to].start
+            and block is not None
+            and pos == self.blocks[block].start
+            and self.is_break(block, loop)
             and self._bottom_cuts.get(loop.header) == ctx.until
         )
 
@@ -277,7 +280,8 @@ class LoopStructurer:
         return bool(sources) and all(lo <= self.instrs[b.end - 1].offset < hi for b in sources)
 
     def _same_exit(self, a: Optional[int], b: Optional[int]) -> bool:
-        """Blocks *a* and *b* are one exit, or copies of one ``return`` or jump (3.12+ copy small exits)."""
+        """Blocks *a* and *b* are one exit, or copies of one ``return`` or jump (3.12+ copy small
+        exits), or one is only a jump to the other."""
         if a == b:
             return True
         if a is None or b is None:
@@ -285,6 +289,8 @@ class LoopStructurer:
         x, y = self.blocks[a], self.blocks[b]
         if self._lone_jump(a) and self._lone_jump(b):
             return x.jump == y.jump
+        if (self._lone_jump(a) and x.jump == b) or (self._lone_jump(b) and y.jump == a):
+            return True
         if x.end - x.start != y.end - y.start or self.instrs[x.end - 1].op != "RETURN_VALUE":
             return False
         return all(
