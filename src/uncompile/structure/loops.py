@@ -14,7 +14,7 @@ from typing import Any, FrozenSet, List, Optional, Set, Tuple
 from ..bytecode import versions as V
 from ..expressions import values as M
 from ..expressions.conditions import Node, negate, reduce_nodes
-from .branch_follow import outer_loop_jump
+from .branch_follow import is_written_continue, outer_loop_jump
 from .comprehensions import contains_item, loop_to_comprehension
 from .context import Context, Loop
 
@@ -66,24 +66,29 @@ class LoopStructurer:
         header = self.blocks[body_b]
         body = self.natural_loop(body_b)
         continue_to = self.block_of[cut] if self.blocks[self.block_of[cut]].start == cut else body_b
-        break_to, else_b = self._while_else(body, exit_b)
+        break_to, else_b = self._while_else(body, exit_b, ctx)
         info = Loop(body_b, continue_to, break_to, body)
         self._bottom_cuts[body_b] = cut
         inner = ctx._replace(loop=info, region=body, stops=frozenset(), until=cut)
         stmts = self.walk(header.start, inner, list(stack), entering=True)
         return self._emit_while(test, stmts, False, break_to, else_b, ctx, stack)
 
-    def _while_else(self, body: FrozenSet[int], exit_b: Optional[int]) -> Tuple[Optional[int], Optional[int]]:
+    def _while_else(
+        self, body: FrozenSet[int], exit_b: Optional[int], ctx: Context
+    ) -> Tuple[Optional[int], Optional[int]]:
         """(where ``break`` goes, the ``else`` block or None) of a while loop whose test leaves
-        to *exit_b*: a ``break`` past that block skips the loop's ``else``."""
+        to *exit_b*: a ``break`` past that block skips the loop's ``else``, which runs into the
+        code after the loop or is a ``continue`` of the enclosing loop."""
         if exit_b is None or V.LAYOUT_IN_SOURCE_ORDER:
             return exit_b, None
         exit_off = self.blocks[exit_b].offset
-        later = [
-            b
-            for b in self._exits(set(body), exit_b)
-            if self.blocks[b].offset > exit_off and self._runs_forward_into(exit_b, b)
-        ]
+        # a ``break`` that is a block of its own is only a jump to where it goes
+        outs = [self.blocks[b].jump if self._lone_jump(b) else b for b in self._exits(set(body), exit_b)]
+        later = [b for b in outs if b is not None and self.blocks[b].offset > exit_off]
+        outer = ctx.loop
+        if outer is not None and self._lone_jump(exit_b) and is_written_continue(self, exit_b, outer.header):
+            return (later[0], exit_b) if later else (exit_b, None)
+        later = [b for b in later if self._runs_forward_into(exit_b, b)]
         return (later[0], exit_b) if later else (exit_b, None)
 
     def _runs_forward_into(self, start: int, goal: int) -> bool:
@@ -600,7 +605,7 @@ class LoopStructurer:
         break_to, else_b = exit_b, None
         if last.op in V.CONDITIONAL_JUMPS and head.jump in outs:
             exit_b = head.jump  # where the test leaves; an earlier exit is a ``break`` written before it
-            break_to, else_b = self._while_else(frozenset(body), exit_b)
+            break_to, else_b = self._while_else(frozenset(body), exit_b, ctx)
         info = Loop(header, header, break_to, frozenset(body))
         inner = ctx._replace(loop=info, region=frozenset(body), stops=frozenset())
         test: ast.expr = ast.Constant(value=True)
