@@ -455,3 +455,21 @@ def test_break_from_except_behaves_the_same():
         sink: list = []
         function(_Source([1, None, 2]), sink)
         assert sink == [1, 2, None]
+
+
+async def while_around_async_for(items, count, use):
+    while count:
+        async for item in items:
+            if item:
+                use(item)
+            else:
+                use(None)
+        count -= 1
+
+
+def test_bottom_test_leaving_by_a_jump_to_a_return():
+    # 3.12: the code after the async for is laid out after the function's end (the loop's exit
+    # is a handler); the copied while test leaves by a jump back to the return of the first test
+    result = verify_code(while_around_async_for.__code__)
+    assert result.identical, (result.difference, result.error, result.source)
+    assert result.source is not None and result.source.count("while ") == 1

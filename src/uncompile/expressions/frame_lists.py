@@ -38,6 +38,8 @@ Stack = List[Any]
 Key = Union[int, slice]
 
 _HELD = "uncompile_frame_list"
+#: What a held list is on the stack (a starred item stands for its value).
+_LISTS = (ast.List, ast.Starred)
 
 
 def held(node: Any) -> bool:
@@ -196,6 +198,17 @@ def _slice_key(stack: Stack) -> Optional[Key]:
     return constant_key(ast.Slice(lower=stack[-2], upper=stack[-1], step=None))
 
 
+def _shared_bottom(first: List[Any], second: List[Any]) -> int:
+    """How many items at the start of *first* and *second* are the same objects."""
+    count = min(len(first), len(second))
+    if first[:count] == second[:count]:  # identity: no stack item defines ``==``
+        return count
+    shared = 0
+    while first[shared] is second[shared]:
+        shared += 1
+    return shared
+
+
 def _seq(node: Any) -> int:
     return getattr(node, "uncompile_seq", 0)
 
@@ -221,9 +234,17 @@ class FrameListOps:
     # -- keeping held lists faithful --------------------------------------------------------
 
     def dropped(self, before: List[Any], after: List[Any]) -> bool:
-        """Whether values with effects that *before* (stack items) holds are gone from *after*."""
+        """Whether values with effects that *before* (stack items) holds are gone from *after*.
+
+        What the two share at the bottom is kept: only the values in the rest of *before* are
+        looked for (usually none has an effect, and *after* is not searched at all).
+        """
+        shared = _shared_bottom(before, after)
+        lost = self.unstable(before[shared:])
+        if not lost:
+            return False
         kept = {id(leaf) for leaf in leaves(after)}
-        return any(id(leaf) not in kept for leaf in self.unstable(before))
+        return any(id(leaf) not in kept for leaf in lost)
 
     def in_order(self, stack: Stack) -> bool:
         """The values with effects on *stack*, read depth first, are in the order they were computed."""
@@ -238,11 +259,24 @@ class FrameListOps:
                 self.materialize(stack, inner)
         return self.spill(stack, node)
 
-    def settle(self, stack: Stack) -> None:
+    def settle(self, stack: Stack, before: Stack) -> None:
         """After a step: held lists that became part of another expression are no longer held;
-        one that has another copy on the stack gets a name first."""
+        one that has another copy on the stack gets a name first.
+
+        *before* is the stack before the step. A held list can only become part of another
+        expression by leaving the top of the stack (operations take their operands from there),
+        so when no list left it, the expressions the step made hold none: they are settled
+        as they are.
+        """
         if not self.built_lists:
             return  # every held list starts as a BUILD_LIST: none yet, nothing to settle
+        now = set(map(id, stack))
+        if not any(isinstance(item, _LISTS) and id(item) not in now for item in before):
+            old = set(map(id, before))
+            for item in stack:
+                if id(item) not in old and isinstance(item, ast.AST) and not held(item):
+                    self.settled[id(item)] = item
+            return
         settled = self.settled
         for item in list(parts(stack)):
             if held(item) or not isinstance(item, ast.AST) or settled.get(id(item)) is item:

@@ -12,6 +12,7 @@ import ast
 from typing import Any, FrozenSet, List, Optional, Set, Tuple
 
 from ..bytecode import versions as V
+from ..bytecode.awaits import ASYNC
 from ..expressions import values as M
 from ..expressions.conditions import Node, negate, reduce_nodes
 from .branch_follow import is_written_continue, outer_loop_jump
@@ -294,8 +295,10 @@ class LoopStructurer:
         x, y = self.blocks[a], self.blocks[b]
         if self._lone_jump(a) and self._lone_jump(b):
             return x.jump == y.jump
-        if (self._lone_jump(a) and x.jump == b) or (self._lone_jump(b) and y.jump == a):
-            return True
+        if self._lone_jump(a) != self._lone_jump(b):  # 3.12: a jump to a copy of the return laid out before
+            jump, other = (x, b) if self._lone_jump(a) else (y, a)
+            to = jump.jump
+            return to is not None and not self._lone_jump(to) and self._same_exit(to, other)
         if x.end - x.start != y.end - y.start or self.instrs[x.end - 1].op != "RETURN_VALUE":
             return False
         return all(
@@ -544,14 +547,15 @@ class LoopStructurer:
                 orelse.append(jump)
         if target.target is None:
             raise self.fail(head.start, "for loop without a target")
-        loop_node = ast.For(
+        node_type = ast.AsyncFor if self.instrs[head.start].arg == ASYNC else ast.For
+        loop_node = node_type(
             target=target.target,
             iter=iterator.iterable,
             body=stmts or [ast.Pass()],
             orelse=orelse,
             type_comment=None,
         )
-        if contains_item(stmts) and stack and hasattr(stack[-1], "uncompile_comprehension"):
+        if stack and hasattr(stack[-1], "uncompile_comprehension") and contains_item(stmts):
             comprehension = loop_to_comprehension(loop_node, None)
             result = next(
                 (k for k in range(len(stack) - 1, -1, -1) if hasattr(stack[k], "uncompile_comprehension")),

@@ -58,8 +58,7 @@ class Walker(
         self.sim = simulator_for(code, nested, self.instrs)
         self.block_of: List[int] = [0] * len(self.instrs)
         for block in self.blocks:
-            for i in range(block.start, block.end):
-                self.block_of[i] = block.id
+            self.block_of[block.start : block.end] = [block.id] * (block.end - block.start)
         self.exit: Optional[int] = None
         self._pdoms: Dict[Optional[FrozenSet[int]], Dict[int, Optional[int]]] = {}  # see region_follow
         self.steps = 0
@@ -192,14 +191,19 @@ class Walker(
         block = self.blocks[self.block_of[pos]]
         last = block.end - 1
         i = pos
+        left_with = False  # a with's exit call was skipped: a jump out of the block leaves the with
         while i < last:
             if i >= ctx.until:
                 return i
             skip = self.skip_copies(i, ctx, stack)
             if skip:
+                left_with = left_with or self.exit_call_at(i) > 0
                 i += skip
+                if left_with and self.jumps_to_next_iteration(i, ctx):
+                    self.sim.emit(ast.Continue())  # leaves with blocks, calling their exits
+                    return None
                 if i > last:  # the copy spans blocks (a finally body with an if): go on after it
-                    return self._return_after_copy(i, stack)
+                    return self._return_after_copy(i, ctx, stack)
                 continue
             ins = self.instrs[i]
             if ins.op in ("BEFORE_WITH", "SETUP_WITH"):
@@ -220,7 +224,7 @@ class Walker(
             return last
         skip = self.skip_copies(last, ctx, stack) if last >= pos else 0
         if skip:
-            return self._return_after_copy(last + skip, stack)
+            return self._return_after_copy(last + skip, ctx, stack)
         ins = self.instrs[last]
         if ins.op in V.CONDITIONAL_JUMPS:
             before_branch = getattr(self.sim, "before_branch", None)  # Dynamo's code: see stack_shuffles
@@ -249,12 +253,22 @@ class Walker(
             return None
         return self.start_of(block.fall)
 
-    def _return_after_copy(self, i: int, stack: List[Any]) -> Optional[int]:
+    def _return_after_copy(self, i: int, ctx: Context, stack: List[Any]) -> Optional[int]:
         """Where the walk goes on after a skipped exit call or finally copy that ends at *i*.
 
         A ``return x`` from a ``with`` (or ``try``/``finally``) body calls the exit with x on
-        the stack and returns it next, in a block of its own: the return belongs to the path.
+        the stack and returns it next, in a block of its own: the return belongs to the path,
+        and so do the copies of enclosing finally bodies (with tries of their own) before it.
         """
+        while stack and not M.is_marker(stack[-1]) and i < len(self.instrs):
+            call = self.past_swaps(i)  # the value goes under the next with's exit
+            if call != i and self.exit_call_at(call):
+                for swap in self.instrs[i:call]:
+                    self.sim.step(swap, stack)
+            skip = self.skip_copies(call, ctx, stack)
+            if not skip:
+                break
+            i = call + skip
         ins = self.instrs[i] if i < len(self.instrs) else None
         if ins is None or ins.op != "RETURN_VALUE" or not stack or M.is_marker(stack[-1]):
             return i
@@ -471,8 +485,13 @@ class Walker(
             follow = self.legacy_if_follow(block_id, then_b, else_b, fall, follow, ctx)
         elif follow is not None:
             follow = joined_before_continue(self, block_id, then_b, else_b, follow, ctx)
-        if follow is None and then_b is not None and else_b is not None and self.reaches(then_b, else_b, ctx):
-            follow = else_b
+        if (
+            (follow is None or (ctx.loop is not None and follow == ctx.loop.header))
+            and then_b is not None
+            and else_b is not None
+            and self.reaches(then_b, else_b, ctx)
+        ):
+            follow = else_b  # the body goes on there (also by a loop's break when its else continues)
         elif follow is None:
             follow = self.jump_past_else(block_id, else_b, ctx)
         loop = ctx.loop
@@ -502,6 +521,10 @@ class Walker(
                 orelse = self.walk(self.start_of(else_b), ctx, list(stack))
                 self.sim.emit(_assert_or_if(test, body, orelse))
                 return stopped
+            if else_b is not None and self.skips_else(body, else_b):
+                orelse = self.walk(self.start_of(else_b), ctx, list(stack))
+                self.sim.emit(_assert_or_if(test, body, orelse))
+                return self.exit
             self.sim.emit(_assert_or_if(test, body, []))
             return self.start_of(else_b)
         inner = ctx.stop_at(follow)
@@ -518,8 +541,11 @@ class Walker(
             self.sim.emit(_assert_or_if(test, body, orelse))
             return stopped
         orelse = self.walk(self.start_of(else_b), inner, list(stack)) if else_b != follow else []
-        if not body and orelse and is_lone_continue(self, then_b, follow, ctx):
-            # ``if c: continue`` written before the rest of the loop body
+        if orelse and (
+            (not body and is_lone_continue(self, then_b, follow, ctx))
+            or self.continues_from_with(body, then_b)
+        ):
+            # ``if c: continue`` written before the rest of the loop body (leaving with blocks)
             self.sim.emit(ast.If(test=test, body=[ast.Continue()], orelse=[]))
             self.sim.out.extend(orelse)
             return self.start_of(follow)
