@@ -97,18 +97,24 @@ def joined_before_continue(
 
 
 def _ends_with_written_continue(walker: Any, block_id: int, else_b: int, header: int) -> bool:
-    """Whether the block laid out before *else_b* ends with a ``continue`` statement of its own.
+    """Whether the block laid out before *else_b* ends with a ``continue`` statement of its own."""
+    if else_b <= 0:
+        return False
+    before = walker.blocks[else_b - 1]
+    return before.offset >= walker.blocks[block_id].offset and is_written_continue(walker, else_b - 1, header)
+
+
+def is_written_continue(walker: Any, block_id: int, header: int) -> bool:
+    """Whether the block ends with a ``continue`` statement (a jump to *header*) of its own.
 
     The jump back that ends a loop body has the line of the last statement, or the loop's
     (before the body's first line), and one that ends an if without else the if's; a
     ``continue`` has a line of its own inside the body, after the statement before it.
     """
-    if else_b <= 0:
-        return False
-    before = walker.blocks[else_b - 1]
-    last = before.end - 1
+    block = walker.blocks[block_id]
+    last = block.end - 1
     jump = walker.instrs[last]
-    if before.offset < walker.blocks[block_id].offset or before.jump != header or jump.op != "JUMP":
+    if block.jump != header or jump.op != "JUMP":
         return False
     lines = (walker.line_at(walker.instrs[i].offset) for i in range(last - 1, -1, -1))
     previous = next((line for line in lines if line), None)

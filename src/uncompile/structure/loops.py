@@ -15,7 +15,7 @@ from ..bytecode import versions as V
 from ..bytecode.awaits import ASYNC
 from ..expressions import values as M
 from ..expressions.conditions import Node, negate, reduce_nodes
-from .branch_follow import outer_loop_jump
+from .branch_follow import is_written_continue, outer_loop_jump
 from .comprehensions import contains_item, loop_to_comprehension
 from .context import Context, Loop
 
@@ -67,24 +67,29 @@ class LoopStructurer:
         header = self.blocks[body_b]
         body = self.natural_loop(body_b)
         continue_to = self.block_of[cut] if self.blocks[self.block_of[cut]].start == cut else body_b
-        break_to, else_b = self._while_else(body, exit_b)
+        break_to, else_b = self._while_else(body, exit_b, ctx)
         info = Loop(body_b, continue_to, break_to, body)
         self._bottom_cuts[body_b] = cut
         inner = ctx._replace(loop=info, region=body, stops=frozenset(), until=cut)
         stmts = self.walk(header.start, inner, list(stack), entering=True)
         return self._emit_while(test, stmts, False, break_to, else_b, ctx, stack)
 
-    def _while_else(self, body: FrozenSet[int], exit_b: Optional[int]) -> Tuple[Optional[int], Optional[int]]:
+    def _while_else(
+        self, body: FrozenSet[int], exit_b: Optional[int], ctx: Context
+    ) -> Tuple[Optional[int], Optional[int]]:
         """(where ``break`` goes, the ``else`` block or None) of a while loop whose test leaves
-        to *exit_b*: a ``break`` past that block skips the loop's ``else``."""
+        to *exit_b*: a ``break`` past that block skips the loop's ``else``, which runs into the
+        code after the loop or is a ``continue`` of the enclosing loop."""
         if exit_b is None or V.LAYOUT_IN_SOURCE_ORDER:
             return exit_b, None
         exit_off = self.blocks[exit_b].offset
-        later = [
-            b
-            for b in self._exits(set(body), exit_b)
-            if self.blocks[b].offset > exit_off and self._runs_forward_into(exit_b, b)
-        ]
+        # a ``break`` that is a block of its own is only a jump to where it goes
+        outs = [self.blocks[b].jump if self._lone_jump(b) else b for b in self._exits(set(body), exit_b)]
+        later = [b for b in outs if b is not None and self.blocks[b].offset > exit_off]
+        outer = ctx.loop
+        if outer is not None and self._lone_jump(exit_b) and is_written_continue(self, exit_b, outer.header):
+            return (later[0], exit_b) if later else (exit_b, None)
+        later = [b for b in later if self._runs_forward_into(exit_b, b)]
         return (later[0], exit_b) if later else (exit_b, None)
 
     def _runs_forward_into(self, start: int, goal: int) -> bool:
@@ -207,12 +212,15 @@ class LoopStructurer:
         return b
 
     def _break_past_bottom_test(self, pos: int, ctx: Context) -> bool:
-        """A jump from a bottom-tested loop's body to its exit, past the copied test: ``break``."""
+        """A jump from a bottom-tested loop's body to its exit (or where an exit that is only a
+        jump goes), past the copied test: ``break``."""
         loop = ctx.loop
+        block = self.block_of[pos] if pos < len(self.instrs) else None
         return (
             loop is not None
-            and loop.break_to is not None
-            and pos == self.blocks[loop.break_to].start
+            and block is not None
+            and pos == self.blocks[block].start
+            and self.is_break(block, loop)
             and self._bottom_cuts.get(loop.header) == ctx.until
         )
 
@@ -278,7 +286,8 @@ class LoopStructurer:
         return bool(sources) and all(lo <= self.instrs[b.end - 1].offset < hi for b in sources)
 
     def _same_exit(self, a: Optional[int], b: Optional[int]) -> bool:
-        """Blocks *a* and *b* are one exit, or copies of one ``return`` or jump (3.12+ copy small exits)."""
+        """Blocks *a* and *b* are one exit, or copies of one ``return`` or jump (3.12+ copy small
+        exits), or one is only a jump to the other."""
         if a == b:
             return True
         if a is None or b is None:
@@ -600,7 +609,7 @@ class LoopStructurer:
         break_to, else_b = exit_b, None
         if last.op in V.CONDITIONAL_JUMPS and head.jump in outs:
             exit_b = head.jump  # where the test leaves; an earlier exit is a ``break`` written before it
-            break_to, else_b = self._while_else(frozenset(body), exit_b)
+            break_to, else_b = self._while_else(frozenset(body), exit_b, ctx)
         info = Loop(header, header, break_to, frozenset(body))
         inner = ctx._replace(loop=info, region=frozenset(body), stops=frozenset())
         test: ast.expr = ast.Constant(value=True)
