@@ -28,7 +28,7 @@ from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
 from . import versions as V
 from .reader import RawInstruction, read_raw
-from .sequences import match_sequence
+from .sequences import SEQUENCE_STARTS, match_sequence
 
 
 class Instr:
@@ -52,7 +52,8 @@ _JUMP_OPCODES = frozenset(dis.hasjrel) | frozenset(dis.hasjabs)
 
 #: Raw instructions that may start a sequence read as other neutral instructions (:meth:`_Reader.sequence`).
 _SEQUENCE_STARTS = frozenset(
-    {"GET_ITER", "GET_AWAITABLE", "GET_YIELD_FROM_ITER", "GET_ANEXT", "COPY", "LOAD_GLOBAL"}
+    {"GET_ITER", "GET_AWAITABLE", "GET_YIELD_FROM_ITER", "GET_ANEXT"}
+    | SEQUENCE_STARTS
     | set(V.FOR_EXIT_CLEANUP[:1])
 )
 
