@@ -87,6 +87,57 @@ async def async_generator(n):
         await asyncio.sleep(0)
 
 
+@cases(
+    (4,),
+    (0,),
+)
+async def async_set_dict_and_generator_expressions(n):
+    odd = {value async for value in AsyncRange(n) if value % 2}
+    squares = {value: value * value async for value in AsyncRange(n)}
+    doubled = (value * 2 async for value in AsyncRange(n))
+    pairs = [(a, b) async for a in AsyncRange(n) for b in range(a) if b]
+    return odd, squares, [item async for item in doubled], pairs
+
+
+@cases(
+    (5, 3),
+    (2, 9),
+    (3, None),
+)
+async def async_for_break_and_try(n, stop):
+    seen = []
+    async for value in AsyncRange(n):
+        if value == stop:
+            break
+        try:
+            seen.append(10 // (value - 2))
+        except ZeroDivisionError:
+            seen.append("zero")
+            continue
+        seen.append(value)
+    try:
+        async for value in AsyncRange(stop or 0):
+            seen.append(value - n)
+    except TypeError:
+        seen.append("failed")
+    return seen
+
+
+@cases(
+    (4,),
+    (1,),
+)
+async def async_generator_over_async_for(n):
+    log = []
+    async with AsyncContext(log):
+        async for value in AsyncRange(n):
+            received = yield value
+            if received is not None:
+                return
+            yield [await asyncio.sleep(0, result=value + i) for i in range(value)]
+    yield log
+
+
 @pytest.mark.parametrize("name,function,calls", cases.items, ids=cases.ids())
 def test_async(name, function, calls, behaves_the_same):
     behaves_the_same(function, calls)

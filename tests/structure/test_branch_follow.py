@@ -77,6 +77,79 @@ def return_ends_loop_body(items, seen):
     return True
 
 
+def if_body_then_try(pid, args):
+    if pid == 0:
+        print(*args)
+    try:
+        mode = abs(pid)
+        ok = True
+    except TypeError:
+        ok = False
+    try:
+        pid = pid + 1
+    finally:
+        if ok:
+            pid = mode
+    return pid
+
+
+def else_starts_with_try(items, kind):
+    out = []
+    for item in items:
+        if isinstance(item, kind):
+            if item.flag:
+                out.append(item.name)
+            else:
+                out.extend(item.parts)
+        else:
+            try:
+                value = int(item)
+            except TypeError:
+                value = item
+            if not isinstance(value, int):
+                raise TypeError("bad")
+            out.append(value)
+    return out
+
+
+def branches_continue_from_handlers(items, key):
+    found = []
+    for item in items:
+        if hasattr(item, "read"):
+            try:
+                text = item.read()
+            except OSError:
+                continue
+            desc = text or ""
+        else:
+            try:
+                text = str(item)
+            except ValueError:
+                continue
+            desc = text.strip()
+        found.append(desc + key)
+    return found
+
+
+def for_else_continue_then_join(names, groups):
+    out = []
+    for name in names:
+        if not name and groups:
+            name = "x"
+            try:
+                members = list(groups)
+            except OSError:
+                members = []
+            for member in members:
+                if member == "init":
+                    break
+            else:
+                continue
+        if name:
+            out.append(name)
+    return out
+
+
 def pass_then_elif_continue(items, skip):
     # ``pass`` jumps past the else to the statement after the if, where the continue does not go
     out = []
@@ -154,79 +227,6 @@ def if_without_else_in_branch_at_loop_end(items, quiet, out):
     return ok
 
 
-def if_body_then_try(pid, args):
-    if pid == 0:
-        print(*args)
-    try:
-        mode = abs(pid)
-        ok = True
-    except TypeError:
-        ok = False
-    try:
-        pid = pid + 1
-    finally:
-        if ok:
-            pid = mode
-    return pid
-
-
-def else_starts_with_try(items, kind):
-    out = []
-    for item in items:
-        if isinstance(item, kind):
-            if item.flag:
-                out.append(item.name)
-            else:
-                out.extend(item.parts)
-        else:
-            try:
-                value = int(item)
-            except TypeError:
-                value = item
-            if not isinstance(value, int):
-                raise TypeError("bad")
-            out.append(value)
-    return out
-
-
-def branches_continue_from_handlers(items, key):
-    found = []
-    for item in items:
-        if hasattr(item, "read"):
-            try:
-                text = item.read()
-            except OSError:
-                continue
-            desc = text or ""
-        else:
-            try:
-                text = str(item)
-            except ValueError:
-                continue
-            desc = text.strip()
-        found.append(desc + key)
-    return found
-
-
-def for_else_continue_then_join(names, groups):
-    out = []
-    for name in names:
-        if not name and groups:
-            name = "x"
-            try:
-                members = list(groups)
-            except OSError:
-                members = []
-            for member in members:
-                if member == "init":
-                    break
-            else:
-                continue
-        if name:
-            out.append(name)
-    return out
-
-
 CASES = [
     if_body_then_try,
     else_starts_with_try,
@@ -266,7 +266,7 @@ INPUTS = {
 def _call(function, args):
     try:
         return function(*args)
-    except TypeError as error:
+    except (TypeError, NameError) as error:
         return ("raised", str(error))
 
 

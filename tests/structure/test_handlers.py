@@ -343,7 +343,27 @@ def f(get, wait, ref, log):
         log("failed")
 """
 
+# a with ending an if's body may swallow an exception: where the code after it goes on tells
+# whether the next statements are the if's else or follow the if
+WITH_ENDS_IF_BODY = """
+def with_else(self, first, second, pick):
+    if pick:
+        with first as handle:
+            return handle.read()
+    else:
+        with second as handle:
+            return handle.read()
+
+def with_then_more(self, first, second, pick):
+    if pick:
+        with first as handle:
+            return handle.read()
+    with second as handle:
+        return handle.read()
+"""
+
 SNIPPETS = {
+    "with_ends_if_body": WITH_ENDS_IF_BODY,
     "leave_clause_through_with": LEAVE_CLAUSE_THROUGH_WITH,
     "return_from_try_in_clause_in_with": RETURN_FROM_TRY_IN_CLAUSE_IN_WITH,
     "except_else_finally_around_try": EXCEPT_ELSE_FINALLY_AROUND_TRY,

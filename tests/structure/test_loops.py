@@ -104,7 +104,41 @@ def break_to_enclosing_for(names, found, step):
     return found
 
 
+def while_else_with_break(n, out):
+    # the break jumps past the else, which runs into the code after the loop
+    i = 0
+    while i < n:
+        i += 1
+        if i % 2:
+            continue
+        if i > 6:
+            break
+        out.append(i)
+    else:
+        out.append("done")
+    return out
+
+
+def while_ends_for_body_with_copied_exit(items, lines, step):
+    # 3.12+ copies the exit to the enclosing loop after the bottom test: no else
+    for value in items:
+        if not value:
+            continue
+        while value:
+            lines.append(value)
+            while True:
+                if len(lines) <= 3:
+                    break
+                lines.pop()
+            value = value[step:]
+            if value:
+                lines[-1] += ";"
+    return lines
+
+
 CASES = [
+    while_else_with_break,
+    while_ends_for_body_with_copied_exit,
     continue_then_break,
     break_then_trailing_continue,
     drain_at_end,
@@ -115,6 +149,8 @@ CASES = [
     break_to_enclosing_for,
 ]
 INPUTS = {
+    while_else_with_break: [(10, []), (3, []), (0, [])],
+    while_ends_for_body_with_copied_exit: [(["ab", "", "cde"], [], 1), ([], [], 1)],
     continue_then_break: [([0, 0, 1, 1, 3], 0, 4), ([5, 5], 0, 1), ([], 3, 1)],
     break_then_trailing_continue: [([0, 0, 1, 1, 3], 0, 4), ([5, 5], 0, 1), ([], 3, 1)],
     drain_at_end: [([1, 2], []), ([], [7])],
@@ -132,6 +168,8 @@ def test_recompiles_identically(function):
         pytest.xfail("3.8 - 3.9: a trailing continue before the loop's own jump back is dropped")
     if function is break_to_enclosing_for and sys.version_info < (3, 10):
         pytest.xfail("3.8 - 3.9: a break out of a while that ends a for body keeps a dead jump")
+    if function is while_else_with_break and sys.version_info < (3, 10):
+        pytest.xfail("3.8 - 3.9: the break past a while's else comes back as a return")
     result = verify_code(function.__code__)
     assert result.identical, (result.difference, result.error, result.source)
 
@@ -381,3 +419,21 @@ def test_break_from_except_behaves_the_same():
         sink: list = []
         function(_Source([1, None, 2]), sink)
         assert sink == [1, 2, None]
+
+
+async def while_around_async_for(items, count, use):
+    while count:
+        async for item in items:
+            if item:
+                use(item)
+            else:
+                use(None)
+        count -= 1
+
+
+def test_bottom_test_leaving_by_a_jump_to_a_return():
+    # 3.12: the code after the async for is laid out after the function's end (the loop's exit
+    # is a handler); the copied while test leaves by a jump back to the return of the first test
+    result = verify_code(while_around_async_for.__code__)
+    assert result.identical, (result.difference, result.error, result.source)
+    assert result.source is not None and result.source.count("while ") == 1

@@ -303,8 +303,6 @@ class LegacyBlocks:
         setup = self.instrs[i]
         self.sim.pending.append(setup.offset)
         h = self._legacy_index(setup.target)
-        if i + 1 < len(self.instrs) and self.instrs[i + 1].op == "GET_ANEXT":
-            raise self.fail(i, "async for")  # type: ignore[attr-defined]
         if self.legacy_is_except(h):
             return self._legacy_try_except(i, h, ctx, stack)
         return self._legacy_try_finally(i, h, ctx, stack)

@@ -5,7 +5,8 @@
 * class-body bookkeeping (``__module__``, ``__qualname__``, ``__classcell__``...);
 * the docstring (``co_consts[0]`` of a function, ``__doc__ = ...`` of a class/module);
 * ``global``/``nonlocal`` declarations the bytecode implies;
-* ``assert False, msg``, which compiles to an unconditional ``raise AssertionError(msg)``.
+* ``assert False, msg``, which compiles to an unconditional ``raise AssertionError(msg)``;
+* the ``None`` an async generator returns: its ``return`` takes no value.
 """
 
 from __future__ import annotations
@@ -112,6 +113,14 @@ def _asserts_in(stmts: List[ast.stmt]) -> None:
             stmts[index] = _assert_false(stmt)
 
 
+def _bare_returns(stmts: List[ast.stmt]) -> None:
+    """``return None`` is ``return`` (an async generator's ``return`` must not name a value)."""
+    for child in iter_statements(stmts, into_definitions=False):  # nested bodies are tidied on their own
+        value = getattr(child, "value", None) if isinstance(child, ast.Return) else None
+        if isinstance(value, ast.Constant) and value.value is None:
+            child.value = None  # type: ignore[attr-defined]
+
+
 def _is_class_bookkeeping(stmt: ast.stmt) -> bool:
     if isinstance(stmt, ast.Assign) and all(isinstance(t, ast.Name) for t in stmt.targets):
         names = [t.id for t in stmt.targets]  # type: ignore[attr-defined]
@@ -152,6 +161,8 @@ def tidy_body(stmts: List[ast.stmt], code: CodeType, sim: Any) -> List[ast.stmt]
         stmts = _drop_trailing(stmts, _is_return_none)
     _tidy_loops(stmts)
     _tidy_asserts(stmts)
+    if code.co_flags & inspect.CO_ASYNC_GENERATOR:
+        _bare_returns(stmts)
     if not is_function:
         stmts = restore_annotations([s for s in stmts if not _is_class_bookkeeping(s)], code)
         if code.co_name != "<module>":

@@ -205,4 +205,8 @@ class Nested:
         first = getattr(expr, "generators")[0]  # noqa: B009
         if isinstance(first.iter, ast.Name) and first.iter.id == "_0_":
             first.iter = iterable
+        if code.co_flags & inspect.CO_COROUTINE:
+            # a list/set/dict comprehension with ``async for``/``await`` (<= 3.11): its call makes
+            # a coroutine that the next instruction awaits, written as the comprehension itself
+            expr.uncompile_awaited = True  # type: ignore[attr-defined]
         return expr

@@ -154,11 +154,37 @@ class HandlerStructurer(ExceptClauses):
         after_index = self.exit
         item = ast.withitem(context_expr=manager, optional_vars=target)
         node_type = ast.AsyncWith if is_async else ast.With
-        self.sim.emit(node_type(items=[item], body=body or [ast.Pass()], type_comment=None))
+        node = node_type(items=[item], body=body or [ast.Pass()], type_comment=None)
+        node.uncompile_handler = entry.target  # type: ignore[union-attr]
+        self.sim.emit(node)
         if after_index is None:
             return None
         n = self.exit_call_at(after_index)
         return after_index + n if n else None
+
+    def skips_else(self, body: List[ast.stmt], else_b: int) -> bool:
+        """Whether *body* (an if's, which does not reach *else_b*) ends with a with whose exit
+        may swallow an exception and go on elsewhere than *else_b*: past an ``else``."""
+        handler = getattr(body[-1], "uncompile_handler", None) if body else None
+        if handler is None:
+            return False
+        resume = self._with_resumes_at(handler)
+        return resume is not None and resume != self.blocks[else_b].start
+
+    def _with_resumes_at(self, handler: int) -> Optional[int]:
+        """Where the code after a with goes on when its exit at *handler* swallows the exception
+        (a copy of a small exit stands in for a jump to it)."""
+        i = self.index_at(handler)
+        while i < len(self.instrs) and self.instrs[i].op != "POP_JUMP_IF_TRUE":
+            i += 1
+        if i >= len(self.instrs):
+            return None
+        i = self.index_at(self.instrs[i].target)
+        while i < len(self.instrs) and self.instrs[i].op in ("POP_TOP", "POP_EXCEPT"):
+            i += 1
+        if i < len(self.instrs) and self.instrs[i].op == "JUMP":
+            return self.index_at(self.instrs[i].target)
+        return i
 
     def jumps_to_next_iteration(self, i: int, ctx: Context) -> bool:
         """Whether a jump to the loop's next iteration is at *i*: after the exit calls of the

@@ -12,6 +12,7 @@ import ast
 from typing import Any, FrozenSet, List, Optional, Set, Tuple
 
 from ..bytecode import versions as V
+from ..bytecode.awaits import ASYNC
 from ..expressions import values as M
 from ..expressions.conditions import Node, negate, reduce_nodes
 from .branch_follow import outer_loop_jump
@@ -66,12 +67,42 @@ class LoopStructurer:
         header = self.blocks[body_b]
         body = self.natural_loop(body_b)
         continue_to = self.block_of[cut] if self.blocks[self.block_of[cut]].start == cut else body_b
-        info = Loop(body_b, continue_to, exit_b, body)
+        break_to, else_b = self._while_else(body, exit_b)
+        info = Loop(body_b, continue_to, break_to, body)
         self._bottom_cuts[body_b] = cut
         inner = ctx._replace(loop=info, region=body, stops=frozenset(), until=cut)
         stmts = self.walk(header.start, inner, list(stack), entering=True)
-        self.sim.emit(ast.While(test=test, body=stmts or [ast.Pass()], orelse=[]))
-        return self.start_of(exit_b)
+        return self._emit_while(test, stmts, False, break_to, else_b, ctx, stack)
+
+    def _while_else(self, body: FrozenSet[int], exit_b: Optional[int]) -> Tuple[Optional[int], Optional[int]]:
+        """(where ``break`` goes, the ``else`` block or None) of a while loop whose test leaves
+        to *exit_b*: a ``break`` past that block skips the loop's ``else``."""
+        if exit_b is None or V.LAYOUT_IN_SOURCE_ORDER:
+            return exit_b, None
+        exit_off = self.blocks[exit_b].offset
+        later = [
+            b
+            for b in self._exits(set(body), exit_b)
+            if self.blocks[b].offset > exit_off and self._runs_forward_into(exit_b, b)
+        ]
+        return (later[0], exit_b) if later else (exit_b, None)
+
+    def _runs_forward_into(self, start: int, goal: int) -> bool:
+        """Whether *goal* follows *start* on a path of forward edges (an ``else`` runs into the
+        code after its loop; a copy of the loop's exit or a jump back does not)."""
+        work, seen = [start], {start}
+        while work:
+            b = work.pop()
+            if b == goal:
+                return True
+            for succ in self.blocks[b].succs:
+                if (
+                    succ not in seen
+                    and self.blocks[b].offset < self.blocks[succ].offset <= self.blocks[goal].offset
+                ):
+                    seen.add(succ)
+                    work.append(succ)
+        return False
 
     def guarded_bottom_tested_loop(
         self, nodes: List[Node], used: int, fall: Optional[int], ctx: Context, stack: List[Any]
@@ -255,6 +286,10 @@ class LoopStructurer:
         x, y = self.blocks[a], self.blocks[b]
         if self._lone_jump(a) and self._lone_jump(b):
             return x.jump == y.jump
+        if self._lone_jump(a) != self._lone_jump(b):  # 3.12: a jump to a copy of the return laid out before
+            jump, other = (x, b) if self._lone_jump(a) else (y, a)
+            to = jump.jump
+            return to is not None and not self._lone_jump(to) and self._same_exit(to, other)
         if x.end - x.start != y.end - y.start or self.instrs[x.end - 1].op != "RETURN_VALUE":
             return False
         return all(
@@ -503,7 +538,8 @@ class LoopStructurer:
                 orelse.append(jump)
         if target.target is None:
             raise self.fail(head.start, "for loop without a target")
-        loop_node = ast.For(
+        node_type = ast.AsyncFor if self.instrs[head.start].arg == ASYNC else ast.For
+        loop_node = node_type(
             target=target.target,
             iter=iterator.iterable,
             body=stmts or [ast.Pass()],
@@ -561,9 +597,11 @@ class LoopStructurer:
         outs = self._exits(body, None) or self._handler_exits(head, body)
         exit_b = outs[0] if outs else None
         last = self.instrs[head.end - 1]
+        break_to, else_b = exit_b, None
         if last.op in V.CONDITIONAL_JUMPS and head.jump in outs:
             exit_b = head.jump  # where the test leaves; an earlier exit is a ``break`` written before it
-        info = Loop(header, header, exit_b, frozenset(body))
+            break_to, else_b = self._while_else(frozenset(body), exit_b)
+        info = Loop(header, header, break_to, frozenset(body))
         inner = ctx._replace(loop=info, region=frozenset(body), stops=frozenset())
         test: ast.expr = ast.Constant(value=True)
         start: Optional[int] = head.start
@@ -590,10 +628,11 @@ class LoopStructurer:
                     self._bottom_cuts[header] = copied[3]
                     inner = inner._replace(until=copied[3])
                     stmts = self.walk(start, inner, list(stack), entering=True)
-                    return self._emit_while(test, stmts, True, exit_b)
+                    return self._emit_while(test, stmts, True, break_to, else_b, ctx, stack)
         stmts = self.walk(start, inner, list(stack), entering=start == head.start)
         # the end of the body would repeat the test there: a jump back to the test is ``continue``
-        return self._emit_while(test, stmts, V.DUPLICATES_WHILE_CONDITION and start != head.start, exit_b)
+        explicit = V.DUPLICATES_WHILE_CONDITION and start != head.start
+        return self._emit_while(test, stmts, explicit, break_to, else_b, ctx, stack)
 
     def _tries_inside(self, head: Any, body: set, ctx: Context) -> Set[int]:
         """The blocks of the try bodies that start inside a loop body: a try statement lies
@@ -644,13 +683,27 @@ class LoopStructurer:
         return found
 
     def _emit_while(
-        self, test: ast.expr, stmts: List[ast.stmt], explicit_continue: bool, exit_b: Optional[int]
+        self,
+        test: ast.expr,
+        stmts: List[ast.stmt],
+        explicit_continue: bool,
+        break_to: Optional[int],
+        else_b: Optional[int],
+        ctx: Context,
+        stack: List[Any],
     ) -> Optional[int]:
-        loop_node = ast.While(test=test, body=stmts or [ast.Pass()], orelse=[])
+        """Emit the while loop (its ``else`` walked from *else_b* to *break_to*); where to go on."""
+        orelse: List[ast.stmt] = []
+        if else_b is not None:
+            orelse = self.walk(self.start_of(else_b), ctx.stop_at(break_to), list(stack))
+            jump = outer_loop_jump(self, orelse, self.exit, break_to, ctx)
+            if jump is not None:  # the else goes on to the enclosing loop, not past this one
+                orelse.append(jump)
+        loop_node = ast.While(test=test, body=stmts or [ast.Pass()], orelse=orelse)
         if explicit_continue:  # a trailing ``continue`` is not the loop's own end
             loop_node.uncompile_explicit_continue = True  # type: ignore[attr-defined]
         self.sim.emit(loop_node)
-        return self.start_of(exit_b)
+        return self.start_of(break_to)
 
     def _while_condition(
         self, node: Node, fall: Optional[int], header: int, body: set, exit_b: Optional[int], stack: List[Any]

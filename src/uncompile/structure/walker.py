@@ -203,7 +203,7 @@ class Walker(
                     self.sim.emit(ast.Continue())  # leaves with blocks, calling their exits
                     return None
                 if i > last:  # the copy spans blocks (a finally body with an if): go on after it
-                    return self._return_after_copy(i, stack)
+                    return self._return_after_copy(i, ctx, stack)
                 continue
             ins = self.instrs[i]
             if ins.op in ("BEFORE_WITH", "SETUP_WITH"):
@@ -224,7 +224,7 @@ class Walker(
             return last
         skip = self.skip_copies(last, ctx, stack) if last >= pos else 0
         if skip:
-            return self._return_after_copy(last + skip, stack)
+            return self._return_after_copy(last + skip, ctx, stack)
         ins = self.instrs[last]
         if ins.op in V.CONDITIONAL_JUMPS:
             before_branch = getattr(self.sim, "before_branch", None)  # Dynamo's code: see stack_shuffles
@@ -253,12 +253,22 @@ class Walker(
             return None
         return self.start_of(block.fall)
 
-    def _return_after_copy(self, i: int, stack: List[Any]) -> Optional[int]:
+    def _return_after_copy(self, i: int, ctx: Context, stack: List[Any]) -> Optional[int]:
         """Where the walk goes on after a skipped exit call or finally copy that ends at *i*.
 
         A ``return x`` from a ``with`` (or ``try``/``finally``) body calls the exit with x on
-        the stack and returns it next, in a block of its own: the return belongs to the path.
+        the stack and returns it next, in a block of its own: the return belongs to the path,
+        and so do the copies of enclosing finally bodies (with tries of their own) before it.
         """
+        while stack and not M.is_marker(stack[-1]) and i < len(self.instrs):
+            call = self.past_swaps(i)  # the value goes under the next with's exit
+            if call != i and self.exit_call_at(call):
+                for swap in self.instrs[i:call]:
+                    self.sim.step(swap, stack)
+            skip = self.skip_copies(call, ctx, stack)
+            if not skip:
+                break
+            i = call + skip
         ins = self.instrs[i] if i < len(self.instrs) else None
         if ins is None or ins.op != "RETURN_VALUE" or not stack or M.is_marker(stack[-1]):
             return i
@@ -511,6 +521,10 @@ class Walker(
                 orelse = self.walk(self.start_of(else_b), ctx, list(stack))
                 self.sim.emit(_assert_or_if(test, body, orelse))
                 return stopped
+            if else_b is not None and self.skips_else(body, else_b):
+                orelse = self.walk(self.start_of(else_b), ctx, list(stack))
+                self.sim.emit(_assert_or_if(test, body, orelse))
+                return self.exit
             self.sim.emit(_assert_or_if(test, body, []))
             return self.start_of(else_b)
         inner = ctx.stop_at(follow)
