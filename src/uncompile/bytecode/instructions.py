@@ -31,7 +31,7 @@ from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 from . import versions as V
 from .awaits import ASYNC, async_for_header, await_end, ends_anext_send
 from .reader import RawInstruction, read_raw
-from .sequences import match_sequence
+from .sequences import SEQUENCE_STARTS, match_sequence
 
 
 class Instr:
@@ -55,8 +55,16 @@ _JUMP_OPCODES = frozenset(dis.hasjrel) | frozenset(dis.hasjabs)
 
 #: Raw instructions that may start a sequence read as other neutral instructions (:meth:`_Reader.sequence`).
 _SEQUENCE_STARTS = frozenset(
-    {"GET_ITER", "GET_AWAITABLE", "GET_YIELD_FROM_ITER", "GET_ANEXT", "COPY", "LOAD_GLOBAL"}
-    | {"SETUP_FINALLY", "END_ASYNC_FOR", "CLEANUP_THROW"}
+    {
+        "GET_ITER",
+        "GET_AWAITABLE",
+        "GET_YIELD_FROM_ITER",
+        "GET_ANEXT",
+        "SETUP_FINALLY",
+        "END_ASYNC_FOR",
+        "CLEANUP_THROW",
+    }
+    | SEQUENCE_STARTS
     | set(V.FOR_EXIT_CLEANUP[:1])
 )
 

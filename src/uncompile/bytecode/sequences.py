@@ -17,6 +17,7 @@ instruction to read. Older versions never contain these instructions, so nothing
 
 from __future__ import annotations
 
+import dis
 from typing import Any, List, Optional, Sequence, Tuple
 
 from . import versions as V
@@ -26,6 +27,11 @@ Replacement = Tuple[List[Tuple[str, Any]], int]
 
 _WITH_ENTRY = ("COPY", "LOAD_SPECIAL", "SWAP", "SWAP", "LOAD_SPECIAL", "CALL")
 _GUARD = ("LOAD_GLOBAL", "COPY", "LOAD_COMMON_CONSTANT", "IS_OP", "POP_JUMP_IF_FALSE")
+
+#: Where a sequence of the running interpreter can start (one whose instructions all exist).
+SEQUENCE_STARTS = frozenset(
+    names[0] for names in (_WITH_ENTRY, _GUARD) if all(name in dis.opmap for name in names)
+)
 
 
 def _take(

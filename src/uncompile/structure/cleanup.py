@@ -96,14 +96,21 @@ def _assert_false(stmt: ast.stmt) -> ast.stmt:
 
 
 def _tidy_asserts(stmts: List[ast.stmt]) -> None:
-    stmts[:] = [_assert_false(s) for s in stmts]
+    _asserts_in(stmts)
     for child in iter_statements(stmts, into_definitions=False):  # nested bodies are tidied on their own
         for field in ("body", "orelse", "finalbody"):
             inner = getattr(child, field, None)
             if isinstance(inner, list):
-                inner[:] = [_assert_false(s) for s in inner]
+                _asserts_in(inner)
         for holder in getattr(child, "handlers", None) or getattr(child, "cases", None) or []:
-            holder.body[:] = [_assert_false(s) for s in holder.body]
+            _asserts_in(holder.body)
+
+
+def _asserts_in(stmts: List[ast.stmt]) -> None:
+    """Make the ``raise AssertionError`` statements of *stmts* (in place) ``assert False``."""
+    for index, stmt in enumerate(stmts):
+        if isinstance(stmt, ast.Raise):
+            stmts[index] = _assert_false(stmt)
 
 
 def _bare_returns(stmts: List[ast.stmt]) -> None:

@@ -19,6 +19,7 @@ from .annotations import annotation_mapping, unstringified
 from .cleanup import tidy_body
 from .comprehensions import loop_to_comprehension
 from .private_names import demangle_private_names
+from .walker import Walker
 
 
 def _const_items(node: Any) -> Optional[List[ast.expr]]:
@@ -114,8 +115,6 @@ def returned_expression(body: List[ast.stmt]) -> Optional[ast.expr]:
 
 def body_of(code: CodeType) -> List[ast.stmt]:
     """The statements of *code* (a function, class or module body), tidied."""
-    from .walker import Walker
-
     walker = Walker(code, Nested(code))
     stmts = tidy_body(walker.run(), code, walker.sim)
     demangle_private_names(stmts, code)
