@@ -10,11 +10,13 @@ read it as one ``AWAIT``. ``async for x in it: body`` compiles as::
         STORE x; body; JUMP L
     E:  END_ASYNC_FOR                (the handler of that await: StopAsyncIteration ends the loop)
 
-with, on 3.12+, the await's ``CLEANUP_THROW; JUMP`` back to its ``END_SEND`` just before ``E``.
+with, on 3.12+, the await's ``CLEANUP_THROW; JUMP`` back to its ``END_SEND`` just before ``E``
+(each await has such a pair, laid out after the code: :func:`ends_send` tells them, and the
+normalizer drops them all).
 :func:`async_for_header` reads the header at ``L`` as one ``FOR_ITER`` whose ``arg`` is
 :data:`ASYNC` and whose target is ``E`` (the code after it once ``END_ASYNC_FOR`` is dropped),
-the same loop a plain ``for`` makes; :func:`is_async_for_end` and :func:`ends_anext_send` tell
-the instructions left out. The exception entries of 3.11+ that go to ``E`` are replaced where
+the same loop a plain ``for`` makes; :func:`is_async_for_end` tells the ``END_ASYNC_FOR`` left
+out. The exception entries of 3.11+ that go to ``E`` are replaced where
 the table is read (:func:`uncompile.bytecode.exception_table.exception_handlers`).
 """
 
@@ -22,7 +24,7 @@ from __future__ import annotations
 
 import dis
 from types import CodeType
-from typing import Callable, List, Optional, Sequence, Tuple
+from typing import Callable, FrozenSet, Optional, Sequence, Tuple
 
 from . import versions as V
 from .reader import RawInstruction
@@ -87,14 +89,19 @@ def is_async_for_end(code: CodeType, offset: int) -> bool:
     return offset < len(code.co_code) and code.co_code[offset] == _END_ASYNC_FOR
 
 
-def ends_anext_send(raw: Sequence[RawInstruction], i: int, send_ends: List[int]) -> bool:
-    """Whether ``raw[i]`` is the ``CLEANUP_THROW; JUMP`` (3.12+) of an ``async for`` header's
-    await, which goes back to one of the *send_ends* (the headers' ``END_SEND`` offsets)."""
+def send_ends(raw: Sequence[RawInstruction]) -> FrozenSet[int]:
+    """The offsets of the ``END_SEND`` instructions that end send loops (3.12+)."""
+    return frozenset(ins.offset for ins in raw if ins.opname == "END_SEND")
+
+
+def ends_send(raw: Sequence[RawInstruction], i: int, ends: FrozenSet[int]) -> bool:
+    """Whether ``raw[i]`` is the ``CLEANUP_THROW; JUMP`` (3.12+) of an await, which goes back
+    to the end of its send loop, one of *ends*: laid out after the code, it has no source form."""
     return (
         raw[i].opcode == _CLEANUP_THROW
         and i + 1 < len(raw)
         and "JUMP" in raw[i + 1].opname
-        and raw[i + 1].argval in send_ends
+        and raw[i + 1].argval in ends
     )
 
 

@@ -77,7 +77,8 @@ def exception_handlers(code: CodeType, instrs: List[Instr]) -> List[Handler]:
 
     An ``async for`` header is a ``FOR_ITER`` in *instrs* (:mod:`.awaits`): the entries whose
     handler is its ``END_ASYNC_FOR`` take the cover of that instruction instead, as a plain
-    loop's header has, and those of its await's ``CLEANUP_THROW`` (not in *instrs*) go.
+    loop's header has; those that go to or only cover an await's ``CLEANUP_THROW`` (dropped from
+    *instrs*, 3.12+) go.
     """
     if not V.HAS_EXCEPTION_TABLE:
         return legacy_regions(instrs)
@@ -91,7 +92,9 @@ def exception_handlers(code: CodeType, instrs: List[Instr]) -> List[Handler]:
                 continue
             entry = entry._replace(target=cover.target, depth=cover.depth, lasti=cover.lasti)
         elif is_cleanup_throw(code, entry.target) and not _kept_between(kept, entry.target, entry.target + 1):
-            continue  # an async for header's, dropped with it
+            continue  # a dropped CLEANUP_THROW's: the await is one instruction
+        elif is_cleanup_throw(code, entry.start) and not _kept_between(kept, entry.start, entry.end):
+            continue  # covers only a dropped CLEANUP_THROW
         last = out[-1] if out else None
         if last is not None and last[2:] == entry[2:] and not _kept_between(kept, last.end, entry.start):
             out[-1] = last._replace(end=entry.end)  # one range once the dropped header parts are gone

@@ -10,7 +10,8 @@ supported version (see :mod:`uncompile.bytecode.versions` for the facts used):
 * superinstructions are split, ``RETURN_CONST c`` is ``LOAD_CONST c; RETURN_VALUE``;
 * ``BINARY_OP``/``COMPARE_OP`` carry the operator text, ``LOAD_GLOBAL``/``LOAD_ATTR`` a
   ``(name, pushes_null)`` pair, calls are ``CALL (argc, kwnames, null_slot)``;
-* an ``await``/``yield from`` loop (``SEND``...) is one ``AWAIT``/``YIELD_FROM``;
+* an ``await``/``yield from`` loop (``SEND``...) is one ``AWAIT``/``YIELD_FROM``, and its 3.12+
+  ``CLEANUP_THROW; JUMP`` back to the loop's end is dropped;
 * an ``async for`` header (the await of ``GET_ANEXT``) is ``FOR_ITER`` with ``arg`` ``"async"``
   that targets the code after the loop's ``END_ASYNC_FOR``, which is dropped (:mod:`.awaits`);
 * ``FOR_ITER`` targets the first instruction after the loop's ``END_FOR``/``POP_ITER``;
@@ -29,7 +30,7 @@ from types import CodeType
 from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
 from . import versions as V
-from .awaits import ASYNC, async_for_header, await_end, ends_anext_send
+from .awaits import ASYNC, async_for_header, await_end, ends_send, send_ends
 from .reader import RawInstruction, read_raw
 from .sequences import SEQUENCE_STARTS, match_sequence
 
@@ -81,7 +82,7 @@ class _Reader:
         self.raw = read_raw(code)
         self.out: List[Instr] = []
         self.kwnames: Optional[tuple] = None
-        self.anext_send_ends: List[int] = []  # END_SEND offsets of ``async for`` headers (3.12+)
+        self.send_ends = send_ends(self.raw)  # 3.12+: where each await's CLEANUP_THROW goes back to
         self._handlers: Optional[List[Any]] = None
 
     def emit(self, ins: RawInstruction, op: str, arg: Any = None, target: Optional[int] = None) -> None:
@@ -121,10 +122,8 @@ class _Reader:
             if header is not None:
                 after, exit_offset = header
                 self.emit(ins, "FOR_ITER", ASYNC, exit_offset)
-                if raw[after - 1].opname == "END_SEND":
-                    self.anext_send_ends.append(raw[after - 1].offset)
                 return after
-        if name == "END_ASYNC_FOR" or ends_anext_send(raw, i, self.anext_send_ends):
+        if name == "END_ASYNC_FOR" or ends_send(raw, i, self.send_ends):
             return i + 1 if name == "END_ASYNC_FOR" else i + 2
         if name == "GET_ITER" and V.GET_ITER_YIELD_FROM is not None and ins.arg == V.GET_ITER_YIELD_FROM:
             name = "GET_YIELD_FROM_ITER"  # 3.15

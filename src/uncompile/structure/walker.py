@@ -141,10 +141,11 @@ class Walker(
                         loop is not None
                         and block.id == loop.break_to
                         and block.id not in ctx.stops
-                        and block.offset != ctx.hi
+                        and (block.offset != ctx.hi or ctx.lo < self.blocks[loop.header].offset)
                     ):
                         # a region's body never falls through to the loop's exit: ``break`` (the
-                        # code right after the region is the statement after it, e.g. a try's)
+                        # code right after a region inside the loop is the statement after it, e.g.
+                        # a try's; a loop inside the region may end where the region does)
                         self.sim.emit(ast.Break())
                         break
                     if block.id not in ctx.stops and self.continues_through_finally(pos, ctx):
