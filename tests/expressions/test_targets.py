@@ -38,3 +38,20 @@ def test_a_name_stored_twice_in_one_unpacking(name):
     result = verify_code(namespace[name].__code__)
     assert result.identical, result
     assert result.source is not None and "_, _" in result.source
+
+
+CONSTANT_SLICES = """\
+def f(t, a):
+    t[1:2] = a
+    del t[::3]
+    t[::2] += 1
+    return t[:1], t[a:1], t['a':'b']
+"""
+
+
+def test_constant_slices_are_written_as_slices():
+    # 3.14+ fold constant slices into co_consts; they are subscripts again, not placeholders
+    result = verify_code(compile(CONSTANT_SLICES, "<test>", "exec", dont_inherit=True))
+    assert result.identical, result
+    assert result.source is not None and "__uc_" not in result.source
+    assert "t[1:2] = a" in result.source and "del t[::3]" in result.source and "t[:1]" in result.source

@@ -27,4 +27,7 @@ def constant_expr(value: Any, index: Any) -> ast.expr:
         node = literal(value)
         node.uncompile_const = True  # type: ignore[attr-defined]
         return node
-    return ast.Name(id=placeholder_name(value, index if isinstance(index, int) else 0), ctx=ast.Load())
+    node = ast.Name(id=placeholder_name(value, index if isinstance(index, int) else 0), ctx=ast.Load())
+    if type(value) is slice and all(has_source_form(part) for part in (value.start, value.stop, value.step)):
+        node.uncompile_slice = value  # type: ignore[attr-defined]  # a subscript writes it as ``a:b:c``
+    return node

@@ -22,7 +22,7 @@ from .constants import constant_expr
 from .legacy_ops import LegacyBlockOps, LegacyUnpackOps
 from .operators import BINARY, COMPARE, UNARY, binary, compare
 from .ops314 import Ops314, unpacked_item
-from .targets import LOAD, TargetOps, name_node, slice_node
+from .targets import LOAD, TargetOps, name_node, slice_node, subscript_key
 
 Stack = List[Any]
 Handler = Callable[[Any, Instr, Stack], None]  # a Simulator method: (self, ins, stack)
@@ -372,7 +372,7 @@ class Simulator(Ops314, TargetOps, LegacyBlockOps, LegacyUnpackOps):
 
     def op_BINARY_SUBSCR(self, ins: Instr, stack: Stack) -> None:
         key = self.pop_expr(stack, ins)
-        stack.append(ast.Subscript(value=self.pop_expr(stack, ins), slice=key, ctx=ast.Load()))
+        stack.append(ast.Subscript(value=self.pop_expr(stack, ins), slice=subscript_key(key), ctx=ast.Load()))
 
     def op_BINARY_SLICE(self, ins: Instr, stack: Stack) -> None:
         stop = self.pop_expr(stack, ins)

@@ -15,6 +15,7 @@ from typing import Any, Dict, List, Optional
 
 from ..bytecode.instructions import Instr
 from . import values as M
+from .constants import literal
 
 Stack = List[Any]
 
@@ -38,6 +39,14 @@ def slice_node(start: Optional[ast.expr], stop: Optional[ast.expr], step: Option
         return node
 
     return ast.Slice(lower=part(start), upper=part(stop), step=part(step))
+
+
+def subscript_key(key: ast.expr) -> ast.expr:
+    """The key of a subscript; a constant slice (3.14+ fold ``a[1:2]``'s) as ``start:stop:step``."""
+    value = getattr(key, "uncompile_slice", None)
+    if value is None:
+        return key
+    return slice_node(literal(value.start), literal(value.stop), literal(value.step))
 
 
 class TargetOps:
@@ -76,7 +85,7 @@ class TargetOps:
         key = self.pop_expr(stack, ins)
         obj = self.pop_expr(stack, ins)
         value = self.pop(stack, ins)
-        self.assign(ast.Subscript(value=obj, slice=key, ctx=ast.Store()), value, stack, ins)
+        self.assign(ast.Subscript(value=obj, slice=subscript_key(key), ctx=ast.Store()), value, stack, ins)
 
     def op_STORE_SLICE(self, ins: Instr, stack: Stack) -> None:
         stop = self.pop_expr(stack, ins)
@@ -120,7 +129,7 @@ class TargetOps:
     def op_DELETE_SUBSCR(self, ins: Instr, stack: Stack) -> None:
         key = self.pop_expr(stack, ins)
         obj = self.pop_expr(stack, ins)
-        self.emit(ast.Delete(targets=[ast.Subscript(value=obj, slice=key, ctx=ast.Del())]))
+        self.emit(ast.Delete(targets=[ast.Subscript(value=obj, slice=subscript_key(key), ctx=ast.Del())]))
 
     def _fill_slot(self, slot: M.TargetSlot, target: ast.expr, stack: Stack, ins: Instr) -> None:
         owner = slot.owner
