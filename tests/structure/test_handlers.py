@@ -343,6 +343,16 @@ def f(get, wait, ref, log):
         log("failed")
 """
 
+CONSTANT_RETURN_FROM_BRANCH_OF_TRY_FINALLY = """\
+def f(flag, log):
+    try:
+        if flag:
+            return "early"
+    finally:
+        flag = log(flag)
+    return flag
+"""
+
 SNIPPETS = {
     "leave_clause_through_with": LEAVE_CLAUSE_THROUGH_WITH,
     "return_from_try_in_clause_in_with": RETURN_FROM_TRY_IN_CLAUSE_IN_WITH,
@@ -361,6 +371,7 @@ SNIPPETS = {
     "finally_with_nested_statements": FINALLY_WITH_NESTED_STATEMENTS,
     "continue_through_finally": CONTINUE_THROUGH_FINALLY,
     "return_after_loop_in_try": RETURN_AFTER_LOOP_IN_TRY,
+    "constant_return_from_branch_of_try_finally": CONSTANT_RETURN_FROM_BRANCH_OF_TRY_FINALLY,
 }
 
 # versions before exception tables whose structuring does not rebuild these yet

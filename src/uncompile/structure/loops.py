@@ -66,12 +66,58 @@ class LoopStructurer:
         header = self.blocks[body_b]
         body = self.natural_loop(body_b)
         continue_to = self.block_of[cut] if self.blocks[self.block_of[cut]].start == cut else body_b
-        info = Loop(body_b, continue_to, exit_b, body)
+        break_to = self._break_past_else(body, exit_b)
+        info = Loop(body_b, continue_to, break_to, body)
         self._bottom_cuts[body_b] = cut
         inner = ctx._replace(loop=info, region=body, stops=frozenset(), until=cut)
         stmts = self.walk(header.start, inner, list(stack), entering=True)
-        self.sim.emit(ast.While(test=test, body=stmts or [ast.Pass()], orelse=[]))
-        return self.start_of(exit_b)
+        orelse: List[ast.stmt] = []
+        if break_to != exit_b:
+            orelse = self._loop_else(exit_b, break_to, ctx, stack)
+        self.sim.emit(ast.While(test=test, body=stmts or [ast.Pass()], orelse=orelse))
+        return self.start_of(break_to)
+
+    def _break_past_else(self, body: FrozenSet[int], exit_b: Optional[int]) -> Optional[int]:
+        """Where a ``break`` of a loop goes when the loop has an ``else``: the first exit of the
+        body (through the jump it may be) laid out after the loop's own exit that the code at
+        the exit (the ``else``) runs on to; *exit_b* when there is no such exit."""
+        if exit_b is None:
+            return exit_b
+        exit_off = self.blocks[exit_b].offset
+        outs = {s for b in body for s in self.blocks[b].succs if s not in body and s != exit_b}
+        for b in sorted(outs, key=lambda b: self.blocks[b].offset):
+            while self._lone_jump(b) and self.blocks[b].jump is not None:
+                b = self.blocks[b].jump  # a break laid out inside the body jumps on
+            if self.blocks[b].offset > exit_off and self._reach_forward(exit_b, b):
+                return b
+        return exit_b
+
+    def _reach_forward(self, start: int, goal: int) -> bool:
+        """Whether *goal* is reachable from *start* by edges that only go forward (no loop's
+        jump back: the code of an ``else`` running on to the statement after its loop)."""
+        goal_off = self.blocks[goal].offset
+        seen = {start}
+        work = [start]
+        while work:
+            b = work.pop()
+            if b == goal:
+                return True
+            for succ in self.blocks[b].succs:
+                off = self.blocks[succ].offset
+                if succ not in seen and self.blocks[b].offset < off <= goal_off:
+                    seen.add(succ)
+                    work.append(succ)
+        return False
+
+    def _loop_else(
+        self, else_b: Optional[int], break_to: Optional[int], ctx: Context, stack: List[Any]
+    ) -> List[ast.stmt]:
+        """The ``else`` of a loop: from its exit *else_b* to where its ``break`` goes."""
+        orelse = self.walk(self.start_of(else_b), ctx.stop_at(break_to), list(stack))
+        jump = outer_loop_jump(self, orelse, self.exit, break_to, ctx)
+        if jump is not None:  # the else goes on to the enclosing loop, not past this one
+            orelse.append(jump)
+        return orelse
 
     def guarded_bottom_tested_loop(
         self, nodes: List[Node], used: int, fall: Optional[int], ctx: Context, stack: List[Any]
@@ -497,10 +543,7 @@ class LoopStructurer:
             orelse = self.walk(after, ctx._replace(until=min(ctx.until, cut)), list(stack))
             after = cut
         if else_b is not None:
-            orelse = self.walk(self.start_of(else_b), ctx.stop_at(break_to), list(stack))
-            jump = outer_loop_jump(self, orelse, self.exit, break_to, ctx)
-            if jump is not None:  # the else goes on to the enclosing loop, not past this one
-                orelse.append(jump)
+            orelse = self._loop_else(else_b, break_to, ctx, stack)
         if target.target is None:
             raise self.fail(head.start, "for loop without a target")
         loop_node = ast.For(
@@ -561,9 +604,11 @@ class LoopStructurer:
         outs = self._exits(body, None) or self._handler_exits(head, body)
         exit_b = outs[0] if outs else None
         last = self.instrs[head.end - 1]
+        break_to = exit_b
         if last.op in V.CONDITIONAL_JUMPS and head.jump in outs:
             exit_b = head.jump  # where the test leaves; an earlier exit is a ``break`` written before it
-        info = Loop(header, header, exit_b, frozenset(body))
+            break_to = self._break_past_else(frozenset(body), exit_b)
+        info = Loop(header, header, break_to, frozenset(body))
         inner = ctx._replace(loop=info, region=frozenset(body), stops=frozenset())
         test: ast.expr = ast.Constant(value=True)
         start: Optional[int] = head.start
@@ -590,10 +635,11 @@ class LoopStructurer:
                     self._bottom_cuts[header] = copied[3]
                     inner = inner._replace(until=copied[3])
                     stmts = self.walk(start, inner, list(stack), entering=True)
-                    return self._emit_while(test, stmts, True, exit_b)
+                    return self._emit_while(test, stmts, True, exit_b, break_to, ctx, stack)
         stmts = self.walk(start, inner, list(stack), entering=start == head.start)
         # the end of the body would repeat the test there: a jump back to the test is ``continue``
-        return self._emit_while(test, stmts, V.DUPLICATES_WHILE_CONDITION and start != head.start, exit_b)
+        explicit = V.DUPLICATES_WHILE_CONDITION and start != head.start
+        return self._emit_while(test, stmts, explicit, exit_b, break_to, ctx, stack)
 
     def _tries_inside(self, head: Any, body: set, ctx: Context) -> Set[int]:
         """The blocks of the try bodies that start inside a loop body: a try statement lies
@@ -644,13 +690,22 @@ class LoopStructurer:
         return found
 
     def _emit_while(
-        self, test: ast.expr, stmts: List[ast.stmt], explicit_continue: bool, exit_b: Optional[int]
+        self,
+        test: ast.expr,
+        stmts: List[ast.stmt],
+        explicit_continue: bool,
+        exit_b: Optional[int],
+        break_to: Optional[int],
+        ctx: Context,
+        stack: List[Any],
     ) -> Optional[int]:
-        loop_node = ast.While(test=test, body=stmts or [ast.Pass()], orelse=[])
+        """Emit the loop, with its ``else`` (from *exit_b* to *break_to*) where they differ."""
+        orelse = self._loop_else(exit_b, break_to, ctx, stack) if break_to != exit_b else []
+        loop_node = ast.While(test=test, body=stmts or [ast.Pass()], orelse=orelse)
         if explicit_continue:  # a trailing ``continue`` is not the loop's own end
             loop_node.uncompile_explicit_continue = True  # type: ignore[attr-defined]
         self.sim.emit(loop_node)
-        return self.start_of(exit_b)
+        return self.start_of(break_to)
 
     def _while_condition(
         self, node: Node, fall: Optional[int], header: int, body: set, exit_b: Optional[int], stack: List[Any]
