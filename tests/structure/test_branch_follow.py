@@ -154,7 +154,84 @@ def if_without_else_in_branch_at_loop_end(items, quiet, out):
     return ok
 
 
+def if_body_then_try(pid, args):
+    if pid == 0:
+        print(*args)
+    try:
+        mode = abs(pid)
+        ok = True
+    except TypeError:
+        ok = False
+    try:
+        pid = pid + 1
+    finally:
+        if ok:
+            pid = mode
+    return pid
+
+
+def else_starts_with_try(items, kind):
+    out = []
+    for item in items:
+        if isinstance(item, kind):
+            if item.flag:
+                out.append(item.name)
+            else:
+                out.extend(item.parts)
+        else:
+            try:
+                value = int(item)
+            except TypeError:
+                value = item
+            if not isinstance(value, int):
+                raise TypeError("bad")
+            out.append(value)
+    return out
+
+
+def branches_continue_from_handlers(items, key):
+    found = []
+    for item in items:
+        if hasattr(item, "read"):
+            try:
+                text = item.read()
+            except OSError:
+                continue
+            desc = text or ""
+        else:
+            try:
+                text = str(item)
+            except ValueError:
+                continue
+            desc = text.strip()
+        found.append(desc + key)
+    return found
+
+
+def for_else_continue_then_join(names, groups):
+    out = []
+    for name in names:
+        if not name and groups:
+            name = "x"
+            try:
+                members = list(groups)
+            except OSError:
+                members = []
+            for member in members:
+                if member == "init":
+                    break
+            else:
+                continue
+        if name:
+            out.append(name)
+    return out
+
+
 CASES = [
+    if_body_then_try,
+    else_starts_with_try,
+    branches_continue_from_handlers,
+    for_else_continue_then_join,
     continue_in_both_branches,
     if_without_else_in_branch_at_loop_end,
     try_ends_else_in_loop,
@@ -168,6 +245,10 @@ CASES = [
     for_else_continue,
 ]
 INPUTS = {
+    if_body_then_try: [(0, ()), (-1, ()), ("x", ())],
+    else_starts_with_try: [([1, "2"], dict), ([], int)],
+    branches_continue_from_handlers: [(["ab", 3], "k"), ([], "k")],
+    for_else_continue_then_join: [(["", "a"], ["init"]), (["b"], [])],
     continue_in_both_branches: [([" a", "b", " c", "d"], []), ([], [])],
     if_without_else_in_branch_at_loop_end: [([0, 2, 3], 1, []), ([0, 1], 2, [])],
     try_ends_else_in_loop: [([1, 0, 2], lambda x: x > 1, [])],

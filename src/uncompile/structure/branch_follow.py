@@ -10,7 +10,7 @@ When the body of such an ``if`` runs into one of the enclosing stops instead of 
 """
 
 import ast
-from typing import Any, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from ..bytecode import versions as V
 from ..flow.dominators import immediate_postdominators
@@ -25,22 +25,15 @@ def region_follow(walker: Any, block: int, ctx: Context) -> Optional[int]:
     if region not in walker._pdoms:
         blocks = walker.blocks
         nodes = list(region if region is not None else range(len(blocks)))
-        succs = {b: blocks[b].succs + _handler_edges(blocks, b) for b in nodes}
+        real = list(nodes)
+        succs = {b: list(blocks[b].succs) for b in nodes}
         raising = [b for b in nodes if walker.instrs[blocks[b].end - 1].op in ("RAISE_VARARGS", "RERAISE")]
-        if region is not None:
-            # the re-raise of an unmatched exception or a clause's cleanup laid out past the region
-            # never merges back, like a ``raise`` inside
-            cleanups = {
-                s
-                for b in nodes
-                for s in succs[b]
-                if s not in region
-                and walker.instrs[blocks[s].end - 1].op == "RERAISE"
-                and not blocks[s].succs
-            }
-            nodes.extend(cleanups)
-            succs.update((s, []) for s in cleanups)
-            raising.extend(cleanups)
+        for b in real:  # a handler's re-raise outside the region is no way out of it either
+            for s in succs[b]:
+                if s not in succs and walker.instrs[blocks[s].end - 1].op == "RERAISE":
+                    nodes.append(s)
+                    succs[s] = []
+                    raising.append(s)
         repeat = len(blocks)  # stands for the next iteration: the jumps back end there
         loop = ctx.loop
         if loop is not None:
@@ -51,24 +44,13 @@ def region_follow(walker: Any, block: int, ctx: Context) -> Optional[int]:
                 # every ``break`` meets there: a branch of an if whose paths all break
                 nodes.append(loop.break_to)
                 succs[loop.break_to] = []
+        entries = _try_entries(walker, succs, nodes, real, repeat + 1)
         pdoms = immediate_postdominators(succs, nodes, raising)
         if loop is not None:
             pdoms = {b: loop.header if p == repeat else p for b, p in pdoms.items()}
+        pdoms = {b: entries.get(p, p) for b, p in pdoms.items() if b not in entries}  # type: ignore[arg-type]
         walker._pdoms[region] = pdoms
     return walker._pdoms[region].get(block)
-
-
-def _handler_edges(blocks: Any, block: int) -> List[int]:
-    """The handlers that the try after *block* goes to, when only *block* leads into that try.
-
-    The edge into a try's handler comes from the block laid out before the try; when other
-    blocks lead into the try too (the try follows an ``if`` without ``else``), it would make
-    the if's body look like the only path through the handler.
-    """
-    fall = blocks[block].fall
-    if fall is None or blocks[fall].preds != [block]:
-        return []
-    return blocks[block].handlers
 
 
 def joined_before_continue(
@@ -115,6 +97,31 @@ def _ends_with_written_continue(walker: Any, block_id: int, else_b: int, header:
     top = walker.line_at(walker.instrs[walker.blocks[header].start].offset)
     line = walker.line_at(jump.offset)
     return line is not None and (previous is None or line > previous) and (top is None or line > top)
+
+
+def _try_entries(
+    walker: Any, succs: Dict[int, List[int]], nodes: List[int], real: List[int], first: int
+) -> Dict[int, int]:
+    """Add to *succs* a node entering each try: it goes to the body's first block and to the handler.
+
+    The graph gives the handler edge to the block before the body; the try is entered from every
+    block that goes to the body's first block (an ``if`` whose body ends before the try, too).
+    Returns the added nodes and the body block each stands for (*real*: the region's blocks).
+    """
+    entries: Dict[int, int] = {}
+    for b in real:
+        for handler in walker.blocks[b].handlers:
+            body = b + 1
+            if body not in succs:
+                succs[b].append(handler)  # the body is outside the region: the edge as the graph has it
+                continue
+            entry = first + len(entries)
+            entries[entry] = body
+            for p in nodes:
+                succs[p] = [entry if s == body else s for s in succs[p]]
+            nodes.append(entry)
+            succs[entry] = [body, handler]
+    return entries
 
 
 def falls_to_outer_follow(

@@ -162,6 +162,20 @@ class HandlerStructurer(ExceptClauses):
         n = self.exit_call_at(after_index)
         return after_index + n if n else None
 
+    def jumps_to_next_iteration(self, i: int, ctx: Context) -> bool:
+        """Whether a jump to the loop's next iteration is at *i*: after the exit calls of the
+        with blocks it leaves, a ``continue``."""
+        loop = ctx.loop
+        if loop is None or i >= len(self.instrs) or self.instrs[i].op != "JUMP":
+            return False
+        return self.block_of[self.index_at(self.instrs[i].target)] == loop.continue_to
+
+    def continues_from_with(self, body: List[ast.stmt], block: Optional[int]) -> bool:
+        """Whether *body*, walked from *block*, is only a ``continue`` leaving with blocks."""
+        if block is None or len(body) != 1 or not isinstance(body[0], ast.Continue):
+            return False
+        return self.exit_call_at(self.blocks[block].start) > 0
+
     # -- try ------------------------------------------------------------------------------
 
     def try_statement(self, pos: int, entry: Any, ctx: Context, stack: List[Any]) -> Optional[int]:

@@ -553,7 +553,7 @@ class LoopStructurer:
             orelse=orelse,
             type_comment=None,
         )
-        if contains_item(stmts) and stack and hasattr(stack[-1], "uncompile_comprehension"):
+        if stack and hasattr(stack[-1], "uncompile_comprehension") and contains_item(stmts):
             comprehension = loop_to_comprehension(loop_node, None)
             result = next(
                 (k for k in range(len(stack) - 1, -1, -1) if hasattr(stack[k], "uncompile_comprehension")),

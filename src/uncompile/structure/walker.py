@@ -192,12 +192,17 @@ class Walker(
         block = self.blocks[self.block_of[pos]]
         last = block.end - 1
         i = pos
+        left_with = False  # a with's exit call was skipped: a jump out of the block leaves the with
         while i < last:
             if i >= ctx.until:
                 return i
             skip = self.skip_copies(i, ctx, stack)
             if skip:
+                left_with = left_with or self.exit_call_at(i) > 0
                 i += skip
+                if left_with and self.jumps_to_next_iteration(i, ctx):
+                    self.sim.emit(ast.Continue())  # leaves with blocks, calling their exits
+                    return None
                 if i > last:  # the copy spans blocks (a finally body with an if): go on after it
                     return self._return_after_copy(i, stack)
                 continue
@@ -471,8 +476,13 @@ class Walker(
             follow = self.legacy_if_follow(block_id, then_b, else_b, fall, follow, ctx)
         elif follow is not None:
             follow = joined_before_continue(self, block_id, then_b, else_b, follow, ctx)
-        if follow is None and then_b is not None and else_b is not None and self.reaches(then_b, else_b, ctx):
-            follow = else_b
+        if (
+            (follow is None or (ctx.loop is not None and follow == ctx.loop.header))
+            and then_b is not None
+            and else_b is not None
+            and self.reaches(then_b, else_b, ctx)
+        ):
+            follow = else_b  # the body goes on there (also by a loop's break when its else continues)
         elif follow is None:
             follow = self.jump_past_else(block_id, else_b, ctx)
         loop = ctx.loop
@@ -518,8 +528,11 @@ class Walker(
             self.sim.emit(_assert_or_if(test, body, orelse))
             return stopped
         orelse = self.walk(self.start_of(else_b), inner, list(stack)) if else_b != follow else []
-        if not body and orelse and is_lone_continue(self, then_b, follow, ctx):
-            # ``if c: continue`` written before the rest of the loop body
+        if orelse and (
+            (not body and is_lone_continue(self, then_b, follow, ctx))
+            or self.continues_from_with(body, then_b)
+        ):
+            # ``if c: continue`` written before the rest of the loop body (leaving with blocks)
             self.sim.emit(ast.If(test=test, body=[ast.Continue()], orelse=[]))
             self.sim.out.extend(orelse)
             return self.start_of(follow)
