@@ -11,14 +11,6 @@ from uncompile.verification.behaviour import Cases
 
 cases = Cases()
 
-#: Cases that cannot pass yet, with the versions where they fail (see conftest.py).
-EXPECTED_FAILURES = {
-    "with_conditions": (
-        {(3, 13), (3, 14)},
-        "an inlined comprehension with several conditions whose FOR_ITER is not structured yet",
-    ),
-}
-
 
 @cases(([1, 2, 3, 4],), ([],))
 def simple(values):
