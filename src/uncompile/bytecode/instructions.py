@@ -52,7 +52,7 @@ _JUMP_OPCODES = frozenset(dis.hasjrel) | frozenset(dis.hasjabs)
 
 #: Raw instructions that may start a sequence read as other neutral instructions (:meth:`_Reader.sequence`).
 _SEQUENCE_STARTS = frozenset(
-    {"GET_ITER", "GET_AWAITABLE", "GET_YIELD_FROM_ITER", "GET_ANEXT", "COPY", "LOAD_GLOBAL"}
+    {"GET_ITER", "GET_AWAITABLE", "GET_YIELD_FROM_ITER", "GET_ANEXT", "COPY", "LOAD_GLOBAL", "BUILD_TUPLE"}
     | set(V.FOR_EXIT_CLEANUP[:1])
 )
 
