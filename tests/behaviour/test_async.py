@@ -13,22 +13,6 @@ from uncompile.verification.behaviour import Cases
 
 cases = Cases()
 
-#: Cases that cannot pass yet, with the versions where they fail (see conftest.py).
-EXPECTED_FAILURES = {
-    "async_for_and_with": (
-        {(3, 8), (3, 9), (3, 10), (3, 11), (3, 12), (3, 13), (3, 14), (3, 15)},
-        "async for is not decompiled yet",
-    ),
-    "async_comprehensions": (
-        {(3, 8), (3, 9), (3, 10), (3, 11), (3, 12), (3, 13), (3, 14), (3, 15)},
-        "async comprehensions (async for) are not decompiled yet",
-    ),
-    "async_generator": (
-        {(3, 11), (3, 12), (3, 13), (3, 14), (3, 15)},
-        "async generators (ASYNC_GEN_WRAP; 3.12+: INTRINSIC_ASYNC_GEN_WRAP) are not decompiled yet",
-    ),
-}
-
 
 class AsyncRange:
     def __init__(self, n):
@@ -101,6 +85,57 @@ async def async_generator(n):
     for i in range(n):
         yield i
         await asyncio.sleep(0)
+
+
+@cases(
+    (4,),
+    (0,),
+)
+async def async_set_dict_and_generator_expressions(n):
+    odd = {value async for value in AsyncRange(n) if value % 2}
+    squares = {value: value * value async for value in AsyncRange(n)}
+    doubled = (value * 2 async for value in AsyncRange(n))
+    pairs = [(a, b) async for a in AsyncRange(n) for b in range(a) if b]
+    return odd, squares, [item async for item in doubled], pairs
+
+
+@cases(
+    (5, 3),
+    (2, 9),
+    (3, None),
+)
+async def async_for_break_and_try(n, stop):
+    seen = []
+    async for value in AsyncRange(n):
+        if value == stop:
+            break
+        try:
+            seen.append(10 // (value - 2))
+        except ZeroDivisionError:
+            seen.append("zero")
+            continue
+        seen.append(value)
+    try:
+        async for value in AsyncRange(stop or 0):
+            seen.append(value - n)
+    except TypeError:
+        seen.append("failed")
+    return seen
+
+
+@cases(
+    (4,),
+    (1,),
+)
+async def async_generator_over_async_for(n):
+    log = []
+    async with AsyncContext(log):
+        async for value in AsyncRange(n):
+            received = yield value
+            if received is not None:
+                return
+            yield [await asyncio.sleep(0, result=value + i) for i in range(value)]
+    yield log
 
 
 @pytest.mark.parametrize("name,function,calls", cases.items, ids=cases.ids())

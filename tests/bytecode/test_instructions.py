@@ -73,3 +73,21 @@ def test_yields_carry_no_stack_depth():
         pytest.xfail("3.10: the return inside the loop inside the try comes out as break")
     result = verify_code(yield_in_finally.__code__)
     assert result.identical, (result.difference, result.error, result.source)
+
+
+async def async_generator(items, wait):
+    async for item in items:
+        received = yield item
+        await wait(received)
+    yield
+
+
+def test_async_generator_yields_are_plain_yields():
+    # 3.11 ``ASYNC_GEN_WRAP``, 3.12+ ``CALL_INTRINSIC_1 INTRINSIC_ASYNC_GEN_WRAP`` before each yield
+    instrs = read_instructions(async_generator.__code__)
+    ops = [ins.op for ins in instrs]
+    assert "ASYNC_GEN_WRAP" not in ops
+    assert not [ins for ins in instrs if ins.op == "CALL_INTRINSIC_1" and ins.arg in V.NO_OP_INTRINSICS]
+    assert ops.count("YIELD_VALUE") == 2
+    result = verify_code(async_generator.__code__)
+    assert result.identical, (result.difference, result.error, result.source)

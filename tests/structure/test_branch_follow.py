@@ -77,6 +77,79 @@ def return_ends_loop_body(items, seen):
     return True
 
 
+def if_body_then_try(pid, args):
+    if pid == 0:
+        print(*args)
+    try:
+        mode = abs(pid)
+        ok = True
+    except TypeError:
+        ok = False
+    try:
+        pid = pid + 1
+    finally:
+        if ok:
+            pid = mode
+    return pid
+
+
+def else_starts_with_try(items, kind):
+    out = []
+    for item in items:
+        if isinstance(item, kind):
+            if item.flag:
+                out.append(item.name)
+            else:
+                out.extend(item.parts)
+        else:
+            try:
+                value = int(item)
+            except TypeError:
+                value = item
+            if not isinstance(value, int):
+                raise TypeError("bad")
+            out.append(value)
+    return out
+
+
+def branches_continue_from_handlers(items, key):
+    found = []
+    for item in items:
+        if hasattr(item, "read"):
+            try:
+                text = item.read()
+            except OSError:
+                continue
+            desc = text or ""
+        else:
+            try:
+                text = str(item)
+            except ValueError:
+                continue
+            desc = text.strip()
+        found.append(desc + key)
+    return found
+
+
+def for_else_continue_then_join(names, groups):
+    out = []
+    for name in names:
+        if not name and groups:
+            name = "x"
+            try:
+                members = list(groups)
+            except OSError:
+                members = []
+            for member in members:
+                if member == "init":
+                    break
+            else:
+                continue
+        if name:
+            out.append(name)
+    return out
+
+
 def pass_then_elif_continue(items, skip):
     # ``pass`` jumps past the else to the statement after the if, where the continue does not go
     out = []
@@ -154,80 +227,22 @@ def if_without_else_in_branch_at_loop_end(items, quiet, out):
     return ok
 
 
-def if_body_then_try(pid, args):
-    if pid == 0:
-        print(*args)
-    try:
-        mode = abs(pid)
-        ok = True
-    except TypeError:
-        ok = False
-    try:
-        pid = pid + 1
-    finally:
-        if ok:
-            pid = mode
-    return pid
-
-
-def else_starts_with_try(items, kind):
-    out = []
-    for item in items:
-        if isinstance(item, kind):
-            if item.flag:
-                out.append(item.name)
-            else:
-                out.extend(item.parts)
+def chained_test_else_raises_in_loop(text):
+    # the jump to the body of the if comes after its last test: the branches meet past the body
+    total = 0
+    for c in text:
+        if "0" <= c <= "9":
+            digit = ord(c) - 48
+        elif "a" <= c <= "f":
+            digit = ord(c) - 87
         else:
-            try:
-                value = int(item)
-            except TypeError:
-                value = item
-            if not isinstance(value, int):
-                raise TypeError("bad")
-            out.append(value)
-    return out
-
-
-def branches_continue_from_handlers(items, key):
-    found = []
-    for item in items:
-        if hasattr(item, "read"):
-            try:
-                text = item.read()
-            except OSError:
-                continue
-            desc = text or ""
-        else:
-            try:
-                text = str(item)
-            except ValueError:
-                continue
-            desc = text.strip()
-        found.append(desc + key)
-    return found
-
-
-def for_else_continue_then_join(names, groups):
-    out = []
-    for name in names:
-        if not name and groups:
-            name = "x"
-            try:
-                members = list(groups)
-            except OSError:
-                members = []
-            for member in members:
-                if member == "init":
-                    break
-            else:
-                continue
-        if name:
-            out.append(name)
-    return out
+            raise ValueError(c)
+        total = total * 16 + digit
+    return total
 
 
 CASES = [
+    chained_test_else_raises_in_loop,
     if_body_then_try,
     else_starts_with_try,
     branches_continue_from_handlers,
@@ -245,6 +260,7 @@ CASES = [
     for_else_continue,
 ]
 INPUTS = {
+    chained_test_else_raises_in_loop: [("1f",), ("",), ("1x",)],
     if_body_then_try: [(0, ()), (-1, ()), ("x", ())],
     else_starts_with_try: [([1, "2"], dict), ([], int)],
     branches_continue_from_handlers: [(["ab", 3], "k"), ([], "k")],
@@ -266,7 +282,7 @@ INPUTS = {
 def _call(function, args):
     try:
         return function(*args)
-    except TypeError as error:
+    except (TypeError, NameError, ValueError) as error:
         return ("raised", str(error))
 
 

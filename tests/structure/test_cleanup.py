@@ -77,3 +77,30 @@ def test_an_explicit_module_name_in_a_class_body_is_kept():
     result = verify_code(body, qualname="Error")
     assert result.identical, result
     assert result.source is not None and "__module__ = 'parser'" in result.source
+
+
+ASYNC_GENERATORS = {
+    "return_in_body": """
+        async def f(items):
+            if not items:
+                return
+            for item in items:
+                yield item
+    """,
+    # 3.9: the function's final ``return`` is written after the async with
+    "yield_in_try_in_async_with": """
+        async def f(value, manager):
+            async with manager:
+                try:
+                    yield value
+                finally:
+                    await manager.close()
+    """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(ASYNC_GENERATORS))
+def test_async_generator_returns_no_value(name: str) -> None:
+    result = verify_code(define(ASYNC_GENERATORS[name]).__code__, qualname="f")
+    assert result.identical, "%s\n%s" % (result.difference or result.error, result.source)
+    assert result.source is not None and "return None" not in result.source

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from types import CodeType
 
+import pytest
+from snippets import define
+
 from uncompile.structure.definitions import is_private_name_stored_as
 from uncompile.verification import verify_code
 
@@ -61,3 +64,26 @@ def test_lambdas_whose_body_is_a_ternary():
     result = verify_code(module)
     assert result.identical, result
     assert result.source is not None and result.source.count("lambda") == 2
+
+
+ASYNC_COMPREHENSIONS = {
+    "list": "async def f(items):\n    return [item * 2 async for item in items if item]\n",
+    "set_of_awaits": "async def f(items):\n    return {await item for item in items}\n",
+    "dict": "async def f(pairs):\n    return {key: value async for key, value in pairs}\n",
+    "await_and_async_for": "async def f(items):\n    return [await item async for item in items]\n",
+    "async_for_second": "async def f(rows, cols):\n    return [r + c for r in rows async for c in cols]\n",
+    "nested": "async def f(rows):\n    return [[c async for c in row] async for row in rows]\n",
+    "generator": "async def f(items):\n    return (item async for item in items)\n",
+    "generator_of_awaits": "def f(items):\n    return (await item for item in items)\n",
+    "then_await": "async def f(items, w):\n    found = [i async for i in items]\n    return await w(found)\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(ASYNC_COMPREHENSIONS))
+def test_async_comprehensions_recompile_identically(name):
+    # <= 3.11: the comprehension is a coroutine that the function awaits; no ``await`` is written
+    function = define(ASYNC_COMPREHENSIONS[name])
+    result = verify_code(function.__code__)
+    assert result.identical, (result.difference, result.error, result.source)
+    assert result.source is not None
+    assert result.source.count("await ") == ASYNC_COMPREHENSIONS[name].count("await ")

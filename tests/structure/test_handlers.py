@@ -343,6 +343,38 @@ def f(get, wait, ref, log):
         log("failed")
 """
 
+# a with ending an if's body may swallow an exception: where the code after it goes on tells
+# whether the next statements are the if's else or follow the if
+WITH_ENDS_IF_BODY = """
+def with_else(self, first, second, pick):
+    if pick:
+        with first as handle:
+            return handle.read()
+    else:
+        with second as handle:
+            return handle.read()
+
+def with_then_more(self, first, second, pick):
+    if pick:
+        with first as handle:
+            return handle.read()
+    with second as handle:
+        return handle.read()
+"""
+
+# ``return <constant>`` under an if in a with: the exit call and the return come after the
+# with's cover; the other side of the test is the with's own exit
+CONSTANT_RETURN_IN_WITH = """
+def f(lock, load, strict):
+    with lock:
+        value = load()
+        if value is not None:
+            return False
+    if strict:
+        return True
+    return False
+"""
+
 CONSTANT_RETURN_FROM_BRANCH_OF_TRY_FINALLY = """\
 def f(flag, log):
     try:
@@ -354,6 +386,8 @@ def f(flag, log):
 """
 
 SNIPPETS = {
+    "constant_return_in_with": CONSTANT_RETURN_IN_WITH,
+    "with_ends_if_body": WITH_ENDS_IF_BODY,
     "leave_clause_through_with": LEAVE_CLAUSE_THROUGH_WITH,
     "return_from_try_in_clause_in_with": RETURN_FROM_TRY_IN_CLAUSE_IN_WITH,
     "except_else_finally_around_try": EXCEPT_ELSE_FINALLY_AROUND_TRY,

@@ -104,7 +104,71 @@ def break_to_enclosing_for(names, found, step):
     return found
 
 
+def while_else_with_break(n, out):
+    # the break jumps past the else, which runs into the code after the loop
+    i = 0
+    while i < n:
+        i += 1
+        if i % 2:
+            continue
+        if i > 6:
+            break
+        out.append(i)
+    else:
+        out.append("done")
+    return out
+
+
+def while_ends_for_body_with_copied_exit(items, lines, step):
+    # 3.12+ copies the exit to the enclosing loop after the bottom test: no else
+    for value in items:
+        if not value:
+            continue
+        while value:
+            lines.append(value)
+            while True:
+                if len(lines) <= 3:
+                    break
+                lines.pop()
+            value = value[step:]
+            if value:
+                lines[-1] += ";"
+    return lines
+
+
+def break_from_while_in_if_branch(items, n, out):
+    # the break and the loop's exit (after the copied test, 3.12+ a jump) go past the else
+    if n:
+        while n > 0:
+            n -= 1
+            if items[n]:
+                break
+            out.append(n)
+    else:
+        out.append(-1)
+    for x in items:
+        out.append(x)
+    return out
+
+
+def while_else_continue_in_for(items, out):
+    # the else is a written continue of the for loop; the break jumps past it
+    for x in items:
+        while x:
+            x -= 1
+            if x == 3:
+                break
+        else:
+            continue
+        out.append(x)
+    return out
+
+
 CASES = [
+    while_else_continue_in_for,
+    break_from_while_in_if_branch,
+    while_else_with_break,
+    while_ends_for_body_with_copied_exit,
     continue_then_break,
     break_then_trailing_continue,
     drain_at_end,
@@ -115,6 +179,10 @@ CASES = [
     break_to_enclosing_for,
 ]
 INPUTS = {
+    while_else_continue_in_for: [([5, 2, 9, 0], []), ([], [])],
+    break_from_while_in_if_branch: [([0, 1, 0, 0], 4, []), ([0, 0], 2, []), ([], 0, [])],
+    while_else_with_break: [(10, []), (3, []), (0, [])],
+    while_ends_for_body_with_copied_exit: [(["ab", "", "cde"], [], 1), ([], [], 1)],
     continue_then_break: [([0, 0, 1, 1, 3], 0, 4), ([5, 5], 0, 1), ([], 3, 1)],
     break_then_trailing_continue: [([0, 0, 1, 1, 3], 0, 4), ([5, 5], 0, 1), ([], 3, 1)],
     drain_at_end: [([1, 2], []), ([], [7])],
@@ -132,12 +200,18 @@ def test_recompiles_identically(function):
         pytest.xfail("3.8 - 3.9: a trailing continue before the loop's own jump back is dropped")
     if function is break_to_enclosing_for and sys.version_info < (3, 10):
         pytest.xfail("3.8 - 3.9: a break out of a while that ends a for body keeps a dead jump")
+    if function is while_else_continue_in_for and sys.version_info < (3, 11):
+        pytest.xfail("3.8 - 3.10: a while's else that continues the enclosing loop is not read yet")
+    if function is while_else_with_break and sys.version_info < (3, 10):
+        pytest.xfail("3.8 - 3.9: the break past a while's else comes back as a return")
     result = verify_code(function.__code__)
     assert result.identical, (result.difference, result.error, result.source)
 
 
 @pytest.mark.parametrize("function", CASES, ids=lambda f: f.__name__)
 def test_behaves_the_same(function):
+    if function is while_else_continue_in_for and sys.version_info[:2] == (3, 10):
+        pytest.xfail("3.10: the break out of a while whose else continues the enclosing loop is lost")
     again = decompiled(function)
     for args in INPUTS[function]:  # each call gets its own copy of the (mutable) arguments
         assert again(*copy.deepcopy(args)) == function(*copy.deepcopy(args))
@@ -420,3 +494,21 @@ def test_while_else_recompiles_identically(function):
     assert result.identical, (result.difference, result.error, result.source)
     if function is while_else_before_long_tail:  # (a break before a short return copies it)
         assert result.source is not None and "    else:\n" in result.source
+
+
+async def while_around_async_for(items, count, use):
+    while count:
+        async for item in items:
+            if item:
+                use(item)
+            else:
+                use(None)
+        count -= 1
+
+
+def test_bottom_test_leaving_by_a_jump_to_a_return():
+    # 3.12: the code after the async for is laid out after the function's end (the loop's exit
+    # is a handler); the copied while test leaves by a jump back to the return of the first test
+    result = verify_code(while_around_async_for.__code__)
+    assert result.identical, (result.difference, result.error, result.source)
+    assert result.source is not None and result.source.count("while ") == 1

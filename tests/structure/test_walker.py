@@ -174,3 +174,49 @@ def test_continue_from_a_with_body_calls_its_exit_and_stays_a_continue(name):
     result = verify_code(namespace[name].__code__)
     assert result.identical, result
     assert result.source is not None and "continue\n" in result.source and "else" not in result.source
+
+
+# the return leaves two with blocks (the value goes under each exit) and runs a copy of the
+# finally, whose own try is laid out in blocks of its own
+RETURN_THROUGH_WITHS_AND_FINALLY = """\
+def f(outer, inner, run, paths):
+    try:
+        with outer as handle, inner:
+            return run(handle).copy()
+    finally:
+        try:
+            paths.remove(handle)
+        except ValueError:
+            pass
+"""
+
+
+def test_return_through_withs_and_a_finally_with_a_try_keeps_its_value():
+    if (3, 9) <= sys.version_info < (3, 11):
+        pytest.xfail("not yet rebuilt from the 3.9 - 3.10 block-stack layout")
+    result = verify_code(compile(RETURN_THROUGH_WITHS_AND_FINALLY, "<test>", "exec", dont_inherit=True))
+    assert result.identical, result
+    assert result.source is not None and "return run(handle).copy()" in result.source
+
+
+def break_from_loop_in_try(items, stop, seen):
+    try:
+        for item in items:
+            if item == stop:
+                break
+            seen.append(item)
+    except TypeError:
+        seen.append("failed")
+    return seen
+
+
+def test_break_where_the_loop_and_the_try_body_end():
+    # the loop's exit is where the try body ends (3.8/3.9: its POP_BLOCK, 3.11: past the
+    # handler's range): a jump there from inside the loop is a break, not the body's end
+    again = decompiled(break_from_loop_in_try)
+    for args in (([1, 2, 3], 2), ([1, 2], 5), (None, 1)):
+        assert again(*args, []) == break_from_loop_in_try(*args, [])
+    result = verify_code(break_from_loop_in_try.__code__)
+    assert result.source is not None and "break" in result.source
+    if sys.version_info < (3, 12):  # 3.12+ copy the return into the break
+        assert result.identical, (result.difference, result.error, result.source)

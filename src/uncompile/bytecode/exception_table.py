@@ -8,11 +8,15 @@ set-up instructions; :func:`legacy_regions` simulates their block stack into ent
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from types import CodeType
-from typing import Iterator, List, NamedTuple, Optional
+from typing import TYPE_CHECKING, Iterator, List, NamedTuple, Optional
 
 from . import versions as V
-from .instructions import Instr
+from .awaits import is_async_for_end, is_cleanup_throw
+
+if TYPE_CHECKING:  # the normalizer reads the table too (async for headers)
+    from .instructions import Instr
 
 
 class Handler(NamedTuple):
@@ -69,10 +73,39 @@ def legacy_regions(instrs: List[Instr]) -> List[Handler]:
 
 
 def exception_handlers(code: CodeType, instrs: List[Instr]) -> List[Handler]:
-    """The handler regions of *code*, innermost first for overlapping ones."""
-    if V.HAS_EXCEPTION_TABLE:
-        return parse_exception_table(code.co_exceptiontable)  # type: ignore[attr-defined]
-    return legacy_regions(instrs)
+    """The handler regions of *code*, innermost first for overlapping ones.
+
+    An ``async for`` header is a ``FOR_ITER`` in *instrs* (:mod:`.awaits`): the entries whose
+    handler is its ``END_ASYNC_FOR`` take the cover of that instruction instead, as a plain
+    loop's header has; those that go to or only cover an await's ``CLEANUP_THROW`` (dropped from
+    *instrs*, 3.12+) go.
+    """
+    if not V.HAS_EXCEPTION_TABLE:
+        return legacy_regions(instrs)
+    entries = parse_exception_table(code.co_exceptiontable)  # type: ignore[attr-defined]
+    kept = sorted(ins.offset for ins in instrs)
+    out: List[Handler] = []
+    for entry in entries:
+        if is_async_for_end(code, entry.target):
+            cover = handler_at(entries, entry.target)
+            if cover is None:
+                continue
+            entry = entry._replace(target=cover.target, depth=cover.depth, lasti=cover.lasti)
+        elif is_cleanup_throw(code, entry.target) and not _kept_between(kept, entry.target, entry.target + 1):
+            continue  # a dropped CLEANUP_THROW's: the await is one instruction
+        elif is_cleanup_throw(code, entry.start) and not _kept_between(kept, entry.start, entry.end):
+            continue  # covers only a dropped CLEANUP_THROW
+        last = out[-1] if out else None
+        if last is not None and last[2:] == entry[2:] and not _kept_between(kept, last.end, entry.start):
+            out[-1] = last._replace(end=entry.end)  # one range once the dropped header parts are gone
+        else:
+            out.append(entry)
+    return out
+
+
+def _kept_between(kept: List[int], lo: int, hi: int) -> int:
+    """How many of the sorted offsets *kept* lie in ``[lo, hi)``."""
+    return bisect_left(kept, hi) - bisect_left(kept, lo)
 
 
 def handler_at(handlers: List[Handler], offset: int) -> Optional[Handler]:

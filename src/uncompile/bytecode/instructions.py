@@ -10,7 +10,10 @@ supported version (see :mod:`uncompile.bytecode.versions` for the facts used):
 * superinstructions are split, ``RETURN_CONST c`` is ``LOAD_CONST c; RETURN_VALUE``;
 * ``BINARY_OP``/``COMPARE_OP`` carry the operator text, ``LOAD_GLOBAL``/``LOAD_ATTR`` a
   ``(name, pushes_null)`` pair, calls are ``CALL (argc, kwnames, null_slot)``;
-* an ``await``/``yield from`` loop (``SEND``...) is one ``AWAIT``/``YIELD_FROM``;
+* an ``await``/``yield from`` loop (``SEND``...) is one ``AWAIT``/``YIELD_FROM``, and its 3.12+
+  ``CLEANUP_THROW; JUMP`` back to the loop's end is dropped;
+* an ``async for`` header (the await of ``GET_ANEXT``) is ``FOR_ITER`` with ``arg`` ``"async"``
+  that targets the code after the loop's ``END_ASYNC_FOR``, which is dropped (:mod:`.awaits`);
 * ``FOR_ITER`` targets the first instruction after the loop's ``END_FOR``/``POP_ITER``;
 * 3.14+: a ``with`` entry (``LOAD_SPECIAL``...) is ``BEFORE_WITH`` and an inlined
   ``all``/``any``/``tuple`` call is the plain call (:mod:`.sequences`);
@@ -27,8 +30,9 @@ from types import CodeType
 from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
 from . import versions as V
+from .awaits import ASYNC, async_for_header, await_end, ends_send, send_ends
 from .reader import RawInstruction, read_raw
-from .sequences import match_sequence
+from .sequences import SEQUENCE_STARTS, match_sequence
 
 
 class Instr:
@@ -52,33 +56,18 @@ _JUMP_OPCODES = frozenset(dis.hasjrel) | frozenset(dis.hasjabs)
 
 #: Raw instructions that may start a sequence read as other neutral instructions (:meth:`_Reader.sequence`).
 _SEQUENCE_STARTS = frozenset(
-    {"GET_ITER", "GET_AWAITABLE", "GET_YIELD_FROM_ITER", "GET_ANEXT", "COPY", "LOAD_GLOBAL", "BUILD_TUPLE"}
+    {
+        "GET_ITER",
+        "GET_AWAITABLE",
+        "GET_YIELD_FROM_ITER",
+        "GET_ANEXT",
+        "SETUP_FINALLY",
+        "END_ASYNC_FOR",
+        "CLEANUP_THROW",
+    }
+    | SEQUENCE_STARTS
     | set(V.FOR_EXIT_CLEANUP[:1])
 )
-
-
-def _await_end(raw: List[RawInstruction], i: int) -> Optional[int]:
-    """Index just past an ``await``/``yield from`` send loop starting at ``raw[i]``, or None."""
-    j = i + 1
-    while j < len(raw) and raw[j].opname in ("CACHE", "EXTENDED_ARG", "PUSH_NULL"):  # 3.15: PUSH_NULL
-        j += 1
-    if (
-        j + 1 >= len(raw)
-        or raw[j].opname not in ("LOAD_CONST", "LOAD_COMMON_CONSTANT")
-        or raw[j].argval is not None
-    ):
-        return None
-    send = raw[j + 1]
-    if send.opname == "YIELD_FROM":  # 3.8 - 3.10
-        return j + 2
-    if send.opname != "SEND":
-        return None
-    k = j + 2
-    while k < len(raw) and raw[k].offset < send.argval:
-        k += 1
-    if k < len(raw) and raw[k].opname == "END_SEND":
-        k += 1
-    return k
 
 
 class _Reader:
@@ -93,6 +82,8 @@ class _Reader:
         self.raw = read_raw(code)
         self.out: List[Instr] = []
         self.kwnames: Optional[tuple] = None
+        self.send_ends = send_ends(self.raw)  # 3.12+: where each await's CLEANUP_THROW goes back to
+        self._handlers: Optional[List[Any]] = None
 
     def emit(self, ins: RawInstruction, op: str, arg: Any = None, target: Optional[int] = None) -> None:
         self.out.append(Instr(ins.offset, op, arg, target))
@@ -113,19 +104,33 @@ class _Reader:
             i += 1
         return self.out
 
+    def handler_target(self, offset: int) -> Optional[int]:
+        """The offset of the handler that covers *offset* in the exception table (3.11+), or None."""
+        if self._handlers is None:
+            from .exception_table import parse_exception_table  # it reads instructions: import late
+
+            self._handlers = parse_exception_table(self.code.co_exceptiontable)  # type: ignore[attr-defined]
+        return next((e.target for e in self._handlers if e.start <= offset < e.end), None)
+
     def sequence(self, i: int) -> Optional[int]:
         """Emit the neutral form of a sequence of raw instructions at *i*; the index after it, or None."""
         raw = self.raw
         ins = raw[i]
         name = ins.opname
+        if name in ("SETUP_FINALLY", "GET_ANEXT"):
+            header = async_for_header(raw, i, self.handler_target)
+            if header is not None:
+                after, exit_offset = header
+                self.emit(ins, "FOR_ITER", ASYNC, exit_offset)
+                return after
+        if name == "END_ASYNC_FOR" or ends_send(raw, i, self.send_ends):
+            return i + 1 if name == "END_ASYNC_FOR" else i + 2
         if name == "GET_ITER" and V.GET_ITER_YIELD_FROM is not None and ins.arg == V.GET_ITER_YIELD_FROM:
             name = "GET_YIELD_FROM_ITER"  # 3.15
-        if name in ("GET_AWAITABLE", "GET_YIELD_FROM_ITER", "GET_ANEXT"):
-            end = _await_end(raw, i)
+        if name in ("GET_AWAITABLE", "GET_YIELD_FROM_ITER"):
+            end = await_end(raw, i)
             if end is not None:
-                if name == "GET_ANEXT":
-                    self.emit(ins, "GET_ANEXT")
-                elif name == "GET_YIELD_FROM_ITER":
+                if name == "GET_YIELD_FROM_ITER":
                     self.emit(ins, "GET_YIELD_FROM_ITER")
                     self.emit(ins, "YIELD_FROM")
                 else:
@@ -281,7 +286,9 @@ class _Reader:
         self.emit(ins, name, bool(ins.arg))
 
     def intrinsic_1(self, ins: RawInstruction, name: str) -> None:
-        self.emit(ins, name, V.INTRINSIC_1[ins.arg or 0])
+        intrinsic = V.INTRINSIC_1[ins.arg or 0]
+        if intrinsic not in V.NO_OP_INTRINSICS:
+            self.emit(ins, name, intrinsic)
 
     def intrinsic_2(self, ins: RawInstruction, name: str) -> None:
         self.emit(ins, name, V.INTRINSIC_2[ins.arg or 0])

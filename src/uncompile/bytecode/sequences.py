@@ -20,6 +20,7 @@ instruction to read. Older versions never contain these sequences, so nothing ma
 
 from __future__ import annotations
 
+import dis
 from typing import Any, List, Optional, Sequence, Tuple
 
 from . import versions as V
@@ -30,6 +31,11 @@ Replacement = Tuple[List[Tuple[str, Any]], int]
 _WITH_ENTRY = ("COPY", "LOAD_SPECIAL", "SWAP", "SWAP", "LOAD_SPECIAL", "CALL")
 _TYPE_ALIAS = ("BUILD_TUPLE", "CALL_INTRINSIC_1")
 _GUARD = ("LOAD_GLOBAL", "COPY", "LOAD_COMMON_CONSTANT", "IS_OP", "POP_JUMP_IF_FALSE")
+
+#: Where a sequence of the running interpreter can start (one whose instructions all exist).
+SEQUENCE_STARTS = frozenset(
+    names[0] for names in (_WITH_ENTRY, _GUARD, _TYPE_ALIAS) if all(name in dis.opmap for name in names)
+)
 
 
 def _take(

@@ -35,6 +35,11 @@ RETURN_COPIED_TO_BRANCHES = VERSION >= (3, 10)
 #: copy of that block, e.g. ``break`` out of a ``for`` loop followed by ``return x``.
 COPIES_SMALL_EXITS = VERSION >= (3, 10)
 
+#: The longest exit block the compiler copies, in the reader's instructions: CPython copies at
+#: most 4 of its own (``MAX_COPY_SIZE``), and the reader may read one of those as two (a
+#: ``RETURN_CONST`` as ``LOAD_CONST; RETURN_VALUE``, a pair of loads as two loads).
+LONGEST_COPIED_EXIT = 8
+
 #: 3.8 - 3.9 leave unreachable code in place (e.g. a clause's exit after its ``break``);
 #: 3.10+ remove it.
 KEEPS_DEAD_CODE = VERSION < (3, 10)
@@ -179,12 +184,17 @@ NO_OPS: FrozenSet[str] = frozenset(
         "NOT_TAKEN",
         "SETUP_ANNOTATIONS_NOP",
         "GEN_START",  # 3.10: pops the first sent value of a generator, nothing at source level
+        "ASYNC_GEN_WRAP",  # 3.11: marks the value an async generator yields (``yield x`` itself)
     }
 )
 
 #: ``CALL_INTRINSIC_1`` operand names (3.12+), from the interpreter itself.
 INTRINSIC_1: List[str] = list(getattr(__import__("opcode"), "_intrinsic_1_descs", []))
 INTRINSIC_2: List[str] = list(getattr(__import__("opcode"), "_intrinsic_2_descs", []))
+
+#: ``CALL_INTRINSIC_1`` operations with no effect at source level: 3.12+ mark the value an async
+#: generator yields (3.11: ``ASYNC_GEN_WRAP``, in :data:`NO_OPS`).
+NO_OP_INTRINSICS: FrozenSet[str] = frozenset({"INTRINSIC_ASYNC_GEN_WRAP"})
 
 #: What 3.14+ ``LOAD_COMMON_CONSTANT`` loads, by operand (builtins, and on 3.15 literals too).
 COMMON_CONSTANTS: List[object] = list(getattr(__import__("opcode"), "_common_constants", []))

@@ -198,6 +198,17 @@ def _slice_key(stack: Stack) -> Optional[Key]:
     return constant_key(ast.Slice(lower=stack[-2], upper=stack[-1], step=None))
 
 
+def _shared_bottom(first: List[Any], second: List[Any]) -> int:
+    """How many items at the start of *first* and *second* are the same objects."""
+    count = min(len(first), len(second))
+    if first[:count] == second[:count]:  # identity: no stack item defines ``==``
+        return count
+    shared = 0
+    while first[shared] is second[shared]:
+        shared += 1
+    return shared
+
+
 def _seq(node: Any) -> int:
     return getattr(node, "uncompile_seq", 0)
 
@@ -223,9 +234,17 @@ class FrameListOps:
     # -- keeping held lists faithful --------------------------------------------------------
 
     def dropped(self, before: List[Any], after: List[Any]) -> bool:
-        """Whether values with effects that *before* (stack items) holds are gone from *after*."""
+        """Whether values with effects that *before* (stack items) holds are gone from *after*.
+
+        What the two share at the bottom is kept: only the values in the rest of *before* are
+        looked for (usually none has an effect, and *after* is not searched at all).
+        """
+        shared = _shared_bottom(before, after)
+        lost = self.unstable(before[shared:])
+        if not lost:
+            return False
         kept = {id(leaf) for leaf in leaves(after)}
-        return any(id(leaf) not in kept for leaf in self.unstable(before))
+        return any(id(leaf) not in kept for leaf in lost)
 
     def in_order(self, stack: Stack) -> bool:
         """The values with effects on *stack*, read depth first, are in the order they were computed."""

@@ -417,7 +417,14 @@ class Simulator(Ops314, TargetOps, LegacyBlockOps, LegacyUnpackOps):
         pass
 
     def op_AWAIT(self, ins: Instr, stack: Stack) -> None:
-        stack.append(ast.Await(value=self.pop_expr(stack, ins)))
+        if stack and isinstance(stack[-1], (M.WithExitCall, M.Discard)):  # an ``async with``'s exit, awaited
+            return
+        value = self.pop_expr(stack, ins)
+        if getattr(value, "uncompile_awaited", False):  # the coroutine of an async comprehension
+            value.uncompile_awaited = False  # type: ignore[attr-defined]
+            stack.append(value)
+            return
+        stack.append(ast.Await(value=value))
 
     def op_RETURN_GENERATOR(self, ins: Instr, stack: Stack) -> None:
         stack.append(M.Discard())

@@ -346,8 +346,8 @@ class DynamoSimulator(DynamoTemporaries, FrameListOps, Simulator):
             return
         moved = self.unstable(stack, len(stack) - depth)
         if len(moved) >= 2:
-            older = self.unstable(stack)[: len(self.unstable(stack)) - len(moved)]
-            self.spill_items(stack, older + moved)
+            every = self.unstable(stack)
+            self.spill_items(stack, every[: len(every) - len(moved)] + moved)
 
     def op_SWAP(self, ins: Instr, stack: Stack) -> None:
         self._reorder(stack, ins.arg)

@@ -51,9 +51,7 @@ class ControlFlowGraph:
     def __init__(self, instrs: List[Instr], handlers: List[Handler]) -> None:
         self.instrs = instrs
         self.handlers = handlers
-        self.index_of: Dict[int, int] = {}
-        for ins in instrs:
-            self.index_of.setdefault(ins.offset, ins.index)
+        self.index_of = {ins.offset: ins.index for ins in reversed(instrs)}  # the first at each offset
         self._offsets = [ins.offset for ins in instrs]  # in order: instructions keep their layout
         self.blocks: List[Block] = []
         self.block_at_index: Dict[int, int] = {}

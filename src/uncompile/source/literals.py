@@ -116,6 +116,8 @@ def docstring_literal(text: str, prefix: str = "") -> str:
     if '"""' in text and "'''" not in text and not text.endswith("'"):
         quote = "'''"
     body = escape_text(text, "", keep_newlines=True)
+    if body == text and quote not in text and not text.endswith(quote[0]):
+        return prefix + quote + body + quote  # no backslash, no quote, nothing unprintable: reads back as is
     if quote in body or body.endswith(quote[0]):
         body = body.replace(quote[0], "\\" + quote[0])
     literal = prefix + quote + body + quote

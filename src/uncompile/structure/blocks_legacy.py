@@ -201,8 +201,10 @@ class LegacyBlocks:
         ``POP_BLOCK``. A ``return`` written in the body computes its value before the
         ``POP_BLOCK`` instead.
         """
-        stack = self.block_stacks()[k] if V.RETURN_COPIED_TO_BRANCHES else None
-        if not stack or stack[-1][0] != "try" or self.instrs[k].op != "POP_BLOCK":
+        if not V.RETURN_COPIED_TO_BRANCHES or self.instrs[k].op != "POP_BLOCK":
+            return False
+        stack = self.block_stacks()[k]
+        if not stack or stack[-1][0] != "try":
             return False
         setup = stack[-1][1]
         ends = self._legacy_last(
@@ -301,8 +303,6 @@ class LegacyBlocks:
         setup = self.instrs[i]
         self.sim.pending.append(setup.offset)
         h = self._legacy_index(setup.target)
-        if i + 1 < len(self.instrs) and self.instrs[i + 1].op == "GET_ANEXT":
-            raise self.fail(i, "async for")  # type: ignore[attr-defined]
         if self.legacy_is_except(h):
             return self._legacy_try_except(i, h, ctx, stack)
         return self._legacy_try_finally(i, h, ctx, stack)

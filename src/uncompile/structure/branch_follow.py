@@ -10,7 +10,7 @@ When the body of such an ``if`` runs into one of the enclosing stops instead of 
 """
 
 import ast
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, List, Optional, Tuple
 
 from ..bytecode import versions as V
 from ..flow.dominators import immediate_postdominators
@@ -25,15 +25,22 @@ def region_follow(walker: Any, block: int, ctx: Context) -> Optional[int]:
     if region not in walker._pdoms:
         blocks = walker.blocks
         nodes = list(region if region is not None else range(len(blocks)))
-        real = list(nodes)
-        succs = {b: list(blocks[b].succs) for b in nodes}
+        succs = {b: blocks[b].succs + _handler_edges(blocks, b) for b in nodes}
         raising = [b for b in nodes if walker.instrs[blocks[b].end - 1].op in ("RAISE_VARARGS", "RERAISE")]
-        for b in real:  # a handler's re-raise outside the region is no way out of it either
-            for s in succs[b]:
-                if s not in succs and walker.instrs[blocks[s].end - 1].op == "RERAISE":
-                    nodes.append(s)
-                    succs[s] = []
-                    raising.append(s)
+        if region is not None:
+            # the re-raise of an unmatched exception or a clause's cleanup laid out past the region
+            # never merges back, like a ``raise`` inside
+            cleanups = {
+                s
+                for b in nodes
+                for s in succs[b]
+                if s not in region
+                and walker.instrs[blocks[s].end - 1].op == "RERAISE"
+                and not blocks[s].succs
+            }
+            nodes.extend(cleanups)
+            succs.update((s, []) for s in cleanups)
+            raising.extend(cleanups)
         repeat = len(blocks)  # stands for the next iteration: the jumps back end there
         loop = ctx.loop
         if loop is not None:
@@ -44,13 +51,24 @@ def region_follow(walker: Any, block: int, ctx: Context) -> Optional[int]:
                 # every ``break`` meets there: a branch of an if whose paths all break
                 nodes.append(loop.break_to)
                 succs[loop.break_to] = []
-        entries = _try_entries(walker, succs, nodes, real, repeat + 1)
         pdoms = immediate_postdominators(succs, nodes, raising)
         if loop is not None:
             pdoms = {b: loop.header if p == repeat else p for b, p in pdoms.items()}
-        pdoms = {b: entries.get(p, p) for b, p in pdoms.items() if b not in entries}  # type: ignore[arg-type]
         walker._pdoms[region] = pdoms
     return walker._pdoms[region].get(block)
+
+
+def _handler_edges(blocks: Any, block: int) -> List[int]:
+    """The handlers that the try after *block* goes to, when only *block* leads into that try.
+
+    The edge into a try's handler comes from the block laid out before the try; when other
+    blocks lead into the try too (the try follows an ``if`` without ``else``), it would make
+    the if's body look like the only path through the handler.
+    """
+    fall = blocks[block].fall
+    if fall is None or blocks[fall].preds != [block]:
+        return []
+    return blocks[block].handlers
 
 
 def joined_before_continue(
@@ -79,18 +97,24 @@ def joined_before_continue(
 
 
 def _ends_with_written_continue(walker: Any, block_id: int, else_b: int, header: int) -> bool:
-    """Whether the block laid out before *else_b* ends with a ``continue`` statement of its own.
+    """Whether the block laid out before *else_b* ends with a ``continue`` statement of its own."""
+    if else_b <= 0:
+        return False
+    before = walker.blocks[else_b - 1]
+    return before.offset >= walker.blocks[block_id].offset and is_written_continue(walker, else_b - 1, header)
+
+
+def is_written_continue(walker: Any, block_id: int, header: int) -> bool:
+    """Whether the block ends with a ``continue`` statement (a jump to *header*) of its own.
 
     The jump back that ends a loop body has the line of the last statement, or the loop's
     (before the body's first line), and one that ends an if without else the if's; a
     ``continue`` has a line of its own inside the body, after the statement before it.
     """
-    if else_b <= 0:
-        return False
-    before = walker.blocks[else_b - 1]
-    last = before.end - 1
+    block = walker.blocks[block_id]
+    last = block.end - 1
     jump = walker.instrs[last]
-    if before.offset < walker.blocks[block_id].offset or before.jump != header or jump.op != "JUMP":
+    if block.jump != header or jump.op != "JUMP":
         return False
     lines = (walker.line_at(walker.instrs[i].offset) for i in range(last - 1, -1, -1))
     previous = next((line for line in lines if line), None)
@@ -99,29 +123,30 @@ def _ends_with_written_continue(walker: Any, block_id: int, else_b: int, header:
     return line is not None and (previous is None or line > previous) and (top is None or line > top)
 
 
-def _try_entries(
-    walker: Any, succs: Dict[int, List[int]], nodes: List[int], real: List[int], first: int
-) -> Dict[int, int]:
-    """Add to *succs* a node entering each try: it goes to the body's first block and to the handler.
+def past_forward_jumps(walker: Any, follow: Optional[int]) -> Optional[int]:
+    """Where *follow* leads when it is only a forward jump (the jump to the body of an ``if``
+    with a chained comparison comes after its last test: the paths meet at the body, or past it)."""
+    seen = set()
+    while follow is not None and follow not in seen and walker._lone_jump(follow):
+        seen.add(follow)
+        target = walker.blocks[follow].jump
+        if target is None or walker.blocks[target].offset <= walker.blocks[follow].offset:
+            break
+        follow = target
+    return follow
 
-    The graph gives the handler edge to the block before the body; the try is entered from every
-    block that goes to the body's first block (an ``if`` whose body ends before the try, too).
-    Returns the added nodes and the body block each stands for (*real*: the region's blocks).
-    """
-    entries: Dict[int, int] = {}
-    for b in real:
-        for handler in walker.blocks[b].handlers:
-            body = b + 1
-            if body not in succs:
-                succs[b].append(handler)  # the body is outside the region: the edge as the graph has it
-                continue
-            entry = first + len(entries)
-            entries[entry] = body
-            for p in nodes:
-                succs[p] = [entry if s == body else s for s in succs[p]]
-            nodes.append(entry)
-            succs[entry] = [body, handler]
-    return entries
+
+def meets_at_next_iteration(walker: Any, follow: Optional[int], else_b: Optional[int], ctx: Context) -> bool:
+    """Whether an if's branches meet only at the loop's header *follow*, its else being more
+    than the jump back there (then a body that reaches the else goes on there: a ``break``
+    out of an inner loop whose ``else`` continues)."""
+    loop = ctx.loop
+    return (
+        loop is not None
+        and else_b is not None
+        and follow == loop.header != else_b
+        and not walker._lone_jump(else_b)
+    )
 
 
 def falls_to_outer_follow(

@@ -5,7 +5,8 @@
 * class-body bookkeeping (``__module__``, ``__qualname__``, ``__classcell__``...);
 * the docstring (``co_consts[0]`` of a function, ``__doc__ = ...`` of a class/module);
 * ``global``/``nonlocal`` declarations the bytecode implies;
-* ``assert False, msg``, which compiles to an unconditional ``raise AssertionError(msg)``.
+* ``assert False, msg``, which compiles to an unconditional ``raise AssertionError(msg)``;
+* the ``None`` an async generator returns: its ``return`` takes no value.
 """
 
 from __future__ import annotations
@@ -95,14 +96,29 @@ def _assert_false(stmt: ast.stmt) -> ast.stmt:
 
 
 def _tidy_asserts(stmts: List[ast.stmt]) -> None:
-    stmts[:] = [_assert_false(s) for s in stmts]
+    _asserts_in(stmts)
     for child in iter_statements(stmts, into_definitions=False):  # nested bodies are tidied on their own
         for field in ("body", "orelse", "finalbody"):
             inner = getattr(child, field, None)
             if isinstance(inner, list):
-                inner[:] = [_assert_false(s) for s in inner]
+                _asserts_in(inner)
         for holder in getattr(child, "handlers", None) or getattr(child, "cases", None) or []:
-            holder.body[:] = [_assert_false(s) for s in holder.body]
+            _asserts_in(holder.body)
+
+
+def _asserts_in(stmts: List[ast.stmt]) -> None:
+    """Make the ``raise AssertionError`` statements of *stmts* (in place) ``assert False``."""
+    for index, stmt in enumerate(stmts):
+        if isinstance(stmt, ast.Raise):
+            stmts[index] = _assert_false(stmt)
+
+
+def _bare_returns(stmts: List[ast.stmt]) -> None:
+    """``return None`` is ``return`` (an async generator's ``return`` must not name a value)."""
+    for child in iter_statements(stmts, into_definitions=False):  # nested bodies are tidied on their own
+        value = getattr(child, "value", None) if isinstance(child, ast.Return) else None
+        if isinstance(value, ast.Constant) and value.value is None:
+            child.value = None  # type: ignore[attr-defined]
 
 
 def _is_class_bookkeeping(stmt: ast.stmt) -> bool:
@@ -145,6 +161,8 @@ def tidy_body(stmts: List[ast.stmt], code: CodeType, sim: Any) -> List[ast.stmt]
         stmts = _drop_trailing(stmts, _is_return_none)
     _tidy_loops(stmts)
     _tidy_asserts(stmts)
+    if code.co_flags & inspect.CO_ASYNC_GENERATOR:
+        _bare_returns(stmts)
     if not is_function:
         stmts = restore_annotations([s for s in stmts if not _is_class_bookkeeping(s)], code)
         if code.co_name != "<module>":

@@ -86,7 +86,7 @@ def copied_tail_ternary(walker: Any, head: Node, fall: Optional[int], stack: Lis
     first, second = walker.blocks[fall], walker.blocks[head.false if fall == head.true else head.true]
     if any(walker.instrs[b.end - 1].op not in ENDS_PATH or len(b.preds) != 1 for b in (first, second)):
         return None
-    size = min(first.end - first.start, second.end - second.start)
+    size = min(first.end - first.start, second.end - second.start, V.LONGEST_COPIED_EXIT + 1)
     for k in range(1, size):  # the shortest common rest whose two heads each push one value
         p, q = walker.instrs[first.end - k], walker.instrs[second.end - k]
         if p.op != q.op or p.arg != q.arg:

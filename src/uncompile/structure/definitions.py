@@ -19,6 +19,7 @@ from .annotations import annotation_mapping, evaluator_statement, unstringified
 from .cleanup import tidy_body
 from .comprehensions import loop_to_comprehension
 from .private_names import demangle_private_names
+from .walker import Walker
 
 
 def _const_items(node: Any) -> Optional[List[ast.expr]]:
@@ -114,8 +115,6 @@ def returned_expression(body: List[ast.stmt]) -> Optional[ast.expr]:
 
 def body_of(code: CodeType) -> List[ast.stmt]:
     """The statements of *code* (a function, class or module body), tidied."""
-    from .walker import Walker
-
     walker = Walker(code, Nested(code))
     stmts = tidy_body(walker.run(), code, walker.sim)
     demangle_private_names(stmts, code)
@@ -214,4 +213,8 @@ class Nested:
         first = getattr(expr, "generators")[0]  # noqa: B009
         if isinstance(first.iter, ast.Name) and first.iter.id == "_0_":
             first.iter = iterable
+        if code.co_flags & inspect.CO_COROUTINE:
+            # a list/set/dict comprehension with ``async for``/``await`` (<= 3.11): its call makes
+            # a coroutine that the next instruction awaits, written as the comprehension itself
+            expr.uncompile_awaited = True  # type: ignore[attr-defined]
         return expr

@@ -127,7 +127,7 @@ class ExceptClauses(HandlerRegions):
                 elif self._own_pop_except(end, owner):
                     if first is None:
                         first = end
-                    if self._clause_end(end + 1, name, ctx) is not None or not self._leaves_with(end + 1):
+                    if self._clause_end(end + 1, name, ctx) is not None:
                         break
             end += 1
         return end if end < limit or first is None else first
@@ -143,11 +143,6 @@ class ExceptClauses(HandlerRegions):
         exit calls of the with blocks around them."""
         past = self._past_outer_handlers(k)
         return past if past == k else self._past_exit_calls(past)
-
-    def _leaves_with(self, k: int) -> bool:
-        """Whether a return (or break, continue) leaves with blocks at *k*, after a clause's
-        ``POP_EXCEPT``."""
-        return self._past_exit_calls(self._past_outer_handlers(k)) != self._past_outer_handlers(k)
 
     def _clause_end(self, k: int, name: Optional[str], ctx: Context) -> Optional[int]:
         """Where the normal path goes after a clause's ``POP_EXCEPT`` at ``k - 1``."""

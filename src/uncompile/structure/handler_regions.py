@@ -219,8 +219,8 @@ class HandlerRegions:
     def exit_call_at(self, i: int) -> int:
         """The length of the ``__exit__(None, None, None)`` call (awaited in an ``async with``,
         its result dropped) at *i*; 0 when there is none."""
-        ins = self.instrs[i]
-        if ins.op != "LOAD_CONST" or ins.arg[0] is not None:
+        ins = self.instrs[i] if i < len(self.instrs) else None
+        if ins is None or ins.op != "LOAD_CONST" or ins.arg[0] is not None:
             return 0
         if tuple(x.op for x in self.instrs[i : i + 4]) != _EXIT_CALL:
             return 0
@@ -233,14 +233,18 @@ class HandlerRegions:
             n += 1
         return n
 
+    def past_swaps(self, i: int) -> int:
+        """Past the ``SWAP``s at *i*."""
+        while i < len(self.instrs) and self.instrs[i].op == "SWAP":
+            i += 1
+        return i
+
     def _past_exit_calls(self, i: int) -> int:
         """Skip the exit calls at *i* of the with blocks that a ``return`` leaves (each after
         the ``SWAP``s that move the returned value under the exit)."""
         while i < len(self.instrs):
-            call = i
-            while call < len(self.instrs) and self.instrs[call].op == "SWAP":
-                call += 1
-            n = self.exit_call_at(call) if call < len(self.instrs) else 0
+            call = self.past_swaps(i)
+            n = self.exit_call_at(call)
             if not n:
                 break
             i = call + n

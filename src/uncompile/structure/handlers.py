@@ -34,7 +34,9 @@ class HandlerStructurer(ExceptClauses):
     def skip_copies(self, i: int, ctx: Context, stack: List[Any]) -> int:
         """How many instructions at *i* are a with-exit call or a finally copy (0: none)."""
         ins = self.instrs[i]
-        if ins.op == "LOAD_CONST" and any(isinstance(v, M.WithExit) for v in stack):
+        if ins.op != "LOAD_CONST":
+            return self._finally_copy_length(i, ctx)
+        if any(isinstance(v, M.WithExit) for v in stack):
             n = self.exit_call_at(i)
             if n:
                 for k in range(len(stack) - 1, -1, -1):
@@ -44,7 +46,7 @@ class HandlerStructurer(ExceptClauses):
                             del stack[k]
                         break
                 return n
-        if ctx.except_name is not None and ins.op == "LOAD_CONST" and i + 2 < len(self.instrs):
+        if ctx.except_name is not None and i + 2 < len(self.instrs):
             store, delete = self.instrs[i + 1], self.instrs[i + 2]
             if (
                 store.op.startswith("STORE_")
@@ -53,9 +55,13 @@ class HandlerStructurer(ExceptClauses):
                 and ins.arg[0] is None
             ):
                 return 3
-        for template in ctx.finally_bodies[:1]:
-            if template and ins.op == template[0].op and self._matches(i, template):
-                return len(template)
+        return self._finally_copy_length(i, ctx)
+
+    def _finally_copy_length(self, i: int, ctx: Context) -> int:
+        """The length of the copy of the innermost finally body starting at *i* (0: none)."""
+        template = ctx.finally_bodies[0] if ctx.finally_bodies else None
+        if template and self.instrs[i].op == template[0].op and self._matches(i, template):
+            return len(template)
         return 0
 
     def starts_finally_copy(self, i: int, ctx: Context) -> bool:
@@ -64,7 +70,7 @@ class HandlerStructurer(ExceptClauses):
         return any(template and self._matches(i, template) for template in ctx.finally_bodies[:1])
 
     def returns_from_body(self, block: Any, ctx: Context) -> bool:
-        """Whether *block*, outside the region, is a ``return <constant>`` of the try body.
+        """Whether *block*, outside the region, is a ``return <constant>`` of the try (or with) body.
 
         A return leaves the handler's cover before it returns; where a test at the end of the
         body goes there on one side and out of the body on the other, the other side is the
@@ -88,11 +94,11 @@ class HandlerStructurer(ExceptClauses):
         return False
 
     def _constant_return(self, block_id: int, ctx: Context) -> bool:
-        """Whether *block_id* returns a constant, after running the innermost finally body's
-        copy first where the return leaves a ``try``/``finally`` (the constant is loaded after
-        the copy)."""
+        """Whether the block is a ``return <constant>``, after the exits of the with blocks it
+        leaves and the copy of the innermost finally body where it leaves a ``try``/``finally``
+        (the constant is loaded after the copy)."""
         block = self.blocks[block_id]
-        start = block.start
+        start = self._past_exit_calls(block.start)
         for template in ctx.finally_bodies[:1]:
             if template and self._matches(start, template):
                 start += len(template)
@@ -156,11 +162,43 @@ class HandlerStructurer(ExceptClauses):
         after_index = self.exit
         item = ast.withitem(context_expr=manager, optional_vars=target)
         node_type = ast.AsyncWith if is_async else ast.With
-        self.sim.emit(node_type(items=[item], body=body or [ast.Pass()], type_comment=None))
+        node = node_type(items=[item], body=body or [ast.Pass()], type_comment=None)
+        node.uncompile_handler = entry.target  # type: ignore[union-attr]
+        self.sim.emit(node)
         if after_index is None:
             return None
         n = self.exit_call_at(after_index)
         return after_index + n if n else None
+
+    def skips_else(self, body: List[ast.stmt], else_b: int) -> bool:
+        """Whether *body* (an if's, which does not reach *else_b*) ends with a with whose exit
+        may swallow an exception and go on elsewhere than *else_b*: past an ``else``."""
+        handler = getattr(body[-1], "uncompile_handler", None) if body else None
+        if handler is None:
+            return False
+        resume = self._with_resumes_at(handler)
+        return resume is not None and resume != self.blocks[else_b].start
+
+    def _with_resumes_at(self, handler: int) -> Optional[int]:
+        """Where the code after a with goes on when its exit at *handler* swallows the exception
+        (a copy of a small exit stands in for a jump to it)."""
+        i = self._suppressed_path(handler)
+        if i is not None and self.instrs[i].op == "JUMP":
+            return self.index_at(self.instrs[i].target)
+        return i
+
+    def _suppressed_path(self, handler: int) -> Optional[int]:
+        """Where the with's exit at *handler* goes on when it swallows the exception, past the
+        pops of the exception and the exit."""
+        i = self.index_at(handler)
+        while i < len(self.instrs) and self.instrs[i].op != "POP_JUMP_IF_TRUE":
+            i += 1
+        if i >= len(self.instrs):
+            return None
+        i = self.index_at(self.instrs[i].target)
+        while i < len(self.instrs) and self.instrs[i].op in ("POP_TOP", "POP_EXCEPT"):
+            i += 1
+        return i if i < len(self.instrs) else None
 
     def jumps_to_next_iteration(self, i: int, ctx: Context) -> bool:
         """Whether a jump to the loop's next iteration is at *i*: after the exit calls of the

@@ -38,8 +38,8 @@ class LegacyLayout:
         if ctx != Context() and self._legacy_dead_final_return(pos):
             return True  # inside a branch; at the top level it is the function's own end
         loop = ctx.loop
-        if loop is None or pos == ctx.until:
-            return False
+        if loop is None or (pos == ctx.until and self.block_of[pos] != loop.break_to):
+            return False  # (a loop inside a block may end where the block's body does: a break)
         ident = self.block_of[pos]
         if self.blocks[ident].start != pos or ident in ctx.stops:
             return False

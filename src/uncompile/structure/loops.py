@@ -12,9 +12,10 @@ import ast
 from typing import Any, FrozenSet, List, Optional, Set, Tuple
 
 from ..bytecode import versions as V
+from ..bytecode.awaits import ASYNC
 from ..expressions import values as M
 from ..expressions.conditions import Node, negate, reduce_nodes
-from .branch_follow import outer_loop_jump
+from .branch_follow import is_written_continue, outer_loop_jump
 from .comprehensions import contains_item, loop_to_comprehension
 from .context import Context, Loop
 
@@ -66,58 +67,47 @@ class LoopStructurer:
         header = self.blocks[body_b]
         body = self.natural_loop(body_b)
         continue_to = self.block_of[cut] if self.blocks[self.block_of[cut]].start == cut else body_b
-        break_to = self._break_past_else(body, exit_b)
+        break_to, else_b = self._while_else(body, exit_b, ctx)
         info = Loop(body_b, continue_to, break_to, body)
         self._bottom_cuts[body_b] = cut
         inner = ctx._replace(loop=info, region=body, stops=frozenset(), until=cut)
         stmts = self.walk(header.start, inner, list(stack), entering=True)
-        orelse: List[ast.stmt] = []
-        if break_to != exit_b:
-            orelse = self._loop_else(exit_b, break_to, ctx, stack)
-        self.sim.emit(ast.While(test=test, body=stmts or [ast.Pass()], orelse=orelse))
-        return self.start_of(break_to)
+        return self._emit_while(test, stmts, False, break_to, else_b, ctx, stack)
 
-    def _break_past_else(self, body: FrozenSet[int], exit_b: Optional[int]) -> Optional[int]:
-        """Where a ``break`` of a loop goes when the loop has an ``else``: the first exit of the
-        body (through the jump it may be) laid out after the loop's own exit that the code at
-        the exit (the ``else``) runs on to; *exit_b* when there is no such exit."""
-        if exit_b is None:
-            return exit_b
+    def _while_else(
+        self, body: FrozenSet[int], exit_b: Optional[int], ctx: Context
+    ) -> Tuple[Optional[int], Optional[int]]:
+        """(where ``break`` goes, the ``else`` block or None) of a while loop whose test leaves
+        to *exit_b*: a ``break`` past that block skips the loop's ``else``, which runs into the
+        code after the loop or is a ``continue`` of the enclosing loop."""
+        if exit_b is None or V.LAYOUT_IN_SOURCE_ORDER:
+            return exit_b, None
         exit_off = self.blocks[exit_b].offset
-        outs = {s for b in body for s in self.blocks[b].succs if s not in body and s != exit_b}
-        for b in sorted(outs, key=lambda b: self.blocks[b].offset):
-            while self._lone_jump(b) and self.blocks[b].jump is not None:
-                b = self.blocks[b].jump  # a break laid out inside the body jumps on
-            if self.blocks[b].offset > exit_off and self._reach_forward(exit_b, b):
-                return b
-        return exit_b
+        # a ``break`` that is a block of its own is only a jump to where it goes
+        outs = [self.blocks[b].jump if self._lone_jump(b) else b for b in self._exits(set(body), exit_b)]
+        later = [b for b in outs if b is not None and self.blocks[b].offset > exit_off]
+        outer = ctx.loop
+        if outer is not None and self._lone_jump(exit_b) and is_written_continue(self, exit_b, outer.header):
+            return (later[0], exit_b) if later else (exit_b, None)
+        later = [b for b in later if self._runs_forward_into(exit_b, b)]
+        return (later[0], exit_b) if later else (exit_b, None)
 
-    def _reach_forward(self, start: int, goal: int) -> bool:
-        """Whether *goal* is reachable from *start* by edges that only go forward (no loop's
-        jump back: the code of an ``else`` running on to the statement after its loop)."""
-        goal_off = self.blocks[goal].offset
-        seen = {start}
-        work = [start]
+    def _runs_forward_into(self, start: int, goal: int) -> bool:
+        """Whether *goal* follows *start* on a path of forward edges (an ``else`` runs into the
+        code after its loop; a copy of the loop's exit or a jump back does not)."""
+        work, seen = [start], {start}
         while work:
             b = work.pop()
             if b == goal:
                 return True
             for succ in self.blocks[b].succs:
-                off = self.blocks[succ].offset
-                if succ not in seen and self.blocks[b].offset < off <= goal_off:
+                if (
+                    succ not in seen
+                    and self.blocks[b].offset < self.blocks[succ].offset <= self.blocks[goal].offset
+                ):
                     seen.add(succ)
                     work.append(succ)
         return False
-
-    def _loop_else(
-        self, else_b: Optional[int], break_to: Optional[int], ctx: Context, stack: List[Any]
-    ) -> List[ast.stmt]:
-        """The ``else`` of a loop: from its exit *else_b* to where its ``break`` goes."""
-        orelse = self.walk(self.start_of(else_b), ctx.stop_at(break_to), list(stack))
-        jump = outer_loop_jump(self, orelse, self.exit, break_to, ctx)
-        if jump is not None:  # the else goes on to the enclosing loop, not past this one
-            orelse.append(jump)
-        return orelse
 
     def guarded_bottom_tested_loop(
         self, nodes: List[Node], used: int, fall: Optional[int], ctx: Context, stack: List[Any]
@@ -222,12 +212,15 @@ class LoopStructurer:
         return b
 
     def _break_past_bottom_test(self, pos: int, ctx: Context) -> bool:
-        """A jump from a bottom-tested loop's body to its exit, past the copied test: ``break``."""
+        """A jump from a bottom-tested loop's body to its exit (or where an exit that is only a
+        jump goes), past the copied test: ``break``."""
         loop = ctx.loop
+        block = self.block_of[pos] if pos < len(self.instrs) else None
         return (
             loop is not None
-            and loop.break_to is not None
-            and pos == self.blocks[loop.break_to].start
+            and block is not None
+            and pos == self.blocks[block].start
+            and self.is_break(block, loop)
             and self._bottom_cuts.get(loop.header) == ctx.until
         )
 
@@ -293,7 +286,8 @@ class LoopStructurer:
         return bool(sources) and all(lo <= self.instrs[b.end - 1].offset < hi for b in sources)
 
     def _same_exit(self, a: Optional[int], b: Optional[int]) -> bool:
-        """Blocks *a* and *b* are one exit, or copies of one ``return`` or jump (3.12+ copy small exits)."""
+        """Blocks *a* and *b* are one exit, or copies of one ``return`` or jump (3.12+ copy small
+        exits), or one is only a jump to the other."""
         if a == b:
             return True
         if a is None or b is None:
@@ -301,6 +295,10 @@ class LoopStructurer:
         x, y = self.blocks[a], self.blocks[b]
         if self._lone_jump(a) and self._lone_jump(b):
             return x.jump == y.jump
+        if self._lone_jump(a) != self._lone_jump(b):  # 3.12: a jump to a copy of the return laid out before
+            jump, other = (x, b) if self._lone_jump(a) else (y, a)
+            to = jump.jump
+            return to is not None and not self._lone_jump(to) and self._same_exit(to, other)
         if x.end - x.start != y.end - y.start or self.instrs[x.end - 1].op != "RETURN_VALUE":
             return False
         return all(
@@ -543,10 +541,14 @@ class LoopStructurer:
             orelse = self.walk(after, ctx._replace(until=min(ctx.until, cut)), list(stack))
             after = cut
         if else_b is not None:
-            orelse = self._loop_else(else_b, break_to, ctx, stack)
+            orelse = self.walk(self.start_of(else_b), ctx.stop_at(break_to), list(stack))
+            jump = outer_loop_jump(self, orelse, self.exit, break_to, ctx)
+            if jump is not None:  # the else goes on to the enclosing loop, not past this one
+                orelse.append(jump)
         if target.target is None:
             raise self.fail(head.start, "for loop without a target")
-        loop_node = ast.For(
+        node_type = ast.AsyncFor if self.instrs[head.start].arg == ASYNC else ast.For
+        loop_node = node_type(
             target=target.target,
             iter=iterator.iterable,
             body=stmts or [ast.Pass()],
@@ -604,10 +606,10 @@ class LoopStructurer:
         outs = self._exits(body, None) or self._handler_exits(head, body)
         exit_b = outs[0] if outs else None
         last = self.instrs[head.end - 1]
-        break_to = exit_b
+        break_to, else_b = exit_b, None
         if last.op in V.CONDITIONAL_JUMPS and head.jump in outs:
             exit_b = head.jump  # where the test leaves; an earlier exit is a ``break`` written before it
-            break_to = self._break_past_else(frozenset(body), exit_b)
+            break_to, else_b = self._while_else(frozenset(body), exit_b, ctx)
         info = Loop(header, header, break_to, frozenset(body))
         inner = ctx._replace(loop=info, region=frozenset(body), stops=frozenset())
         test: ast.expr = ast.Constant(value=True)
@@ -635,11 +637,11 @@ class LoopStructurer:
                     self._bottom_cuts[header] = copied[3]
                     inner = inner._replace(until=copied[3])
                     stmts = self.walk(start, inner, list(stack), entering=True)
-                    return self._emit_while(test, stmts, True, exit_b, break_to, ctx, stack)
+                    return self._emit_while(test, stmts, True, break_to, else_b, ctx, stack)
         stmts = self.walk(start, inner, list(stack), entering=start == head.start)
         # the end of the body would repeat the test there: a jump back to the test is ``continue``
         explicit = V.DUPLICATES_WHILE_CONDITION and start != head.start
-        return self._emit_while(test, stmts, explicit, exit_b, break_to, ctx, stack)
+        return self._emit_while(test, stmts, explicit, break_to, else_b, ctx, stack)
 
     def _tries_inside(self, head: Any, body: set, ctx: Context) -> Set[int]:
         """The blocks of the try bodies that start inside a loop body: a try statement lies
@@ -694,13 +696,18 @@ class LoopStructurer:
         test: ast.expr,
         stmts: List[ast.stmt],
         explicit_continue: bool,
-        exit_b: Optional[int],
         break_to: Optional[int],
+        else_b: Optional[int],
         ctx: Context,
         stack: List[Any],
     ) -> Optional[int]:
-        """Emit the loop, with its ``else`` (from *exit_b* to *break_to*) where they differ."""
-        orelse = self._loop_else(exit_b, break_to, ctx, stack) if break_to != exit_b else []
+        """Emit the while loop (its ``else`` walked from *else_b* to *break_to*); where to go on."""
+        orelse: List[ast.stmt] = []
+        if else_b is not None:
+            orelse = self.walk(self.start_of(else_b), ctx.stop_at(break_to), list(stack))
+            jump = outer_loop_jump(self, orelse, self.exit, break_to, ctx)
+            if jump is not None:  # the else goes on to the enclosing loop, not past this one
+                orelse.append(jump)
         loop_node = ast.While(test=test, body=stmts or [ast.Pass()], orelse=orelse)
         if explicit_continue:  # a trailing ``continue`` is not the loop's own end
             loop_node.uncompile_explicit_continue = True  # type: ignore[attr-defined]

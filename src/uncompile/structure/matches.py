@@ -33,6 +33,8 @@ MATCH_STARTS = frozenset(("COPY", "MATCH_SEQUENCE", "MATCH_MAPPING") + _CLASS_LO
 class MatchStructurer:
     """Mixin for the walker: ``match`` statements."""
 
+    _has_class_patterns: Optional[bool] = None  # whether the code has a MATCH_CLASS at all
+
     def is_match_start(self: Any, i: int) -> bool:
         """Whether the first case of a match starts at *i*, its subject on the stack.
 
@@ -62,6 +64,10 @@ class MatchStructurer:
 
     def _starts_class_pattern(self: Any, i: int) -> bool:
         """Whether *i* loads the class and attribute names of a ``MATCH_CLASS`` of the value below."""
+        if self._has_class_patterns is None:
+            self._has_class_patterns = any(ins.op == "MATCH_CLASS" for ins in self.instrs)
+        if not self._has_class_patterns:
+            return False
         depth = 0
         for ins in self.instrs[i : i + 8]:
             if ins.op == "MATCH_CLASS":

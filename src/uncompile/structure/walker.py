@@ -28,6 +28,8 @@ from .branch_follow import (
     is_added_jump_back,
     is_lone_continue,
     joined_before_continue,
+    meets_at_next_iteration,
+    past_forward_jumps,
     region_follow,
 )
 from .compare_chains import CompareChains
@@ -58,8 +60,7 @@ class Walker(
         self.sim = simulator_for(code, nested, self.instrs)
         self.block_of: List[int] = [0] * len(self.instrs)
         for block in self.blocks:
-            for i in range(block.start, block.end):
-                self.block_of[i] = block.id
+            self.block_of[block.start : block.end] = [block.id] * (block.end - block.start)
         self.exit: Optional[int] = None
         self._pdoms: Dict[Optional[FrozenSet[int]], Dict[int, Optional[int]]] = {}  # see region_follow
         self.steps = 0
@@ -140,10 +141,11 @@ class Walker(
                         loop is not None
                         and block.id == loop.break_to
                         and block.id not in ctx.stops
-                        and block.offset != ctx.hi
+                        and (block.offset != ctx.hi or ctx.lo < self.blocks[loop.header].offset)
                     ):
                         # a region's body never falls through to the loop's exit: ``break`` (the
-                        # code right after the region is the statement after it, e.g. a try's)
+                        # code right after a region inside the loop is the statement after it, e.g.
+                        # a try's; a loop inside the region may end where the region does)
                         self.sim.emit(ast.Break())
                         break
                     if block.id not in ctx.stops and self.continues_through_finally(pos, ctx):
@@ -204,7 +206,7 @@ class Walker(
                     self.sim.emit(ast.Continue())  # leaves with blocks, calling their exits
                     return None
                 if i > last:  # the copy spans blocks (a finally body with an if): go on after it
-                    return self._return_after_copy(i, stack)
+                    return self._return_after_copy(i, ctx, stack)
                 continue
             ins = self.instrs[i]
             if ins.op in ("BEFORE_WITH", "SETUP_WITH"):
@@ -225,7 +227,7 @@ class Walker(
             return last
         skip = self.skip_copies(last, ctx, stack) if last >= pos else 0
         if skip:
-            return self._return_after_copy(last + skip, stack)
+            return self._return_after_copy(last + skip, ctx, stack)
         ins = self.instrs[last]
         if ins.op in V.CONDITIONAL_JUMPS:
             before_branch = getattr(self.sim, "before_branch", None)  # Dynamo's code: see stack_shuffles
@@ -254,12 +256,22 @@ class Walker(
             return None
         return self.start_of(block.fall)
 
-    def _return_after_copy(self, i: int, stack: List[Any]) -> Optional[int]:
+    def _return_after_copy(self, i: int, ctx: Context, stack: List[Any]) -> Optional[int]:
         """Where the walk goes on after a skipped exit call or finally copy that ends at *i*.
 
         A ``return x`` from a ``with`` (or ``try``/``finally``) body calls the exit with x on
-        the stack and returns it next, in a block of its own: the return belongs to the path.
+        the stack and returns it next, in a block of its own: the return belongs to the path,
+        and so do the copies of enclosing finally bodies (with tries of their own) before it.
         """
+        while stack and not M.is_marker(stack[-1]) and i < len(self.instrs):
+            call = self.past_swaps(i)  # the value goes under the next with's exit
+            if call != i and self.exit_call_at(call):
+                for swap in self.instrs[i:call]:
+                    self.sim.step(swap, stack)
+            skip = self.skip_copies(call, ctx, stack)
+            if not skip:
+                break
+            i = call + skip
         ins = self.instrs[i] if i < len(self.instrs) else None
         if ins is None or ins.op != "RETURN_VALUE" or not stack or M.is_marker(stack[-1]):
             return i
@@ -468,6 +480,7 @@ class Walker(
             if jumped != -1:  # ``if c: continue`` / ``if c: break`` kept as written
                 return jumped
         follow = region_follow(self, block_id, ctx)
+        follow = past_forward_jumps(self, follow)
         if follow is not None and follow in (then_b, else_b) and not V.LAYOUT_IN_SOURCE_ORDER:
             other = else_b if follow == then_b else then_b
             if other is not None and not self.reaches(other, follow, ctx):
@@ -477,7 +490,7 @@ class Walker(
         elif follow is not None:
             follow = joined_before_continue(self, block_id, then_b, else_b, follow, ctx)
         if (
-            (follow is None or (ctx.loop is not None and follow == ctx.loop.header))
+            (follow is None or meets_at_next_iteration(self, follow, else_b, ctx))
             and then_b is not None
             and else_b is not None
             and self.reaches(then_b, else_b, ctx)
@@ -512,6 +525,10 @@ class Walker(
                 orelse = self.walk(self.start_of(else_b), ctx, list(stack))
                 self.sim.emit(_assert_or_if(test, body, orelse))
                 return stopped
+            if else_b is not None and self.skips_else(body, else_b):
+                orelse = self.walk(self.start_of(else_b), ctx, list(stack))
+                self.sim.emit(_assert_or_if(test, body, orelse))
+                return self.exit
             self.sim.emit(_assert_or_if(test, body, []))
             return self.start_of(else_b)
         inner = ctx.stop_at(follow)

@@ -1,0 +1,26 @@
+"""Except clauses: each clause ends at its own ``POP_EXCEPT`` on the normal path, not at one
+on the way of a ``return`` from a try nested in it; each snippet comes back with the same
+bytecode."""
+
+from __future__ import annotations
+
+from uncompile.verification import verify_code
+
+# the nested try's ``return`` pops the clause's handler first: the clause's own end is later
+RETURN_FROM_TRY_IN_CLAUSE = """
+def f(load, key):
+    try:
+        load(key)
+    except KeyError:
+        try:
+            load(key + 1)
+            return 1
+        except KeyError:
+            pass
+    return load(None)
+"""
+
+
+def test_return_from_a_try_inside_a_clause_leaves_the_code_after_the_try_outside():
+    result = verify_code(compile(RETURN_FROM_TRY_IN_CLAUSE, "<test>", "exec", dont_inherit=True))
+    assert result.identical, (str(result), result.source)
