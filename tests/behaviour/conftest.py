@@ -1,16 +1,18 @@
 """The behavioural suite's one check: decompile, recompile, swap in with ``__code__``, compare.
 
-A case whose function the decompiler cannot handle yet is reported as xfail with the reason
-(``decompile-error``, ``uncompilable``, ``crash``, or ``different`` when the recompiled
-function behaves otherwise), so the suite documents the coverage honestly while the
-decompiler is being built. With ``UNCOMPILE_STRICT_BEHAVIOUR=1`` a ``different`` result --
-silently wrong source, the worst failure -- fails the test instead.
+Any result other than ``same`` fails the test, with the reason (``different`` -- silently
+wrong source, the worst failure --, ``decompile-error``, ``uncompilable`` or ``crash``). A case
+that cannot pass yet on some versions says so in its test module::
+
+    EXPECTED_FAILURES = {"case_name": ({(3, 11), (3, 12)}, "why it fails there")}
+
+and is marked there as a strict expected failure: it must fail on exactly those versions (a
+case that starts passing fails the suite until its entry is removed).
 """
 
 from __future__ import annotations
 
-import importlib
-import os
+import sys
 from typing import Any, Callable, List
 
 import pytest
@@ -18,12 +20,17 @@ import pytest
 from uncompile.verification.behaviour import BehaviourCheck, Call, check_behaviour, check_module_behaviour
 
 
-def _decompiler_missing() -> bool:
-    try:
-        importlib.import_module("uncompile.decompiler")
-    except ImportError:
-        return True
-    return False
+def pytest_collection_modifyitems(items: List[pytest.Item]) -> None:
+    """Mark the cases that their module's ``EXPECTED_FAILURES`` names for this version."""
+    version = sys.version_info[:2]
+    for item in items:
+        expected = getattr(getattr(item, "module", None), "EXPECTED_FAILURES", {})
+        callspec = getattr(item, "callspec", None)
+        name = callspec.params.get("name") if callspec is not None else None
+        if name in expected:
+            versions, reason = expected[name]
+            if version in versions:
+                item.add_marker(pytest.mark.xfail(reason=reason, strict=True))
 
 
 @pytest.fixture
@@ -33,8 +40,6 @@ def behaves_the_same() -> Callable[[Any, List[Call]], None]:
     def check(function: Any, calls: List[Call]) -> None:
         if function is None:
             pytest.skip("syntax not supported by this Python version")
-        if _decompiler_missing():
-            pytest.xfail("uncompile.decompiler is not available")
         report(check_behaviour(function, calls))
 
     return check
@@ -45,16 +50,12 @@ def module_behaves_the_same() -> Callable[[str], None]:
     """``module_behaves_the_same(source)``: the recompiled module code defines the same names."""
 
     def check(source: str) -> None:
-        if _decompiler_missing():
-            pytest.xfail("uncompile.decompiler is not available")
         report(check_module_behaviour(source))
 
     return check
 
 
 def report(result: BehaviourCheck) -> None:
-    """xfail, with the reason, where the decompiler fails today (fail on wrong behaviour when strict)."""
-    if result.status == "different" and os.environ.get("UNCOMPILE_STRICT_BEHAVIOUR") == "1":
-        pytest.fail("%s\n--- decompiled source ---\n%s" % (result.detail, result.source))
+    """Fail, with the reason and the decompiled source, unless the result is ``same``."""
     if result.status != "same":
-        pytest.xfail("%s: %s" % (result.status, result.detail.splitlines()[0] if result.detail else ""))
+        pytest.fail("%s: %s\n--- decompiled source ---\n%s" % (result.status, result.detail, result.source))

@@ -11,6 +11,20 @@ from uncompile.verification.behaviour import Cases
 
 cases = Cases()
 
+_ALL = {(3, 8), (3, 9), (3, 10), (3, 11), (3, 12), (3, 13), (3, 14), (3, 15)}
+#: Cases that cannot pass yet, with the versions where they fail (see conftest.py).
+EXPECTED_FAILURES = {
+    "while_else_continues_outer_loop": (
+        _ALL,
+        "a while loop's else that ends with 'continue' of the enclosing loop: the break's exit is "
+        "taken for the else (3.10-3.13: wrong behaviour; others: nesting too deep)",
+    ),
+    "nested_while_else": (
+        _ALL,
+        "a while/else inside a while/else whose else continues the outer loop: as above",
+    ),
+}
+
 
 @cases((-5,), (0,), (3,), (50,))
 def if_elif_else(n):
@@ -41,6 +55,46 @@ def while_with_else_break_continue(n):
     else:
         seen.append("done")
     return seen
+
+
+@cases(
+    ([[1, 2], [5, 1], []], 3),
+)
+def while_else_continues_outer_loop(rows, limit):
+    out = []
+    for row in rows:
+        i = 0
+        while i < len(row):
+            if row[i] > limit:
+                break
+            i += 1
+        else:
+            out.append("all")
+            continue
+        out.append(i)
+    return out
+
+
+@cases((6, 4), (3, 1), (0, 0))
+def nested_while_else(n, m):
+    out = []
+    a = 0
+    while a < n:
+        a += 1
+        b = 0
+        while b < m:
+            b += 1
+            if a * b == 6:
+                break
+        else:
+            out.append((a, "full"))
+            continue
+        if a > 4:
+            break
+        out.append((a, b))
+    else:
+        out.append("done")
+    return out
 
 
 @cases(([1, 2, 3],), ([4, 5, 6],), ([],))

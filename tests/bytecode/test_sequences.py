@@ -53,3 +53,22 @@ def test_round_trip(source):
     namespace: dict = {}
     exec(compile(source, "<test>", "exec", dont_inherit=True), namespace)
     assert verify_code(namespace["f"].__code__).identical
+
+
+TYPE_ALIASES = """
+type Number = int | float
+
+
+def f(n):
+    type Pair = tuple[int, int]
+    return Pair.__value__, n
+"""
+
+
+@pytest.mark.skipif(sys.version_info < (3, 12), reason="type statements from 3.12 on")
+def test_type_alias_is_one_instruction_and_a_type_statement():
+    assert "TYPE_ALIAS" in _ops(TYPE_ALIASES)
+    result = verify_code(compile(TYPE_ALIASES, "<test>", "exec", dont_inherit=True))
+    assert result.source is not None and "type Pair = tuple[int, int]" in result.source
+    assert "type Number = int | float" in result.source
+    assert result.identical, (str(result), result.source)

@@ -48,3 +48,21 @@ def test_the_handler_edge_of_a_try_at_a_join_leaves_from_its_first_block():
 def test_try_after_if_else_recompiles_identically():
     result = verify_code(compile(TRY_AFTER_IF_ELSE, "<test>", "exec", dont_inherit=True))
     assert result.identical, (str(result), result.source)
+
+
+# 3.13+ leave the last jump of the 'or' test uncovered by the comprehension's handler range
+COMPREHENSION_WITH_OR_CONDITION = """
+def f(values):
+    return [v for v in values if v != 2 or v == 6]
+"""
+
+
+def test_uncovered_conditional_jump_stays_in_its_block():
+    code = _function(COMPREHENSION_WITH_OR_CONDITION).__code__
+    instrs = read_instructions(code)
+    cfg = ControlFlowGraph(instrs, exception_handlers(code, instrs))
+    for block in cfg.blocks:
+        if instrs[block.start].op in ("POP_JUMP_IF_TRUE", "POP_JUMP_IF_FALSE"):
+            assert cfg.blocks[block.id - 1].succs == [block.id], "a test's jump split from its test"
+    result = verify_code(compile(COMPREHENSION_WITH_OR_CONDITION, "<test>", "exec", dont_inherit=True))
+    assert result.identical, (str(result), result.source)

@@ -375,6 +375,16 @@ def f(lock, load, strict):
     return False
 """
 
+CONSTANT_RETURN_FROM_BRANCH_OF_TRY_FINALLY = """\
+def f(flag, log):
+    try:
+        if flag:
+            return "early"
+    finally:
+        flag = log(flag)
+    return flag
+"""
+
 SNIPPETS = {
     "constant_return_in_with": CONSTANT_RETURN_IN_WITH,
     "with_ends_if_body": WITH_ENDS_IF_BODY,
@@ -395,6 +405,7 @@ SNIPPETS = {
     "finally_with_nested_statements": FINALLY_WITH_NESTED_STATEMENTS,
     "continue_through_finally": CONTINUE_THROUGH_FINALLY,
     "return_after_loop_in_try": RETURN_AFTER_LOOP_IN_TRY,
+    "constant_return_from_branch_of_try_finally": CONSTANT_RETURN_FROM_BRANCH_OF_TRY_FINALLY,
 }
 
 # versions before exception tables whose structuring does not rebuild these yet

@@ -457,6 +457,45 @@ def test_break_from_except_behaves_the_same():
         assert sink == [1, 2, None]
 
 
+def while_else_with_break_and_continue(n, out):
+    i = 0
+    while i < n:
+        i += 1
+        if i % 2:
+            continue
+        if i == out:
+            break
+        print(i)
+    else:
+        print("done")
+    return i
+
+
+def while_else_before_long_tail(n, out):
+    i = 0
+    while i < n:
+        i += 1
+        if i == out:
+            break
+        print(i)
+    else:
+        print("done")
+    print(i, n, out)
+    print(i, n, out)
+    return [i, n, out, i, n, out]
+
+
+@pytest.mark.parametrize(
+    "function", [while_else_with_break_and_continue, while_else_before_long_tail], ids=lambda f: f.__name__
+)
+def test_while_else_recompiles_identically(function):
+    """A ``while`` loop's ``else`` runs where the test fails; its ``break`` jumps past the else."""
+    result = verify_code(function.__code__)
+    assert result.identical, (result.difference, result.error, result.source)
+    if function is while_else_before_long_tail:  # (a break before a short return copies it)
+        assert result.source is not None and "    else:\n" in result.source
+
+
 async def while_around_async_for(items, count, use):
     while count:
         async for item in items:

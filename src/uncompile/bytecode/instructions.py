@@ -167,6 +167,10 @@ class _Reader:
     def int_arg(self, ins: RawInstruction, name: str) -> None:
         self.emit(ins, name, ins.arg)
 
+    def without_arg(self, ins: RawInstruction, name: str) -> None:
+        """An argument that only says where the instruction is (a yield's stack depth, 3.12)."""
+        self.emit(ins, name)
+
     def no_op(self, ins: RawInstruction, name: str) -> None:
         pass
 
@@ -323,6 +327,7 @@ _NAMED_HANDLERS: Dict[str, str] = {
     "CALL_INTRINSIC_2": "intrinsic_2",
     "FORMAT_VALUE": "format_value",
     "CONVERT_VALUE": "convert_value",
+    "YIELD_VALUE": "without_arg",
 }
 
 #: Jumps whose target is an exception handler, a loop exit or a send loop's end, not a branch.

@@ -9,10 +9,13 @@
 * the guard 3.14+ put around ``all(...)``, ``any(...)`` and ``tuple(...)`` of a generator
   expression, ``LOAD_GLOBAL f; COPY 1; LOAD_COMMON_CONSTANT f; IS_OP 0; POP_JUMP_IF_FALSE L``
   followed by an inlined loop: the inlined version is dropped and the plain call at ``L``
-  (``PUSH_NULL; <generator>; CALL 1``) is all that is read.
+  (``PUSH_NULL; <generator>; CALL 1``) is all that is read;
+* a ``type`` statement's value (3.12+), ``BUILD_TUPLE 3; CALL_INTRINSIC_1 INTRINSIC_TYPEALIAS``
+  of its name, type parameters and evaluator function, which is one neutral ``TYPE_ALIAS``
+  (it pops the three; the evaluator is no value of its own).
 
 Each match gives the neutral ``(op, arg)`` pairs to emit and the index of the next raw
-instruction to read. Older versions never contain these instructions, so nothing matches.
+instruction to read. Older versions never contain these sequences, so nothing matches.
 """
 
 from __future__ import annotations
@@ -26,11 +29,12 @@ from .reader import RawInstruction
 Replacement = Tuple[List[Tuple[str, Any]], int]
 
 _WITH_ENTRY = ("COPY", "LOAD_SPECIAL", "SWAP", "SWAP", "LOAD_SPECIAL", "CALL")
+_TYPE_ALIAS = ("BUILD_TUPLE", "CALL_INTRINSIC_1")
 _GUARD = ("LOAD_GLOBAL", "COPY", "LOAD_COMMON_CONSTANT", "IS_OP", "POP_JUMP_IF_FALSE")
 
 #: Where a sequence of the running interpreter can start (one whose instructions all exist).
 SEQUENCE_STARTS = frozenset(
-    names[0] for names in (_WITH_ENTRY, _GUARD) if all(name in dis.opmap for name in names)
+    names[0] for names in (_WITH_ENTRY, _GUARD, _TYPE_ALIAS) if all(name in dis.opmap for name in names)
 )
 
 
@@ -82,4 +86,16 @@ def match_sequence(raw: Sequence[RawInstruction], i: int) -> Optional[Replacemen
         return _with_entry(raw, i)
     if name == "LOAD_GLOBAL":
         return _builtin_guard(raw, i)
+    if name == "BUILD_TUPLE":
+        return _type_alias(raw, i)
     return None
+
+
+def _type_alias(raw: Sequence[RawInstruction], i: int) -> Optional[Replacement]:
+    taken = _take(raw, i, _TYPE_ALIAS)
+    if taken is None:
+        return None
+    (build, intrinsic), end = taken
+    if build.arg != 3 or V.INTRINSIC_1[intrinsic.arg or 0] != "INTRINSIC_TYPEALIAS":
+        return None
+    return [("TYPE_ALIAS", None)], end

@@ -240,6 +240,17 @@ class CallBuilder:
         else:
             raise sim.fail(ins, "unsupported intrinsic %s" % ins.arg)
 
+    def op_TYPE_ALIAS(self, ins: Instr, stack: Stack, sim: Any) -> None:
+        """``type Name = value``: the name, its type parameters and the value's evaluator."""
+        evaluator = sim.pop(stack, ins)
+        params = sim.pop_expr(stack, ins)
+        name = getattr(sim.pop_expr(stack, ins), "value", None)
+        if not isinstance(evaluator, M.FunctionValue) or not isinstance(name, str):
+            raise sim.fail(ins, "type alias")
+        if not (isinstance(params, ast.Constant) and params.value is None):
+            raise sim.fail(ins, "type alias with type parameters")
+        stack.append(M.TypeAliasValue(self.nested.type_alias(evaluator, name), name))
+
     def op_GET_ITER(self, ins: Instr, stack: Stack, sim: Any) -> None:
         stack.append(M.Iterator(sim.pop_expr(stack, ins)))
         if ins.op == "GET_ITER" and V.ITERATOR_SLOTS == 2:

@@ -143,6 +143,11 @@ class Simulator(Ops314, TargetOps, LegacyBlockOps, LegacyUnpackOps):
         if isinstance(target, ast.Name) and self._import(target.id, value):
             self.mark_lazy(value)
             return
+        if isinstance(value, M.TypeAliasValue) and isinstance(target, ast.Name):
+            if value.name != target.id:
+                raise self.fail(ins, "type alias stored under another name")
+            self.emit(value.statement)
+            return
         if isinstance(value, (M.FunctionValue, M.ClassValue)) and isinstance(target, ast.Name):
             self.emit(self.calls.definition(value, target.id))
             return

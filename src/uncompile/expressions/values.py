@@ -89,6 +89,14 @@ class FunctionValue(Marker):
         self.decorators: List[ast.expr] = []
 
 
+class TypeAliasValue(Marker):
+    """The value a ``type`` statement stores: *statement* (an ``ast.TypeAlias`` of *name*), not yet stored."""
+
+    def __init__(self, statement: ast.stmt, name: str) -> None:
+        self.statement = statement
+        self.name = name
+
+
 class ClassValue(Marker):
     """``__build_class__(body, name, *bases, **keywords)``, not yet stored."""
 

@@ -1,7 +1,8 @@
 """Basic blocks and the control-flow graph of one code object.
 
 Blocks split at jump targets, after jumps and block-ending instructions, and at the
-boundaries of exception-handler ranges (so a ``try`` body starts a block). Edges are the
+boundaries of exception-handler ranges (so a ``try`` body starts a block; a range that ends
+at a conditional jump, which cannot raise, leaves the jump in the block before it). Edges are the
 normal control flow only; exception edges are kept separately as handler entries.
 """
 
@@ -80,7 +81,10 @@ class ControlFlowGraph:
                 leaders.add(ins.index + 1)
         for entry in self.handlers:
             for offset in (entry.start, entry.end, entry.target):
-                leaders.add(self.index_for(offset))
+                index = self.index_for(offset)
+                if offset == entry.end and index < len(instrs) and instrs[index].op in V.CONDITIONAL_JUMPS:
+                    continue  # a jump left uncovered (3.13+) cannot raise: it ends the block before it
+                leaders.add(index)
         starts = sorted(i for i in leaders if i < len(instrs))
         for ident, start in enumerate(starts):
             end = starts[ident + 1] if ident + 1 < len(starts) else len(instrs)

@@ -15,7 +15,7 @@ from typing import Any, Dict, List, Optional
 
 from ..errors import DecompileError
 from ..expressions import values as M
-from .annotations import annotation_mapping, unstringified
+from .annotations import annotation_mapping, evaluator_statement, unstringified
 from .cleanup import tidy_body
 from .comprehensions import loop_to_comprehension
 from .private_names import demangle_private_names
@@ -170,6 +170,14 @@ class Nested:
         if name != value.name and not is_private_name_stored_as(value.name, name):
             raise DecompileError("class %s stored as %s" % (value.name, name), construct="class")
         return node
+
+    def type_alias(self, evaluator: M.FunctionValue, name: str) -> ast.stmt:
+        """``type name = value``, whose value *evaluator* computes."""
+        if evaluator.code.co_name != name:
+            raise DecompileError(
+                "type alias %s evaluated by %s" % (name, evaluator.code.co_name), construct="type"
+            )
+        return evaluator_statement(evaluator.code)
 
     def expression(self, value: M.FunctionValue) -> ast.expr:
         code = value.code

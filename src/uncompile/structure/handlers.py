@@ -75,7 +75,7 @@ class HandlerStructurer(ExceptClauses):
         A return leaves the handler's cover before it returns; where a test at the end of the
         body goes there on one side and out of the body on the other, the other side is the
         code after the try (unless it is the same return: the function's end, copied)."""
-        if not V.HAS_EXCEPTION_TABLE or not ctx.active or not self._constant_return(block.id):
+        if not V.HAS_EXCEPTION_TABLE or not ctx.active or not self._constant_return(block.id, ctx):
             return False
         for p in block.preds:
             pred = self.blocks[p]
@@ -86,17 +86,23 @@ class HandlerStructurer(ExceptClauses):
                 other is not None
                 and not ctx.lo <= self.blocks[other].offset < ctx.hi
                 and not (
-                    self._constant_return(other) and self._same_return(block.start, self.blocks[other].start)
+                    self._constant_return(other, ctx)
+                    and self._same_return(block.start, self.blocks[other].start)
                 )
             ):
                 return True
         return False
 
-    def _constant_return(self, block_id: int) -> bool:
-        """Whether the block is a ``return <constant>`` (after the exits of the with blocks it
-        leaves)."""
+    def _constant_return(self, block_id: int, ctx: Context) -> bool:
+        """Whether the block is a ``return <constant>``, after the exits of the with blocks it
+        leaves and the copy of the innermost finally body where it leaves a ``try``/``finally``
+        (the constant is loaded after the copy)."""
         block = self.blocks[block_id]
-        ops = [ins.op for ins in self.instrs[self._past_exit_calls(block.start) : block.end]]
+        start = self._past_exit_calls(block.start)
+        for template in ctx.finally_bodies[:1]:
+            if template and self._matches(start, template):
+                start += len(template)
+        ops = [ins.op for ins in self.instrs[start : block.end]]
         return ops == ["LOAD_CONST", "RETURN_VALUE"]
 
     def continues_through_finally(self, i: int, ctx: Context) -> bool:
