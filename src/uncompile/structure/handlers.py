@@ -229,7 +229,24 @@ class HandlerStructurer(HandlerRegions):
                 clause_ctx = ctx._replace(stops=ctx.stops - {loop.continue_to})
             if loop.break_to in ends:
                 clause_ctx = clause_ctx.stop_at(loop.break_to)
+        loop_end = (
+            loop.continue_to
+            if loop is not None and after is not None and self._compiled_before_handler(after, entry.target)
+            else None
+        )
+        if loop_end is not None:
+            clause_ctx = clause_ctx.stop_at(loop_end)
         clauses, follow = self._clauses(handler_index + 1, clause_ctx, stack)
+        if loop_end is not None and follow is None:
+            # the clauses end the loop body; the code the body goes on to was compiled before
+            # them: the try's ``else``, up to the end of the loop body
+            else_body = self.walk(after, ctx.stop_at(loop_end), list(stack))
+            self.sim.emit(
+                ast.Try(
+                    body=body or [ast.Pass()], handlers=cast(Any, clauses), orelse=else_body, finalbody=[]
+                )
+            )
+            return self.exit
         if (
             after is not None
             and after != follow
@@ -278,6 +295,13 @@ class HandlerStructurer(HandlerRegions):
             return follow
         if follow is None:
             follow = after
+        if (
+            after is not None
+            and follow is not None
+            and self._reraises_outer(after)
+            and self._reraises_outer(follow)
+        ):
+            follow = after  # the body and the clauses go on to copies of one ``raise``
         if after is not None and follow is not None and after != follow:
             follow_block = self.block_of[follow]
             orelse = self.walk(after, ctx.stop_at(follow_block), list(stack))
@@ -285,6 +309,16 @@ class HandlerStructurer(HandlerRegions):
             ast.Try(body=body or [ast.Pass()], handlers=cast(Any, clauses), orelse=orelse, finalbody=[])
         )
         return follow
+
+    def _compiled_before_handler(self, i: int, target: int) -> bool:
+        """Whether code from instruction *i* on (a try body's exit) was compiled before the try's
+        handler at *target*: a handler of its own (a nested try, with or comprehension) is
+        placed before that one."""
+        if not V.HANDLERS_IN_COMPILE_ORDER:
+            return False
+        start = self.instrs[i].offset
+        cold = min(e.target for e in self.handlers)  # the handlers follow all other code
+        return any(start <= e.start < cold and e.target < target for e in self.handlers)
 
     def _jump_target(self, i: int) -> int:
         """The block that instruction *i* leads to, through a block that only jumps."""
@@ -364,20 +398,16 @@ class HandlerStructurer(HandlerRegions):
         """Walk an except clause's body until its ``POP_EXCEPT`` on the normal path.
 
         The next clause's test (at *next_clause*) follows the clause: one that gets there
-        without a ``POP_EXCEPT`` only raises or returns."""
-        end = i
-        depth = 0
+        without a ``POP_EXCEPT`` only raises or returns. A ``POP_EXCEPT`` of a ``return`` in the
+        clause may come first: a later one that jumps on is the clause's end."""
         limit = len(self.instrs) if next_clause is None else next_clause
-        while end < limit:
-            op = self.instrs[end].op
-            if op == "PUSH_EXC_INFO":
-                depth += 1
-            elif op == "POP_EXCEPT" and self.instrs[end - 1].op != "COPY":
-                if depth == 0:
-                    break
-                depth -= 1
-            end += 1
+        end = self._clause_pop(i, limit)
         exit_index = self._clause_end(end + 1, name, ctx) if end < limit else None
+        later = end
+        while exit_index is None and later < limit:
+            later = self._clause_pop(later + 1, limit)
+            if later < limit and self.instrs[later + 1].op == "JUMP":
+                end, exit_index = later, self._clause_end(later + 1, name, ctx)
         loop = ctx.loop
         if (
             exit_index is not None
@@ -388,11 +418,29 @@ class HandlerStructurer(HandlerRegions):
         ):
             exit_index = None
         # a clause laid out past a bottom-tested loop's copied test still ends at its own end
-        until = end + 1 if exit_index is not None or ctx.until <= i else ctx.until
+        if exit_index is not None:
+            until = end + 1
+        else:  # the clause leaves by a return or raise: walked to its end
+            until = ctx.until if ctx.until > i else max(limit, end + 1)
         body = self.walk(
             i, ctx._replace(until=until, except_name=name, lo=-1, hi=1 << 60), stack, entering=True
         )
         return body, exit_index
+
+    def _clause_pop(self, i: int, limit: int) -> int:
+        """The first ``POP_EXCEPT`` of the clause from *i* on (*limit*: none before it), nested
+        handlers' own skipped."""
+        depth = 0
+        while i < limit:
+            op = self.instrs[i].op
+            if op == "PUSH_EXC_INFO":
+                depth += 1
+            elif op == "POP_EXCEPT" and self.instrs[i - 1].op != "COPY":
+                if depth == 0:
+                    return i
+                depth -= 1
+            i += 1
+        return limit
 
     def _clause_end(self, k: int, name: Optional[str], ctx: Context) -> Optional[int]:
         """Where the normal path goes after a clause's ``POP_EXCEPT`` at ``k - 1``."""
@@ -418,6 +466,8 @@ class HandlerStructurer(HandlerRegions):
             if [x.op for x in self.instrs[after + 1 : after + 1 + dropped]] != ["POP_TOP"] * dropped:
                 break
             after += 1 + dropped
+        if after == k and self._reraises_outer(k):
+            return k  # the statement after the try (a small exit, copied to the clause's end)
         if after < len(self.instrs) and self.instrs[after].op in ("RETURN_VALUE", "RAISE_VARARGS"):
             return None
         if (
@@ -427,6 +477,12 @@ class HandlerStructurer(HandlerRegions):
         ):
             return None
         return k if V.VERSION >= (3, 11) else None
+
+    def _reraises_outer(self, k: int) -> bool:
+        """A bare ``raise`` at *k*, after a clause's ``POP_EXCEPT``: it raises the exception of an
+        enclosing clause, so it is code after the try."""
+        ins = self.instrs[k] if k < len(self.instrs) else None
+        return ins is not None and ins.op == "RAISE_VARARGS" and ins.arg == 0
 
     def _past_outer_handlers(self, k: int) -> int:
         """Skip the ``POP_EXCEPT`` of enclosing clauses that a ``return`` leaves (``SWAP 2;
