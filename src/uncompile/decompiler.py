@@ -10,9 +10,11 @@ instructions, :mod:`uncompile.flow` builds the control-flow graph,
 from __future__ import annotations
 
 import ast
+import functools
+import gc
 import inspect
 from types import CodeType, FunctionType
-from typing import Optional
+from typing import Any, Callable, Optional, TypeVar
 
 from .errors import DecompileError
 from .structure.annotations import evaluator_statement, is_lazy_evaluator
@@ -22,6 +24,29 @@ from .structure.private_names import demangle_private_names
 from .structure.statements import iter_statements
 
 _COMPREHENSIONS = ("<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>")
+
+_Entry = TypeVar("_Entry", bound=Callable[..., Any])
+
+
+def _collector_paused(entry: _Entry) -> _Entry:
+    """Run *entry* with the cyclic garbage collector paused (as it was afterwards).
+
+    A decompilation allocates many small objects (instructions, values, syntax nodes) and
+    keeps most of them until it ends; the collector would walk them again and again and
+    find next to nothing to free. Cycles made meanwhile are collected when it runs again.
+    """
+
+    @functools.wraps(entry)
+    def paused(*args: Any, **kwargs: Any) -> Any:
+        if not gc.isenabled():
+            return entry(*args, **kwargs)
+        gc.disable()
+        try:
+            return entry(*args, **kwargs)
+        finally:
+            gc.enable()
+
+    return paused  # type: ignore[return-value]
 
 
 def _tag(node: ast.stmt, offsets: tuple = ()) -> ast.stmt:
@@ -36,6 +61,7 @@ def _tag_all(tree: ast.Module) -> ast.Module:
     return tree
 
 
+@_collector_paused
 def decompile_to_ast(code: CodeType) -> ast.Module:
     """Decompile *code* into a module (see the package docs for the shape per code kind)."""
     if not isinstance(code, CodeType):
@@ -100,11 +126,13 @@ def _print(tree: ast.Module) -> str:
     return to_source(tree)
 
 
+@_collector_paused
 def decompile_code(code: CodeType) -> str:
     """Python source for *code*."""
     return _print(decompile_to_ast(code))
 
 
+@_collector_paused
 def decompile_function(function: FunctionType) -> str:
     """Python source for a live *function*: its code, with the defaults and annotations it holds."""
     tree = decompile_to_ast(function.__code__)

@@ -77,7 +77,166 @@ def return_ends_loop_body(items, seen):
     return True
 
 
+def pass_then_elif_continue(items, skip):
+    # ``pass`` jumps past the else to the statement after the if, where the continue does not go
+    out = []
+    for key in items:
+        if isinstance(key, str):
+            pass
+        elif key is True:
+            key = "true"
+        elif skip:
+            continue
+        else:
+            raise TypeError(key)
+        out.append(key)
+    return out
+
+
+def try_ends_else_in_loop(items, ok, log):
+    # the else ends with a try whose unmatched exception re-raises past the loop
+    for item in items:
+        if ok(item):
+            log.append(item)
+            if item or ok:
+                log.append(1)
+            else:
+                log.append(0)
+        else:
+            log.append(-1)
+            try:
+                log.append(1 // item)
+            except ZeroDivisionError:
+                log.append(None)
+    return log
+
+
+def try_after_if_without_else_in_loop(items, ok, log):
+    # the edge into the handler comes from the if's body, laid out just before the try
+    old = None
+    while items:
+        if ok:
+            old = items.pop()
+        try:
+            log.append(1 // len(items))
+        except ZeroDivisionError:
+            pass
+        if not ok:
+            break
+        log.append(old)
+    return log
+
+
+def continue_in_both_branches(lines, out):
+    # each branch ends with a written ``continue`` (a jump back with a line of its own)
+    last = None
+    for line in lines:
+        if line.startswith(" "):
+            if last is None:
+                out.append("orphan")
+                continue
+            out.append(last + line)
+            continue
+        last = line
+        out.append(line)
+    return out
+
+
+def if_without_else_in_branch_at_loop_end(items, quiet, out):
+    # 3.15 gives the inner if's missing else a jump back on the if's line: no ``continue``
+    ok = True
+    for item in items:
+        if not item and quiet:
+            if quiet < 2:
+                out.append("skip")
+        else:
+            ok = ok and item > 1
+    return ok
+
+
+def if_body_then_try(pid, args):
+    if pid == 0:
+        print(*args)
+    try:
+        mode = abs(pid)
+        ok = True
+    except TypeError:
+        ok = False
+    try:
+        pid = pid + 1
+    finally:
+        if ok:
+            pid = mode
+    return pid
+
+
+def else_starts_with_try(items, kind):
+    out = []
+    for item in items:
+        if isinstance(item, kind):
+            if item.flag:
+                out.append(item.name)
+            else:
+                out.extend(item.parts)
+        else:
+            try:
+                value = int(item)
+            except TypeError:
+                value = item
+            if not isinstance(value, int):
+                raise TypeError("bad")
+            out.append(value)
+    return out
+
+
+def branches_continue_from_handlers(items, key):
+    found = []
+    for item in items:
+        if hasattr(item, "read"):
+            try:
+                text = item.read()
+            except OSError:
+                continue
+            desc = text or ""
+        else:
+            try:
+                text = str(item)
+            except ValueError:
+                continue
+            desc = text.strip()
+        found.append(desc + key)
+    return found
+
+
+def for_else_continue_then_join(names, groups):
+    out = []
+    for name in names:
+        if not name and groups:
+            name = "x"
+            try:
+                members = list(groups)
+            except OSError:
+                members = []
+            for member in members:
+                if member == "init":
+                    break
+            else:
+                continue
+        if name:
+            out.append(name)
+    return out
+
+
 CASES = [
+    if_body_then_try,
+    else_starts_with_try,
+    branches_continue_from_handlers,
+    for_else_continue_then_join,
+    continue_in_both_branches,
+    if_without_else_in_branch_at_loop_end,
+    try_ends_else_in_loop,
+    try_after_if_without_else_in_loop,
+    pass_then_elif_continue,
     return_ends_loop_body,
     elif_chain_raises_in_loop,
     break_in_bottom_tested_while,
@@ -86,6 +245,15 @@ CASES = [
     for_else_continue,
 ]
 INPUTS = {
+    if_body_then_try: [(0, ()), (-1, ()), ("x", ())],
+    else_starts_with_try: [([1, "2"], dict), ([], int)],
+    branches_continue_from_handlers: [(["ab", 3], "k"), ([], "k")],
+    for_else_continue_then_join: [(["", "a"], ["init"]), (["b"], [])],
+    continue_in_both_branches: [([" a", "b", " c", "d"], []), ([], [])],
+    if_without_else_in_branch_at_loop_end: [([0, 2, 3], 1, []), ([0, 1], 2, [])],
+    try_ends_else_in_loop: [([1, 0, 2], lambda x: x > 1, [])],
+    try_after_if_without_else_in_loop: [([1, 2, 3], True, []), ([1, 2], False, [])],
+    pass_then_elif_continue: [(["a", True, 3], True), (["a", True], False), (["a", 3], False)],
     return_ends_loop_body: [([1, 2], {1, 2}), ([1, 3], {1}), ([], set())],
     elif_chain_raises_in_loop: [(["a", b"b"],), ([],), (["a", 1],)],
     break_in_bottom_tested_while: [("ab;cd", 0, 5), ("a\\bcd", 0, 5), ("", 0, 0)],
@@ -106,6 +274,8 @@ def _call(function, args):
 def test_recompiles_identically(function):
     if function is break_in_bottom_tested_while and sys.version_info < (3, 10):
         pytest.xfail("3.8 - 3.9: break out of an if/elif chain in a while loop keeps a dead jump")
+    if function is continue_in_both_branches and sys.version_info < (3, 10):
+        pytest.xfail("3.8 - 3.9: the dead jump after the inner if's continue is not read yet")
     result = verify_code(function.__code__)
     assert result.identical, (result.difference, result.error, result.source)
 

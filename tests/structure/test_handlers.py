@@ -75,6 +75,20 @@ def f(env, probe):
         return rows, columns
 """
 
+# a constant ``return`` from a clause nested in a clause, then the statement after the outer try
+CONSTANT_RETURN_FROM_NESTED_CLAUSE = """
+def f(path, stat, fallback):
+    try:
+        info = stat(path)
+    except OSError:
+        path = fallback(path)
+        try:
+            info = stat(path)
+        except OSError:
+            return False
+    return info.size > 0
+"""
+
 # the nested try ends the clause: its clause leaves both handlers on the way to the statement
 # after the outer try
 TRY_ENDS_CLAUSE = """
@@ -175,6 +189,45 @@ def f(source, parse):
     except LookupError:
         raise ValueError("unsupported")
     return found
+"""
+
+# a return or break from an except clause inside a with calls the with's exit first: the clause
+# leaves, it does not end at the exit call
+LEAVE_CLAUSE_THROUGH_WITH = """
+def returns(lock, read, key):
+    with lock:
+        try:
+            read(key)
+        except OSError:
+            read(None)
+            return None
+    return read(key)
+
+def breaks(lock, read, keys):
+    for key in keys:
+        with lock:
+            try:
+                read(key)
+            except OSError:
+                break
+    return read(None)
+"""
+
+# a return inside a try inside a clause inside a with leaves all three: the clause's own end is
+# its later POP_EXCEPT
+RETURN_FROM_TRY_IN_CLAUSE_IN_WITH = """
+def f(lock, read, key):
+    with lock:
+        try:
+            read(key)
+        except OSError:
+            try:
+                read(key + 1)
+                return None
+            except OSError as error:
+                if error.errno:
+                    return None
+    return read(key)
 """
 
 # the clauses return after a copy of the finally; the finally covers only them, and the body's
@@ -341,6 +394,8 @@ SNIPPETS = {
     "clause_returns_then_ends_with_try": CLAUSE_RETURNS_THEN_ENDS_WITH_TRY,
     "reraise_after_try_in_clause": RERAISE_AFTER_TRY_IN_CLAUSE,
     "else_with_comprehension_ends_loop_body": ELSE_WITH_COMPREHENSION_ENDS_LOOP_BODY,
+    "leave_clause_through_with": LEAVE_CLAUSE_THROUGH_WITH,
+    "return_from_try_in_clause_in_with": RETURN_FROM_TRY_IN_CLAUSE_IN_WITH,
     "except_else_finally_around_try": EXCEPT_ELSE_FINALLY_AROUND_TRY,
     "try_around_loop_starting_with_try": TRY_AROUND_LOOP_STARTING_WITH_TRY,
     "constant_return_ends_try_body": CONSTANT_RETURN_ENDS_TRY_BODY,
@@ -351,6 +406,7 @@ SNIPPETS = {
     "constant_return_in_try": CONSTANT_RETURN_IN_TRY,
     "try_starts_loop_body": TRY_STARTS_LOOP_BODY,
     "return_from_nested_clause": RETURN_FROM_NESTED_CLAUSE,
+    "constant_return_from_nested_clause": CONSTANT_RETURN_FROM_NESTED_CLAUSE,
     "try_ends_clause": TRY_ENDS_CLAUSE,
     "finally_with_nested_statements": FINALLY_WITH_NESTED_STATEMENTS,
     "continue_through_finally": CONTINUE_THROUGH_FINALLY,
@@ -362,8 +418,10 @@ LEGACY_DIFFERENT = {
     "else_with_comprehension_ends_loop_body": {(3, 8), (3, 9), (3, 10)},
     "try_except_around_try_except": {(3, 8), (3, 9)},
     "return_after_try": {(3, 10)},
+    "constant_return_from_nested_clause": {(3, 10)},
     "finally_with_nested_statements": {(3, 9), (3, 10)},
     "continue_through_finally": {(3, 8), (3, 9), (3, 10)},
+    "return_from_try_in_clause_in_with": {(3, 10)},
 }
 
 
@@ -373,6 +431,18 @@ def test_recompiles_identically(name):
         pytest.xfail("not yet rebuilt from the 3.8 - 3.10 block-stack layout")
     result = verify_code(compile(SNIPPETS[name], "<test>", "exec", dont_inherit=True))
     assert result.identical, (str(result), result.source)
+
+
+def test_constant_return_from_a_nested_clause_is_kept():
+    namespace: dict = {}
+    exec(compile(CONSTANT_RETURN_FROM_NESTED_CLAUSE, "<test>", "exec", dont_inherit=True), namespace)
+    original = namespace["f"]
+
+    def stat(path):
+        raise OSError(path)
+
+    assert original("p", stat, str.upper) is False
+    assert decompiled(original)("p", stat, str.upper) is False
 
 
 # -- except clauses laid out after their loop ------------------------------------------

@@ -65,20 +65,6 @@ CASES = {
                     raise ValueError(x)
                 k()
     """,
-    # an if body that is only ``pass`` is the jump past the else (the walker keeps it)
-    "pass_then_elif_continue": """
-        def f(items, skip):
-            for key in items:
-                if isinstance(key, str):
-                    pass
-                elif key is True:
-                    key = "true"
-                elif skip:
-                    continue
-                else:
-                    raise TypeError(key)
-                g(key)
-    """,
     # 3.10 copies the small return after the loop into the ``break``
     "for_break_to_copied_return": """
         def f(tests, result):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import sys
 
 import pytest
 from snippets import decompiled
@@ -141,3 +142,35 @@ def test_boolean_values_of_and_or_and_lambda(name):
     exec(compile(BOOLEAN_VALUES, "<test>", "exec", dont_inherit=True), namespace)
     result = verify_code(namespace[name].__code__)
     assert result.identical, result
+
+
+CONTINUE_FROM_WITH = """\
+def in_with(paths, opener, out):
+    for path in paths:
+        with opener(path) as handle:
+            if not path:
+                continue
+            out.append(handle)
+
+
+def in_with_in_try(paths, opener, out):
+    for path in paths:
+        try:
+            with opener(path) as handle:
+                if not handle:
+                    continue
+                out.append(handle)
+        except OSError:
+            continue
+"""
+
+
+@pytest.mark.parametrize("name", ["in_with", "in_with_in_try"])
+def test_continue_from_a_with_body_calls_its_exit_and_stays_a_continue(name):
+    if sys.version_info < (3, 11):
+        pytest.xfail("not yet rebuilt from the 3.8 - 3.10 block-stack layout")
+    namespace: dict = {}
+    exec(compile(CONTINUE_FROM_WITH, "<test>", "exec", dont_inherit=True), namespace)
+    result = verify_code(namespace[name].__code__)
+    assert result.identical, result
+    assert result.source is not None and "continue\n" in result.source and "else" not in result.source

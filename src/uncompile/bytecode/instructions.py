@@ -23,9 +23,8 @@ Every ``Instr`` keeps the ``offset`` of the original instruction it came from.
 from __future__ import annotations
 
 import dis
-from bisect import bisect_left
 from types import CodeType
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
 from . import versions as V
 from .reader import RawInstruction, read_raw
@@ -408,14 +407,26 @@ def read_instructions(code: CodeType) -> List[Instr]:
     """The neutral instructions of *code* (not of nested code objects), ``index`` filled in."""
     reader = _Reader(code)
     out = reader.run()
-    # Jumps to a dropped instruction go to the next instruction that was kept.
-    kept_offsets = {ins.offset for ins in out}
-    kept = sorted(kept_offsets)
-    raw_offsets = {ins.offset for ins in reader.raw}
+    kept = {ins.offset for ins in out}
+    moved: Optional[Dict[int, int]] = None
     for index, ins in enumerate(out):
         ins.index = index
-        target = ins.target
-        if target is not None and target not in kept_offsets and target in raw_offsets:
-            k = bisect_left(kept, target)
-            ins.target = kept[k] if k < len(kept) else target
+        if ins.target is not None and ins.target not in kept:
+            if moved is None:
+                moved = _next_kept(reader.raw, kept)
+            ins.target = moved.get(ins.target, ins.target)
     return out
+
+
+def _next_kept(raw: List[RawInstruction], kept: Set[int]) -> Dict[int, int]:
+    """Where jumps to dropped instructions go: the offset of the next instruction kept."""
+    moved: Dict[int, int] = {}
+    dropped: List[int] = []
+    for ins in raw:
+        if ins.offset in kept:
+            for offset in dropped:
+                moved[offset] = ins.offset
+            dropped = []
+        else:
+            dropped.append(ins.offset)
+    return moved

@@ -91,20 +91,17 @@ def _instruction_starts(code: CodeType) -> List[int]:
 
 def _runs(code: CodeType, lines: Mapping[int, Optional[int]]) -> List[_Run]:
     """Group the code units of *code* into runs of equal line, in order."""
-    units = len(code.co_code) // 2
-    per_unit: List[Optional[int]] = [None] * units
     starts = sorted(set(_instruction_starts(code)))
-    for index, start in enumerate(starts):
-        end = starts[index + 1] if index + 1 < len(starts) else len(code.co_code)
-        line = lines.get(start)
-        for unit in range(start // 2, end // 2):
-            per_unit[unit] = line
-    runs: List[_Run] = []
-    for line in per_unit:
+    ends = starts[1:] + [len(code.co_code)]
+    runs: List[_Run] = [(starts[0] // 2, None)] if starts and starts[0] >= 2 else []
+    for start, end in zip(starts, ends):
+        length, line = end // 2 - start // 2, lines.get(start)
+        if length <= 0:
+            continue
         if runs and runs[-1][1] == line:
-            runs[-1] = (runs[-1][0] + 1, line)
+            runs[-1] = (runs[-1][0] + length, line)
         else:
-            runs.append((1, line))
+            runs.append((length, line))
     return runs
 
 

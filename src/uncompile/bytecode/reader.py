@@ -22,27 +22,22 @@ from __future__ import annotations
 
 import dis
 from types import CodeType
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from . import versions as V
 
 __all__ = ["RawInstruction", "read_raw", "instruction_lines", "instruction_starts"]
 
 
-class RawInstruction:
+class RawInstruction(NamedTuple):
     """One raw instruction; the fields mean what they mean in :class:`dis.Instruction`."""
 
-    __slots__ = ("offset", "opcode", "opname", "arg", "argval", "argrepr")
-
-    def __init__(
-        self, offset: int, opcode: int, opname: str, arg: Optional[int], argval: Any, argrepr: str
-    ) -> None:
-        self.offset = offset
-        self.opcode = opcode
-        self.opname = opname
-        self.arg = arg
-        self.argval = argval
-        self.argrepr = argrepr
+    offset: int
+    opcode: int
+    opname: str
+    arg: Optional[int]
+    argval: Any
+    argrepr: str
 
     def __repr__(self) -> str:
         return "<%d %s %r>" % (self.offset, self.opname, self.argval)
@@ -199,6 +194,7 @@ def read_raw(code: CodeType) -> List[RawInstruction]:  # noqa: C901 - one flat d
     opcodes = _OPCODES
     out: List[RawInstruction] = []
     append = out.append
+    new = tuple.__new__  # a RawInstruction without the Python-level constructor call
     extended = 0
     offset = 0
     size = len(raw)
@@ -249,7 +245,7 @@ def read_raw(code: CodeType) -> List[RawInstruction]:  # noqa: C901 - one flat d
                 argrepr = _BINARY_OP_TEXT[arg]
             elif code_op == _LOAD_SPECIAL:
                 argrepr = _SPECIAL_NAMES[arg]
-        append(RawInstruction(offset, code_op, name, arg, argval, argrepr))
+        append(new(RawInstruction, (offset, code_op, name, arg, argval, argrepr)))
         offset += 2 + 2 * caches
     return out
 

@@ -20,7 +20,7 @@ from typing import Any, Optional
 from .listing import instruction_listing
 from .relabel import relabel_offsets, relabel_transformed
 
-__all__ = ["DebuggableSource", "debuggable_source"]
+__all__ = ["DebuggableSource", "debuggable_source", "printed_source"]
 
 
 class DebuggableSource:
@@ -50,16 +50,21 @@ class DebuggableSource:
         return relabel_offsets(self.code, listing.offset_lines, path, header_lines, def_line=listing.def_line)
 
 
+def printed_source(code: CodeType, tree: ast.Module) -> DebuggableSource:
+    """*tree*, the decompiler's module for *code*, printed; raises when the text does not compile."""
+    from ..source.printer import emit
+
+    emitted = emit(tree)
+    compile(emitted.text, "<uncompile dump>", "exec")
+    return DebuggableSource(code, emitted.text, tree, emitted, "")
+
+
 def debuggable_source(code: CodeType) -> DebuggableSource:
     """Decompile *code* for the dump, falling back to a breakable instruction listing."""
     try:
         from ..decompiler import decompile_to_ast
-        from ..source.printer import emit
 
-        tree = decompile_to_ast(code)
-        emitted = emit(tree)
-        compile(emitted.text, "<uncompile dump>", "exec")
-        return DebuggableSource(code, emitted.text, tree, emitted, "")
+        return printed_source(code, decompile_to_ast(code))
     except Exception as error:  # noqa: BLE001 - any decompiler failure falls back to the listing
         reason = "%s: %s" % (type(error).__name__, error)
         return DebuggableSource(code, instruction_listing(code, reason).text, None, None, reason)

@@ -155,11 +155,23 @@ def decompile_for_dump(code: CodeType, verify: bool = True) -> DecompiledSource:
     except Exception as error:  # noqa: BLE001 - even the listing failed: comments only
         reason = "%s: %s" % (type(error).__name__, error)
         return DecompiledSource(failure_text(code, reason), "failed", error=reason)
-    result = DecompiledSource(
-        source.text,
-        "unverified",
-        tree=source.tree,
-        emitted=source.emitted,
-        debuggable=source,
-    )
+    result = _unverified(source)
     return verify_source(code, result) if verify else result
+
+
+def decompiled_source(code: CodeType, tree: Any) -> Optional[DecompiledSource]:
+    """*tree*, the decompiler's module for *code*, printed for the dump (not verified); None
+    when that fails."""
+    try:
+        from .debuggable import printed_source
+
+        return _unverified(printed_source(code, tree))
+    except Exception:  # noqa: BLE001 - the caller decompiles instead
+        return None
+
+
+def _unverified(source: Any) -> DecompiledSource:
+    """The dump's record of a decompiled :class:`.debuggable.DebuggableSource`."""
+    return DecompiledSource(
+        source.text, "unverified", tree=source.tree, emitted=source.emitted, debuggable=source
+    )

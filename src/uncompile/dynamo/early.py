@@ -6,7 +6,9 @@ Dynamo caches must carry the dumped file's name and lines (same instructions: se
 it (without verifying; that waits for the exit; when decompiling fails, the file shows a
 breakable instruction listing instead, see :mod:`.listing`), fixes its file name and the
 layout of the file's header (:data:`HEADER_LINES` lines, whatever they end up saying), and
-returns the relabeled code. Any failure leaves Dynamo's code as it is.
+returns the relabeled code. A recompile whose code differs only in the names Dynamo gives
+per compile reuses the first one's decompiled tree (see :mod:`.recompiles`). Any failure
+leaves Dynamo's code as it is.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from typing import Dict, Optional
 
 from . import _torch_private, names
 from .capture import CapturedCode
-from .decompiled import decompile_for_dump
+from .recompiles import RecompileSources
 
 #: Lines of the header above the source in every ``__transformed_code_*`` file.
 HEADER_LINES = 7
@@ -38,6 +40,7 @@ class EarlyDecompiler:
         self.directory = directory
         self.relabel = relabel
         self._next: Dict[int, int] = {}
+        self._sources = RecompileSources()
 
     def __call__(self, item: CapturedCode) -> Optional[CodeType]:
         """Prepare *item*; returns the relabeled code for Dynamo to cache, or None."""
@@ -47,7 +50,7 @@ class EarlyDecompiler:
         item.file = names.transformed_code_file(item.original.co_name, index)
         if not self.relabel:
             return None  # nothing is needed before the exit: decompile there
-        item.source = decompile_for_dump(item.transformed, verify=False)
+        item.source = self._sources.source(item.transformed)
         path = os.path.join(self.directory, item.file)
         self._remember_lines(path, item.source.text)
         if item.source.debuggable is None:

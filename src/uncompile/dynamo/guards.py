@@ -63,16 +63,16 @@ class _DispatchKeysAsStrings(ast.NodeTransformer):
         return node
 
 
-def _parses(text: str) -> bool:
+def _parsed(text: str) -> Optional[ast.Expression]:
     try:
-        ast.parse(text, mode="eval")
+        return ast.parse(text, mode="eval")
     except SyntaxError:
-        return False
-    return True
+        return None
 
 
-def _split_comment(part: str) -> Tuple[str, str]:
-    """The expression and the trailing note of a verbose code part.
+def _split_comment(part: str) -> Tuple[str, str, Optional[ast.Expression]]:
+    """The expression, the trailing note of a verbose code part and the expression parsed
+    (None when it is no Python expression).
 
     Notes are ``# ...`` comments and, for ID/TYPE guards, a ``, type=<class ...>`` suffix.
     """
@@ -80,10 +80,12 @@ def _split_comment(part: str) -> Tuple[str, str]:
         position = part.find(marker)
         while position != -1:
             head = part[:position].rstrip()
-            if _parses(head):
-                return head, part[position:].strip(" #,")
+            tree = _parsed(head)
+            if tree is not None:
+                return head, part[position:].strip(" #,"), tree
             position = part.find(marker, position + 1)
-    return part.strip(), ""
+    text = part.strip()
+    return text, "", _parsed(text)
 
 
 def _global_state_expression(text: str) -> Optional[str]:
@@ -115,25 +117,23 @@ def to_check(kind: str, source: str, part: str, mode_types: Optional[List[str]] 
         return GuardCheck(kind, source, part.split("  #")[0].strip(), "", special)
     if part.strip() == _MODE_STACK:
         return GuardCheck(kind, source, _MODE_STACK, "", None, "the expected mode types were not available")
-    text, comment = _split_comment(part)
-    try:
-        tree = ast.parse(text, mode="eval")
-    except SyntaxError:
+    text, comment, tree = _split_comment(part)
+    if tree is None:
         return GuardCheck(kind, source, text, comment, None, "not a Python expression")
     unknown = sorted(
         {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and node.id not in _ALLOWED_NAMES}
     )
     if kind == "TENSOR_MATCH":
+        known = _dispatch_and_type_names(tree)
         tree = ast.fix_missing_locations(_DispatchKeysAsStrings().visit(tree))
-        unknown = [name for name in unknown if name not in _dispatch_and_type_names(text)]
+        unknown = [name for name in unknown if name not in known]
     if unknown:
         reason = "uses %s, which only exists inside Dynamo's guard" % ", ".join(unknown)
         return GuardCheck(kind, source, text, comment, None, reason)
     return GuardCheck(kind, source, text, comment, ast.unparse(tree))
 
 
-def _dispatch_and_type_names(text: str) -> List[str]:
-    tree = ast.parse(text, mode="eval")
+def _dispatch_and_type_names(tree: ast.Expression) -> List[str]:
     names: List[str] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):

@@ -41,6 +41,8 @@ __all__ = [
 ]
 
 _CO_OPTIMIZED = 0x0001
+#: The fields of a statement that hold statements (or except handlers and match cases holding them).
+_BLOCKS = frozenset({"body", "orelse", "finalbody", "handlers", "cases"})
 
 
 def relabel_transformed(
@@ -89,8 +91,15 @@ def statement_lines(
     instructions of its test, say); function and class bodies inside *body* belong
     to other code objects and are skipped.
     """
+    return _lines_of(_own_statements(body), spans, header_lines)
+
+
+def _lines_of(
+    statements: Sequence[ast.stmt], spans: Mapping[ast.AST, Tuple[int, int]], header_lines: int
+) -> Dict[int, Optional[int]]:
+    """Instruction offset -> dumped line for *statements* (later ones win)."""
     lines: Dict[int, Optional[int]] = {}
-    for statement in _own_statements(body):
+    for statement in statements:
         span = spans.get(statement)
         offsets = getattr(statement, "uncompile_offsets", None)
         if span is None or not offsets:
@@ -135,25 +144,25 @@ def _own_body(code: CodeType, tree: ast.Module) -> Tuple[List[ast.stmt], Optiona
 
 def _own_statements(body: Sequence[ast.stmt]) -> List[ast.stmt]:
     """Statements of *body* and the blocks nested in them, outer ones first."""
-    result: List[ast.stmt] = []
-    queue: List[ast.stmt] = list(body)
-    while queue:
-        statement = queue.pop(0)
-        result.append(statement)
+    result: List[ast.stmt] = list(body)
+    for statement in result:  # grows while it is read: breadth first
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             continue
-        for child in ast.iter_child_nodes(statement):
-            if isinstance(child, ast.stmt):
-                queue.append(child)
-            elif isinstance(child, ast.excepthandler) or type(child).__name__ == "match_case":
-                queue.extend(node for node in ast.iter_child_nodes(child) if isinstance(node, ast.stmt))
+        for field in statement._fields:
+            if field not in _BLOCKS:
+                continue  # expressions hold no statements
+            for child in getattr(statement, field, None) or ():
+                if isinstance(child, ast.stmt):
+                    result.append(child)
+                elif isinstance(child, ast.excepthandler) or type(child).__name__ == "match_case":
+                    result.extend(node for node in child.body if isinstance(node, ast.stmt))
     return result
 
 
-def _nested_definitions(body: Sequence[ast.stmt]) -> Dict[str, ast.stmt]:
-    """Function definitions directly owned by *body*'s code object, by name."""
+def _nested_definitions(statements: Sequence[ast.stmt]) -> Dict[str, ast.stmt]:
+    """Function definitions among *statements* (a code object's own), by name."""
     found: Dict[str, ast.stmt] = {}
-    for statement in _own_statements(body):
+    for statement in statements:
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
             found.setdefault(statement.name, statement)
     return found
@@ -168,10 +177,11 @@ def _relabel_with_statements(
     filename: str,
 ) -> CodeType:
     """Relabel *code* whose own statements are *body*; fill gaps, recurse into nested defs."""
+    statements = _own_statements(body)
     relabeled = _relabel_with_lines(
-        code, statement_lines(code, body, spans, header_lines), def_line, filename, header_lines
+        code, _lines_of(statements, spans, header_lines), def_line, filename, header_lines
     )
-    definitions = _nested_definitions(body)
+    definitions = _nested_definitions(statements)
     consts: List[Any] = []
     for const in code.co_consts:
         if isinstance(const, CodeType) and const.co_name in definitions:

@@ -38,6 +38,8 @@ Stack = List[Any]
 Key = Union[int, slice]
 
 _HELD = "uncompile_frame_list"
+#: What a held list is on the stack (a starred item stands for its value).
+_LISTS = (ast.List, ast.Starred)
 
 
 def held(node: Any) -> bool:
@@ -238,11 +240,24 @@ class FrameListOps:
                 self.materialize(stack, inner)
         return self.spill(stack, node)
 
-    def settle(self, stack: Stack) -> None:
+    def settle(self, stack: Stack, before: Stack) -> None:
         """After a step: held lists that became part of another expression are no longer held;
-        one that has another copy on the stack gets a name first."""
+        one that has another copy on the stack gets a name first.
+
+        *before* is the stack before the step. A held list can only become part of another
+        expression by leaving the top of the stack (operations take their operands from there),
+        so when no list left it, the expressions the step made hold none: they are settled
+        as they are.
+        """
         if not self.built_lists:
             return  # every held list starts as a BUILD_LIST: none yet, nothing to settle
+        now = set(map(id, stack))
+        if not any(isinstance(item, _LISTS) and id(item) not in now for item in before):
+            old = set(map(id, before))
+            for item in stack:
+                if id(item) not in old and isinstance(item, ast.AST) and not held(item):
+                    self.settled[id(item)] = item
+            return
         settled = self.settled
         for item in list(parts(stack)):
             if held(item) or not isinstance(item, ast.AST) or settled.get(id(item)) is item:

@@ -22,9 +22,13 @@ from .constants import constant_expr
 from .legacy_ops import LegacyBlockOps, LegacyUnpackOps
 from .operators import BINARY, COMPARE, UNARY, binary, compare
 from .ops314 import Ops314, unpacked_item
-from .targets import TargetOps, name_node, slice_node
+from .targets import LOAD, TargetOps, name_node, slice_node
 
 Stack = List[Any]
+Handler = Callable[[Any, Instr, Stack], None]  # a Simulator method: (self, ins, stack)
+
+#: Per simulator class: op -> the method that executes it (filled as ops are met).
+_HANDLERS: Dict[type, Dict[str, Handler]] = {}
 
 
 def _store(target: ast.expr) -> ast.expr:
@@ -50,6 +54,7 @@ class Simulator(Ops314, TargetOps, LegacyBlockOps, LegacyUnpackOps):
         self.parallel: List[Any] = []  # (target, value) pairs of ``a, b = x, y`` seen so far
         self.seq = 0  # numbers values in the order they are computed
         self.statement_seq = 0
+        self._handlers = _HANDLERS.setdefault(type(self), {})
 
     @contextlib.contextmanager
     def scratch(self) -> Iterator[List[ast.stmt]]:
@@ -220,17 +225,31 @@ class Simulator(Ops314, TargetOps, LegacyBlockOps, LegacyUnpackOps):
                 top.uncompile_seq = self.seq  # type: ignore[attr-defined]
 
     def _dispatch(self, ins: Instr, stack: Stack) -> None:
-        handler = getattr(self, "op_" + ins.op, None)
-        if handler is not None:
-            handler(ins, stack)
-            return
-        if ins.op in BINARY:
-            right = self.pop_expr(stack, ins)
-            stack.append(binary(BINARY[ins.op], self.pop_expr(stack, ins), right))
-            return
-        if ins.op in UNARY:
-            stack.append(ast.UnaryOp(op=UNARY[ins.op](), operand=self.pop_expr(stack, ins)))
-            return
+        handler = self._handlers.get(ins.op)
+        if handler is None:
+            handler = self._handlers[ins.op] = self._handler_for(ins.op)
+        handler(self, ins, stack)
+
+    def _handler_for(self, op: str) -> Handler:
+        """What executes *op* (looked up once per op and class): an ``op_*`` method of the simulator, a
+        generic operator, or an ``op_*`` method of the call builder."""
+        own = getattr(type(self), "op_" + op, None)
+        if own is not None:
+            return cast(Handler, own)
+        if op in BINARY:
+            return type(self)._binary
+        if op in UNARY:
+            return type(self)._unary
+        return type(self)._call_step
+
+    def _binary(self, ins: Instr, stack: Stack) -> None:
+        right = self.pop_expr(stack, ins)
+        stack.append(binary(BINARY[ins.op], self.pop_expr(stack, ins), right))
+
+    def _unary(self, ins: Instr, stack: Stack) -> None:
+        stack.append(ast.UnaryOp(op=UNARY[ins.op](), operand=self.pop_expr(stack, ins)))
+
+    def _call_step(self, ins: Instr, stack: Stack) -> None:
         if not self.calls.step(ins, stack, self):
             raise self.fail(ins, "unsupported instruction")
 
@@ -265,7 +284,7 @@ class Simulator(Ops314, TargetOps, LegacyBlockOps, LegacyUnpackOps):
     def op_LOAD_ATTR(self, ins: Instr, stack: Stack) -> None:
         name, method = ins.arg
         obj = self.pop_expr(stack, ins)
-        stack.append(ast.Attribute(value=obj, attr=name, ctx=ast.Load()))
+        stack.append(ast.Attribute(value=obj, attr=name, ctx=LOAD))
         if method:
             stack.append(M.Null())
 

@@ -309,11 +309,9 @@ class DynamoSimulator(DynamoTemporaries, FrameListOps, Simulator):
             unshare(stack)  # a branch or body: it starts from a copy of the stack before it
         self.stack = stack
         self.current = ins
-        before = stack[:] if self.built_lists else None
+        before = stack[:]  # keeps what it popped alive, so that no new item takes its id
         Simulator.step(self, ins, stack)
-        if before is not None and stack[: len(before)] == before:  # identity: no item defines ``==``
-            return  # it only pushed: no held list can have become part of something else
-        self.settle(stack)
+        self.settle(stack, before)
 
     # -- shuffles -----------------------------------------------------------------------
 

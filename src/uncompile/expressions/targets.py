@@ -18,12 +18,15 @@ from . import values as M
 
 Stack = List[Any]
 
+#: The context of loaded names, shared: a store replaces a node's context, never changes it.
+LOAD = ast.Load()
+
 
 def name_node(ident: str, ctx: Optional[ast.expr_context] = None) -> ast.Name:
     """``ast.Name`` of *ident* (a comprehension's ``.0`` shows as ``_0_``)."""
     if ident == ".0":
         ident = "_0_"
-    return ast.Name(id=ident, ctx=ctx or ast.Load())
+    return ast.Name(id=ident, ctx=ctx or LOAD)
 
 
 def slice_node(start: Optional[ast.expr], stop: Optional[ast.expr], step: Optional[ast.expr]) -> ast.Slice:

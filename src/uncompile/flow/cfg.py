@@ -7,6 +7,7 @@ normal control flow only; exception edges are kept separately as handler entries
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from typing import Dict, List, Optional, Set
 
 from ..bytecode import versions as V
@@ -52,6 +53,7 @@ class ControlFlowGraph:
         self.index_of: Dict[int, int] = {}
         for ins in instrs:
             self.index_of.setdefault(ins.offset, ins.index)
+        self._offsets = [ins.offset for ins in instrs]  # in order: instructions keep their layout
         self.blocks: List[Block] = []
         self.block_at_index: Dict[int, int] = {}
         self._build()
@@ -60,10 +62,7 @@ class ControlFlowGraph:
         """Index of the first instruction at or after *offset*."""
         if offset in self.index_of:
             return self.index_of[offset]
-        for ins in self.instrs:
-            if ins.offset >= offset:
-                return ins.index
-        return len(self.instrs)
+        return bisect_left(self._offsets, offset)
 
     def block_of_offset(self, offset: int) -> Optional[Block]:
         index = self.index_for(offset)
@@ -115,14 +114,14 @@ class ControlFlowGraph:
             body = self.index_for(start)
             if body == 0:
                 continue
-            source_block = next((b for b in self.blocks if b.start <= body - 1 < b.end), None)
+            source_block = self.blocks[bisect_right(starts, body - 1) - 1]  # the block holding body - 1
             first = self.blocks[self.block_at_index[body]]
             if len(first.preds) > 1 and instrs[first.end - 1].op not in V.CONDITIONAL_JUMPS:
                 # a try at a join (after an if/else): the paths meet at its first block, whose
                 # one way on the edge joins (none of the body's branches start there)
                 source_block = first
             target = self.block_at_index.get(target_index)
-            if source_block is not None and target is not None and target not in source_block.handlers:
+            if target is not None and target not in source_block.handlers:
                 source_block.handlers.append(target)
 
 

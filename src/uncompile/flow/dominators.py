@@ -40,19 +40,21 @@ def immediate_postdominators(
             if new != pdom[node]:
                 pdom[node] = new
                 changed = True
+    size = {node: bin(pdom[node]).count("1") for node in order}
     result: Dict[int, Optional[int]] = {}
     for node in order:
         if pdom[node] == everything:
             result[node] = None
             continue
-        strict = pdom[node] & ~bit[node]
-        best: Optional[int] = None
-        best_size = -1
         # the immediate post-dominator is the strict post-dominator with the most post-dominators
-        for other in order:
-            if strict & bit[other]:
-                size = bin(pdom[other]).count("1")
-                if size > best_size:
-                    best, best_size = other, size
+        # (the first in order among equals)
+        best: Optional[int] = None
+        strict = pdom[node] & ~bit[node]
+        while strict:
+            low = strict & -strict
+            other = order[low.bit_length() - 1]
+            if best is None or size[other] > size[best]:
+                best = other
+            strict ^= low
         result[node] = best
     return result

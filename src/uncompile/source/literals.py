@@ -39,6 +39,9 @@ def escape_text(text: str, quote: str, *, keep_newlines: bool = False, braces: b
     are doubled (for the literal parts of f-strings).
     """
     quote_char = quote[:1]
+    special = "\\" + quote_char + ("{}" if braces else "")
+    if text.replace("\n", "").isprintable() and not any(char in text for char in special):
+        return text if keep_newlines else text.replace("\n", "\\n")  # nothing else to escape
     pieces: List[str] = []
     for char in text:
         if char == "\\":

@@ -10,7 +10,7 @@ When the body of such an ``if`` runs into one of the enclosing stops instead of 
 """
 
 import ast
-from typing import Any, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from ..bytecode import versions as V
 from ..flow.dominators import immediate_postdominators
@@ -25,8 +25,15 @@ def region_follow(walker: Any, block: int, ctx: Context) -> Optional[int]:
     if region not in walker._pdoms:
         blocks = walker.blocks
         nodes = list(region if region is not None else range(len(blocks)))
-        succs = {b: blocks[b].succs + blocks[b].handlers for b in nodes}
+        real = list(nodes)
+        succs = {b: list(blocks[b].succs) for b in nodes}
         raising = [b for b in nodes if walker.instrs[blocks[b].end - 1].op in ("RAISE_VARARGS", "RERAISE")]
+        for b in real:  # a handler's re-raise outside the region is no way out of it either
+            for s in succs[b]:
+                if s not in succs and walker.instrs[blocks[s].end - 1].op == "RERAISE":
+                    nodes.append(s)
+                    succs[s] = []
+                    raising.append(s)
         repeat = len(blocks)  # stands for the next iteration: the jumps back end there
         loop = ctx.loop
         if loop is not None:
@@ -37,11 +44,84 @@ def region_follow(walker: Any, block: int, ctx: Context) -> Optional[int]:
                 # every ``break`` meets there: a branch of an if whose paths all break
                 nodes.append(loop.break_to)
                 succs[loop.break_to] = []
+        entries = _try_entries(walker, succs, nodes, real, repeat + 1)
         pdoms = immediate_postdominators(succs, nodes, raising)
         if loop is not None:
             pdoms = {b: loop.header if p == repeat else p for b, p in pdoms.items()}
+        pdoms = {b: entries.get(p, p) for b, p in pdoms.items() if b not in entries}  # type: ignore[arg-type]
         walker._pdoms[region] = pdoms
     return walker._pdoms[region].get(block)
+
+
+def joined_before_continue(
+    walker: Any, block_id: int, then_b: Optional[int], else_b: Optional[int], follow: int, ctx: Context
+) -> Optional[int]:
+    """The if's own follow when its branches meet only at the loop's next iteration *follow*.
+
+    ``if a: x / elif b: continue / else: y`` then more statements: the paths that do not
+    ``continue`` meet at those statements, the first block that both branches reach (or,
+    when the other branch only continues or raises, where the body's jump past the else goes).
+    None when the body ends with a written ``continue``: what the test skips follows the if.
+    """
+    loop = ctx.loop
+    if loop is None or follow != loop.header or then_b is None or else_b is None:
+        return follow
+    both = walker.reachable_in_region(then_b, ctx, raising=False) & walker.reachable_in_region(
+        else_b, ctx, raising=False
+    )
+    both.discard(loop.header)
+    if both:
+        return min(both, key=lambda b: walker.blocks[b].offset)
+    past = walker.jump_past_else(block_id, else_b, ctx)
+    if past is not None:
+        return past
+    return None if _ends_with_written_continue(walker, block_id, else_b, loop.header) else follow
+
+
+def _ends_with_written_continue(walker: Any, block_id: int, else_b: int, header: int) -> bool:
+    """Whether the block laid out before *else_b* ends with a ``continue`` statement of its own.
+
+    The jump back that ends a loop body has the line of the last statement, or the loop's
+    (before the body's first line), and one that ends an if without else the if's; a
+    ``continue`` has a line of its own inside the body, after the statement before it.
+    """
+    if else_b <= 0:
+        return False
+    before = walker.blocks[else_b - 1]
+    last = before.end - 1
+    jump = walker.instrs[last]
+    if before.offset < walker.blocks[block_id].offset or before.jump != header or jump.op != "JUMP":
+        return False
+    lines = (walker.line_at(walker.instrs[i].offset) for i in range(last - 1, -1, -1))
+    previous = next((line for line in lines if line), None)
+    top = walker.line_at(walker.instrs[walker.blocks[header].start].offset)
+    line = walker.line_at(jump.offset)
+    return line is not None and (previous is None or line > previous) and (top is None or line > top)
+
+
+def _try_entries(
+    walker: Any, succs: Dict[int, List[int]], nodes: List[int], real: List[int], first: int
+) -> Dict[int, int]:
+    """Add to *succs* a node entering each try: it goes to the body's first block and to the handler.
+
+    The graph gives the handler edge to the block before the body; the try is entered from every
+    block that goes to the body's first block (an ``if`` whose body ends before the try, too).
+    Returns the added nodes and the body block each stands for (*real*: the region's blocks).
+    """
+    entries: Dict[int, int] = {}
+    for b in real:
+        for handler in walker.blocks[b].handlers:
+            body = b + 1
+            if body not in succs:
+                succs[b].append(handler)  # the body is outside the region: the edge as the graph has it
+                continue
+            entry = first + len(entries)
+            entries[entry] = body
+            for p in nodes:
+                succs[p] = [entry if s == body else s for s in succs[p]]
+            nodes.append(entry)
+            succs[entry] = [body, handler]
+    return entries
 
 
 def falls_to_outer_follow(

@@ -16,6 +16,11 @@ from ..expressions.conditions import negate
 from ..expressions.ops314 import UNPACKED_ITEM
 
 
+def _does_more_than_continue(stmts: List[ast.stmt]) -> bool:
+    """Whether *stmts*, an if's else inside a comprehension's loop, does more than go to the next item."""
+    return any(not isinstance(stmt, ast.Continue) for stmt in stmts)
+
+
 def _item(stmts: List[ast.stmt], generators: List[ast.comprehension]) -> Any:
     """Walk a loop body, adding generators/conditions; returns the innermost item."""
     while stmts:
@@ -31,7 +36,7 @@ def _item(stmts: List[ast.stmt], generators: List[ast.comprehension]) -> Any:
             )
             stmts = first.body
             continue
-        if isinstance(first, ast.If) and len(stmts) == 1 and not first.orelse:
+        if isinstance(first, ast.If) and len(stmts) == 1 and not _does_more_than_continue(first.orelse):
             generators[-1].ifs.append(first.test)
             stmts = first.body
             continue

@@ -4,14 +4,18 @@ Which instructions a handler protects (:meth:`HandlerRegions.span`) and which a 
 spans (:meth:`HandlerRegions.try_body_span`), whether a handler starts a ``try``
 (``PUSH_EXC_INFO`` not followed by ``WITH_EXCEPT_START``), whether it is a chain of ``except``
 clauses or a ``finally`` body, and which instructions of a ``finally`` body its copies on the
-normal path repeat.
+normal path repeat; and the patterns of code the compiler copies onto exits
+(``__exit__(None, None, None)`` calls of with blocks, a loaded value returned).
 """
 
 from __future__ import annotations
 
 from typing import Any, List, Optional, Tuple
 
+from ..bytecode import versions as V
 from ..flow.cfg import ENDS_PATH
+
+_EXIT_CALL = ("LOAD_CONST", "LOAD_CONST", "LOAD_CONST", "CALL")
 
 
 class HandlerRegions:
@@ -33,7 +37,9 @@ class HandlerRegions:
         Entries covering only nested handlers' tails that start with one of *tails* are left
         out. A ``finally`` body, and the test whether a try holds a loop, keep the ``COPY 3;
         POP_EXCEPT; RERAISE 1`` cleanups of the tries inside: their clauses, laid out after
-        the loop or body, are inside the region."""
+        the loop or body, are inside the region. The span goes on over a nested region's body
+        that follows (3.12+ leave a nested try's ``NOP`` uncovered, and a nested try at the end
+        falls through to the code after the region without a covered jump)."""
         entries = [e for e in self.handlers if e.target == target]
         # 3.12+ place an ``await``'s CLEANUP_THROW out of line, after the code that follows
         # (and handler tails of nested constructs, which start with POP_EXCEPT/PUSH_EXC_INFO)
@@ -43,19 +49,61 @@ class HandlerRegions:
             if self._op_at(e.start) not in ("CLEANUP_THROW", "PUSH_EXC_INFO") and not self._tail(e, tails)
         ]
         inline = inline or entries
-        return min(e.start for e in inline), max(e.end for e in inline)
+        return min(e.start for e in inline), self._past_nested(target, max(e.end for e in inline))
+
+    def _past_nested(self, target: int, hi: int) -> int:
+        """Where the region of *target* ends when its covered range ends at *hi*: past the
+        bodies of nested regions that follow (the ``NOP`` before them, which is dropped, is
+        left uncovered)."""
+        start = i = self.index_at(hi)
+        while i < len(self.instrs) and self.instrs[i].op != "PUSH_EXC_INFO":
+            entry = self.handler_of(self.instrs[i].offset)
+            if entry is None or not self.nested_in(entry, target):
+                break
+            i += 1
+        if i == start:
+            return hi
+        return self.instrs[i].offset if i < len(self.instrs) else self.instrs[-1].offset + 1
+
+    def nested_in(self, entry: Any, target: int) -> bool:
+        """Whether the handler of *entry* is inside the region of the handler at *target*
+        (following the handlers that cover each handler's code)."""
+        seen = set()
+        while entry is not None and entry.target not in seen:
+            if entry.target == target:
+                return True
+            seen.add(entry.target)
+            entry = self.handler_of(entry.target)
+        return False
 
     def _tail(self, entry: Any, first: Tuple[str, ...]) -> bool:
-        """An entry covering only a nested handler's exit (``POP_EXCEPT; POP_TOP...; JUMP``) or
-        cleanup (``COPY 3; POP_EXCEPT; RERAISE 1``) that starts with an op in *first*."""
+        """An entry covering only a nested handler's exit (``POP_EXCEPT; POP_TOP...; JUMP``,
+        with the clear of an ``except ... as name``) or cleanup (``COPY 3; POP_EXCEPT; RERAISE
+        1``) that starts with an op in *first*."""
         i = self.index_at(entry.start)
         if i >= len(self.instrs) or self.instrs[i].op not in first:
             return False
         while i < len(self.instrs) and self.instrs[i].offset < entry.end:
-            if self.instrs[i].op not in ("POP_EXCEPT", "POP_TOP", "JUMP", "RERAISE", "COPY"):
+            if self._clears_name(i):
+                i += 3
+            elif self.instrs[i].op in ("POP_EXCEPT", "POP_TOP", "JUMP", "RERAISE", "COPY", "SWAP"):
+                i += 1
+            else:
                 return False
-            i += 1
         return True
+
+    def _clears_name(self, i: int) -> bool:
+        """Whether ``name = None; del name`` (the end of an ``except ... as name``) is at *i*."""
+        load, store, delete = (self.instrs[i : i + 3] + [None, None])[:3]
+        return (
+            load.op == "LOAD_CONST"
+            and load.arg[0] is None
+            and store is not None
+            and delete is not None
+            and store.op.startswith("STORE_")
+            and delete.op.startswith("DELETE_")
+            and store.arg == delete.arg
+        )
 
     def _op_at(self, offset: int) -> str:
         index = self.index_at(offset)
@@ -163,5 +211,56 @@ class HandlerRegions:
                 or self.instrs[i].target is not None
             ):
                 return op == "RERAISE" and self.instrs[i].arg == 0 and i == handler_index + 1
+            i += 1
+        return False
+
+    # -- code patterns ------------------------------------------------------------------
+
+    def exit_call_at(self, i: int) -> int:
+        """The length of the ``__exit__(None, None, None)`` call (awaited in an ``async with``,
+        its result dropped) at *i*; 0 when there is none."""
+        ins = self.instrs[i]
+        if ins.op != "LOAD_CONST" or ins.arg[0] is not None:
+            return 0
+        if tuple(x.op for x in self.instrs[i : i + 4]) != _EXIT_CALL:
+            return 0
+        if self.instrs[i + 3].arg[0] != V.WITH_EXIT_ARGC:
+            return 0
+        n = 4
+        if i + n < len(self.instrs) and self.instrs[i + n].op == "AWAIT":
+            n += 1
+        if i + n < len(self.instrs) and self.instrs[i + n].op == "POP_TOP":
+            n += 1
+        return n
+
+    def _past_exit_calls(self, i: int) -> int:
+        """Skip the exit calls at *i* of the with blocks that a ``return`` leaves (each after
+        the ``SWAP``s that move the returned value under the exit)."""
+        while i < len(self.instrs):
+            call = i
+            while call < len(self.instrs) and self.instrs[call].op == "SWAP":
+                call += 1
+            n = self.exit_call_at(call) if call < len(self.instrs) else 0
+            if not n:
+                break
+            i = call + n
+        return i
+
+    def _matches(self, i: int, template: List[Any]) -> bool:
+        if i + len(template) > len(self.instrs):
+            return False
+        for a, b in zip(self.instrs[i : i + len(template)], template):
+            if a.op != b.op or (a.target is None and a.arg != b.arg):
+                return False
+        return True
+
+    def _returns_at(self, i: int) -> bool:
+        """Whether instructions from *i* only load a value and return it (a ``return x``)."""
+        while i < len(self.instrs):
+            op = self.instrs[i].op
+            if op == "RETURN_VALUE":
+                return True
+            if not op.startswith("LOAD_") or self.instrs[i].target is not None:
+                return False
             i += 1
         return False

@@ -6,23 +6,22 @@ starts with ``PUSH_EXC_INFO`` and is either a chain of ``except`` clauses
 ``finally`` runs a copy of its body, and so does every ``return``/``break`` inside the
 ``try``: :meth:`HandlerStructurer.skip_copies` recognizes those copies and skips them, as it
 skips the ``__exit__(None, None, None)`` calls of ``with`` blocks. The facts about the
-exception table these ask are in :mod:`.handler_regions`.
+exception table these ask are in :mod:`.handler_regions`, the except clauses in
+:mod:`.except_clauses`.
 """
 
 from __future__ import annotations
 
 import ast
-from typing import Any, List, Optional, Set, Tuple, cast
+from typing import Any, List, Optional, Set, cast
 
 from ..bytecode import versions as V
 from ..expressions import values as M
 from .context import Context
-from .handler_regions import HandlerRegions
-
-_EXIT_CALL = ("LOAD_CONST", "LOAD_CONST", "LOAD_CONST", "CALL")
+from .except_clauses import ExceptClauses
 
 
-class HandlerStructurer(HandlerRegions):
+class HandlerStructurer(ExceptClauses):
     """Mixin of :class:`~uncompile.structure.walker.Walker` for exception constructs."""
 
     sim: Any
@@ -35,14 +34,9 @@ class HandlerStructurer(HandlerRegions):
     def skip_copies(self, i: int, ctx: Context, stack: List[Any]) -> int:
         """How many instructions at *i* are a with-exit call or a finally copy (0: none)."""
         ins = self.instrs[i]
-        if ins.op == "LOAD_CONST" and ins.arg[0] is None and any(isinstance(v, M.WithExit) for v in stack):
-            ops = tuple(x.op for x in self.instrs[i : i + 4])
-            if ops == _EXIT_CALL and self.instrs[i + 3].arg[0] == V.WITH_EXIT_ARGC:
-                n = 4
-                if i + n < len(self.instrs) and self.instrs[i + n].op == "AWAIT":
-                    n += 1
-                if i + n < len(self.instrs) and self.instrs[i + n].op == "POP_TOP":
-                    n += 1
+        if ins.op == "LOAD_CONST" and any(isinstance(v, M.WithExit) for v in stack):
+            n = self.exit_call_at(i)
+            if n:
                 for k in range(len(stack) - 1, -1, -1):
                     if isinstance(stack[k], M.WithExit):
                         del stack[k]
@@ -112,14 +106,6 @@ class HandlerStructurer(HandlerRegions):
                 return True
         return False
 
-    def _matches(self, i: int, template: List[Any]) -> bool:
-        if i + len(template) > len(self.instrs):
-            return False
-        for a, b in zip(self.instrs[i : i + len(template)], template):
-            if a.op != b.op or (a.target is None and a.arg != b.arg):
-                return False
-        return True
-
     # -- with ---------------------------------------------------------------------------
 
     def with_statement(self, i: int, ctx: Context, stack: List[Any]) -> Optional[int]:
@@ -165,13 +151,22 @@ class HandlerStructurer(HandlerRegions):
         self.sim.emit(node_type(items=[item], body=body or [ast.Pass()], type_comment=None))
         if after_index is None:
             return None
-        ops = tuple(x.op for x in self.instrs[after_index : after_index + 4])
-        if ops != _EXIT_CALL:
-            return None
-        n = 4 + (1 if is_async else 0)
-        if self.instrs[after_index + n].op == "POP_TOP":
-            n += 1
-        return after_index + n
+        n = self.exit_call_at(after_index)
+        return after_index + n if n else None
+
+    def jumps_to_next_iteration(self, i: int, ctx: Context) -> bool:
+        """Whether a jump to the loop's next iteration is at *i*: after the exit calls of the
+        with blocks it leaves, a ``continue``."""
+        loop = ctx.loop
+        if loop is None or i >= len(self.instrs) or self.instrs[i].op != "JUMP":
+            return False
+        return self.block_of[self.index_at(self.instrs[i].target)] == loop.continue_to
+
+    def continues_from_with(self, body: List[ast.stmt], block: Optional[int]) -> bool:
+        """Whether *body*, walked from *block*, is only a ``continue`` leaving with blocks."""
+        if block is None or len(body) != 1 or not isinstance(body[0], ast.Continue):
+            return False
+        return self.exit_call_at(self.blocks[block].start) > 0
 
     # -- try ------------------------------------------------------------------------------
 
@@ -247,15 +242,19 @@ class HandlerStructurer(HandlerRegions):
                 )
             )
             return self.exit
+        # a return leaving enclosing except clauses (and with blocks around them) first ends
+        # them; a with's exit call right after the body is where the body falls through to
+        ret = self._past_leaving_clauses(after) if after is not None else None
         if (
             after is not None
+            and ret is not None
             and after != follow
-            and self._returns_at(after)
+            and self._returns_at(ret)
             and (
                 lo <= self.instrs[after].offset < hi
                 or (
-                    self.instrs[after].op in ("LOAD_CONST", "RETURN_CONST")
-                    and not self._same_return(after, follow)
+                    self.instrs[ret].op in ("LOAD_CONST", "RETURN_CONST")
+                    and not self._same_return(ret, follow)
                 )
             )
         ):
@@ -341,161 +340,6 @@ class HandlerStructurer(HandlerRegions):
                 return True
             a, b = a + 1, b + 1
         return False
-
-    def _returns_at(self, i: int) -> bool:
-        """Whether instructions from *i* only load a value and return it (a ``return x``)."""
-        while i < len(self.instrs):
-            op = self.instrs[i].op
-            if op == "RETURN_VALUE":
-                return True
-            if not op.startswith("LOAD_") or self.instrs[i].target is not None:
-                return False
-            i += 1
-        return False
-
-    def _clauses(
-        self, i: int, ctx: Context, stack: List[Any]
-    ) -> Tuple[List[ast.excepthandler], Optional[int]]:
-        clauses: List[ast.excepthandler] = []
-        follow: Optional[int] = None
-        base = stack + [M.Discard()]
-        while i < len(self.instrs):
-            ins = self.instrs[i]
-            if ins.op == "RERAISE":
-                break
-            work = base + [M.ExceptionValue()]
-            type_expr: Optional[ast.expr] = None
-            name: Optional[str] = None
-            next_clause: Optional[int] = None
-            if ins.op == "POP_TOP":
-                i += 1
-            else:
-                while self.instrs[i].op != "CHECK_EXC_MATCH":
-                    self.sim.step(self.instrs[i], work)
-                    i += 1
-                type_expr = self.sim.pop_expr(work, self.instrs[i])
-                jump = self.instrs[i + 1]
-                next_clause = self.index_at(jump.target)
-                i += 2
-                store = self.instrs[i]
-                if store.op.startswith("STORE_"):
-                    name = store.arg
-                i += 1
-            work.pop()
-            self.sim.pending = []
-            clause_body, exit_index = self._clause_body(i, ctx, work, name, next_clause)
-            if exit_index is not None and follow is None:
-                follow = exit_index
-            clauses.append(ast.ExceptHandler(type=type_expr, name=name, body=clause_body or [ast.Pass()]))
-            if next_clause is None:
-                break
-            i = next_clause
-        return clauses, follow
-
-    def _clause_body(
-        self, i: int, ctx: Context, stack: List[Any], name: Optional[str], next_clause: Optional[int]
-    ) -> Tuple[List[ast.stmt], Optional[int]]:
-        """Walk an except clause's body until its ``POP_EXCEPT`` on the normal path.
-
-        The next clause's test (at *next_clause*) follows the clause: one that gets there
-        without a ``POP_EXCEPT`` only raises or returns. A ``POP_EXCEPT`` of a ``return`` in the
-        clause may come first: a later one that jumps on is the clause's end."""
-        limit = len(self.instrs) if next_clause is None else next_clause
-        end = self._clause_pop(i, limit)
-        exit_index = self._clause_end(end + 1, name, ctx) if end < limit else None
-        later = end
-        while exit_index is None and later < limit:
-            later = self._clause_pop(later + 1, limit)
-            if later < limit and self.instrs[later + 1].op == "JUMP":
-                end, exit_index = later, self._clause_end(later + 1, name, ctx)
-        loop = ctx.loop
-        if (
-            exit_index is not None
-            and loop is not None
-            and exit_index < len(self.instrs)
-            and self.block_of[exit_index] in (loop.continue_to, loop.break_to)
-            and self.blocks[self.block_of[exit_index]].start == exit_index
-        ):
-            exit_index = None
-        # a clause laid out past a bottom-tested loop's copied test still ends at its own end
-        if exit_index is not None:
-            until = end + 1
-        else:  # the clause leaves by a return or raise: walked to its end
-            until = ctx.until if ctx.until > i else max(limit, end + 1)
-        body = self.walk(
-            i, ctx._replace(until=until, except_name=name, lo=-1, hi=1 << 60), stack, entering=True
-        )
-        return body, exit_index
-
-    def _clause_pop(self, i: int, limit: int) -> int:
-        """The first ``POP_EXCEPT`` of the clause from *i* on (*limit*: none before it), nested
-        handlers' own skipped."""
-        depth = 0
-        while i < limit:
-            op = self.instrs[i].op
-            if op == "PUSH_EXC_INFO":
-                depth += 1
-            elif op == "POP_EXCEPT" and self.instrs[i - 1].op != "COPY":
-                if depth == 0:
-                    return i
-                depth -= 1
-            i += 1
-        return limit
-
-    def _clause_end(self, k: int, name: Optional[str], ctx: Context) -> Optional[int]:
-        """Where the normal path goes after a clause's ``POP_EXCEPT`` at ``k - 1``."""
-        if name is not None:
-            ops = [x.op for x in self.instrs[k : k + 3]]
-            if len(ops) == 3 and ops[0] == "LOAD_CONST" and ops[2].startswith("DELETE_"):
-                k += 3
-        past = self._past_outer_handlers(k)
-        if past != k and self._returns_at(past):
-            return None  # a return from inside enclosing clauses
-        for template in ctx.finally_bodies[:1]:  # a jump out of the clause runs the finally first
-            if template and self.instrs[k].op == template[0].op and self._matches(k, template):
-                if self._returns_at(k + len(template)):
-                    return None  # a return from the clause, after the finally's copy
-                if self.instrs[k + len(template)].op == "JUMP":
-                    k += len(template)
-        if k < len(self.instrs) and self.instrs[k].op == "JUMP":
-            return self.index_at(self.instrs[k].target)
-        after = k
-        while after < len(self.instrs) and self.instrs[after].op == "SWAP":
-            # a return from inside loops drops their iterators (SWAP n, n - 1 POP_TOPs) under the value
-            dropped = self.instrs[after].arg - 1
-            if [x.op for x in self.instrs[after + 1 : after + 1 + dropped]] != ["POP_TOP"] * dropped:
-                break
-            after += 1 + dropped
-        if after == k and self._reraises_outer(k):
-            return k  # the statement after the try (a small exit, copied to the clause's end)
-        if after < len(self.instrs) and self.instrs[after].op in ("RETURN_VALUE", "RAISE_VARARGS"):
-            return None
-        if (
-            k + 1 < len(self.instrs)
-            and self.instrs[k].op == "LOAD_CONST"
-            and self.instrs[k + 1].op == "RETURN_VALUE"
-        ):
-            return None
-        return k if V.VERSION >= (3, 11) else None
-
-    def _reraises_outer(self, k: int) -> bool:
-        """A bare ``raise`` at *k*, after a clause's ``POP_EXCEPT``: it raises the exception of an
-        enclosing clause, so it is code after the try."""
-        ins = self.instrs[k] if k < len(self.instrs) else None
-        return ins is not None and ins.op == "RAISE_VARARGS" and ins.arg == 0
-
-    def _past_outer_handlers(self, k: int) -> int:
-        """Skip the ``POP_EXCEPT`` of enclosing clauses that a ``return`` leaves (``SWAP 2;
-        POP_EXCEPT`` when the returned value is on the stack)."""
-        ops = [ins.op for ins in self.instrs]
-        while k < len(ops):
-            if ops[k] == "POP_EXCEPT":
-                k += 1
-            elif ops[k] == "SWAP" and ops[k + 1 : k + 2] == ["POP_EXCEPT"]:
-                k += 2
-            else:
-                break
-        return k
 
 
 def _implicit_return(stmt: ast.stmt) -> bool:

@@ -314,6 +314,14 @@ class LoopStructurer:
 
     def reaches(self, start: int, goal: int, ctx: Context) -> bool:
         """Whether *goal* is reachable from *start* inside the current region (loop body)."""
+        return goal in self.reachable_in_region(start, ctx, goal)
+
+    def reachable_in_region(
+        self, start: int, ctx: Context, goal: Optional[int] = None, raising: bool = True
+    ) -> Set[int]:
+        """The blocks reachable from *start* inside the current region, not past the loop's
+        header, with *raising* also through exception handlers (the search may stop once it
+        finds *goal*)."""
         region = ctx.region
         header = ctx.loop.header if ctx.loop is not None else None
         seen = {start}
@@ -321,14 +329,17 @@ class LoopStructurer:
         while work:
             b = work.pop()
             if b == goal:
-                return True
+                break
             if b == header:
                 continue
-            for succ in self.blocks[b].succs + self.blocks[b].handlers + self._try_handler_blocks(b):
+            succs = self.blocks[b].succs
+            if raising:
+                succs = succs + self.blocks[b].handlers + self._try_handler_blocks(b)
+            for succ in succs:
                 if succ not in seen and (region is None or succ in region):
                     seen.add(succ)
                     work.append(succ)
-        return False
+        return seen
 
     def _try_handler_blocks(self, block_id: int) -> List[int]:
         """The except/finally handler that an exception in the block goes to (as a block list)."""
@@ -508,7 +519,7 @@ class LoopStructurer:
             orelse=orelse,
             type_comment=None,
         )
-        if contains_item(stmts) and stack and hasattr(stack[-1], "uncompile_comprehension"):
+        if stack and hasattr(stack[-1], "uncompile_comprehension") and contains_item(stmts):
             comprehension = loop_to_comprehension(loop_node, None)
             result = next(
                 (k for k in range(len(stack) - 1, -1, -1) if hasattr(stack[k], "uncompile_comprehension")),

@@ -23,7 +23,13 @@ from ..expressions.conditions import VALUE, Node, negate, reduce_nodes
 from ..expressions.stack_shuffles import simulator_for
 from ..flow.cfg import ENDS_PATH, ControlFlowGraph
 from .blocks_legacy import LegacyBlocks
-from .branch_follow import falls_to_outer_follow, is_added_jump_back, is_lone_continue, region_follow
+from .branch_follow import (
+    falls_to_outer_follow,
+    is_added_jump_back,
+    is_lone_continue,
+    joined_before_continue,
+    region_follow,
+)
 from .compare_chains import CompareChains
 from .context import Context
 from .copied_exits import copied_tail_ternary, is_copied_break
@@ -186,12 +192,17 @@ class Walker(
         block = self.blocks[self.block_of[pos]]
         last = block.end - 1
         i = pos
+        left_with = False  # a with's exit call was skipped: a jump out of the block leaves the with
         while i < last:
             if i >= ctx.until:
                 return i
             skip = self.skip_copies(i, ctx, stack)
             if skip:
+                left_with = left_with or self.exit_call_at(i) > 0
                 i += skip
+                if left_with and self.jumps_to_next_iteration(i, ctx):
+                    self.sim.emit(ast.Continue())  # leaves with blocks, calling their exits
+                    return None
                 if i > last:  # the copy spans blocks (a finally body with an if): go on after it
                     return self._return_after_copy(i, stack)
                 continue
@@ -463,8 +474,15 @@ class Walker(
                 follow = None  # post-dominating only because the other branch raises or returns
         if V.LAYOUT_IN_SOURCE_ORDER:
             follow = self.legacy_if_follow(block_id, then_b, else_b, fall, follow, ctx)
-        if follow is None and then_b is not None and else_b is not None and self.reaches(then_b, else_b, ctx):
-            follow = else_b
+        elif follow is not None:
+            follow = joined_before_continue(self, block_id, then_b, else_b, follow, ctx)
+        if (
+            (follow is None or (ctx.loop is not None and follow == ctx.loop.header))
+            and then_b is not None
+            and else_b is not None
+            and self.reaches(then_b, else_b, ctx)
+        ):
+            follow = else_b  # the body goes on there (also by a loop's break when its else continues)
         elif follow is None:
             follow = self.jump_past_else(block_id, else_b, ctx)
         loop = ctx.loop
@@ -510,15 +528,25 @@ class Walker(
             self.sim.emit(_assert_or_if(test, body, orelse))
             return stopped
         orelse = self.walk(self.start_of(else_b), inner, list(stack)) if else_b != follow else []
-        if not body and orelse and is_lone_continue(self, then_b, follow, ctx):
-            # ``if c: continue`` written before the rest of the loop body
+        if orelse and (
+            (not body and is_lone_continue(self, then_b, follow, ctx))
+            or self.continues_from_with(body, then_b)
+        ):
+            # ``if c: continue`` written before the rest of the loop body (leaving with blocks)
             self.sim.emit(ast.If(test=test, body=[ast.Continue()], orelse=[]))
             self.sim.out.extend(orelse)
             return self.start_of(follow)
-        if not body and not (V.LAYOUT_IN_SOURCE_ORDER and orelse and then_b != follow):
+        if not body and not (orelse and then_b != follow and self._passes_over_else(then_b, follow)):
             test, body, orelse = negate(test), orelse, []  # else: the body was ``pass``
         self.sim.emit(_assert_or_if(test, body, orelse))
         return self.start_of(follow)
+
+    def _passes_over_else(self, then_b: Optional[int], follow: int) -> bool:
+        """Whether the if's body *then_b* (walked to nothing) is a ``pass`` kept as its jump past the else."""
+        if V.LAYOUT_IN_SOURCE_ORDER or then_b is None:
+            return V.LAYOUT_IN_SOURCE_ORDER
+        block = self.blocks[then_b]
+        return self._lone_jump(then_b) and block.jump == follow and self.blocks[follow].offset > block.offset
 
     def jump_past_else(self, block_id: int, else_b: Optional[int], ctx: Context) -> Optional[int]:
         """Where the jump that ends the body of the if at *block_id* goes, past *else_b*; or None."""

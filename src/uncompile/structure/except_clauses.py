@@ -1,0 +1,225 @@
+"""The ``except`` clauses of a try (3.11+ layout): each clause's type, name and body.
+
+The handler code of a try with clauses is a chain of tests (``CHECK_EXC_MATCH``); each clause's
+body ends on its normal path with a ``POP_EXCEPT`` that the handler around the whole try covers
+(the ``POP_EXCEPT``s of nested tries' clauses are under the clause's own cleanup). A clause
+that leaves (``return``, ``break``, ``continue``) first pops the handlers it is inside and
+calls the exits of the with blocks it leaves; :meth:`ExceptClauses._clause_end` tells where
+the normal path goes after the clause.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any, List, Optional, Tuple
+
+from ..bytecode import versions as V
+from ..expressions import values as M
+from .context import Context
+from .handler_regions import HandlerRegions
+
+
+class ExceptClauses(HandlerRegions):
+    """Mixin of :class:`~uncompile.structure.walker.Walker`: the clauses of a try/except."""
+
+    sim: Any
+    walk: Any
+
+    def _clauses(
+        self, i: int, ctx: Context, stack: List[Any]
+    ) -> Tuple[List[ast.excepthandler], Optional[int]]:
+        clauses: List[ast.excepthandler] = []
+        # the handler around the clauses' cleanup also covers each clause's own POP_EXCEPT
+        cleanup = self.handler_of(self.instrs[i - 1].offset)
+        owner_entry = self.handler_of(cleanup.target) if cleanup is not None else None
+        owner = owner_entry.target if owner_entry is not None else None
+        follow: Optional[int] = None
+        base = stack + [M.Discard()]
+        while i < len(self.instrs):
+            ins = self.instrs[i]
+            if ins.op == "RERAISE":
+                break
+            work = base + [M.ExceptionValue()]
+            type_expr: Optional[ast.expr] = None
+            name: Optional[str] = None
+            next_clause: Optional[int] = None
+            if ins.op == "POP_TOP":
+                i += 1
+            else:
+                while self.instrs[i].op != "CHECK_EXC_MATCH":
+                    self.sim.step(self.instrs[i], work)
+                    i += 1
+                type_expr = self.sim.pop_expr(work, self.instrs[i])
+                jump = self.instrs[i + 1]
+                next_clause = self.index_at(jump.target)
+                i += 2
+                store = self.instrs[i]
+                if store.op.startswith("STORE_"):
+                    name = store.arg
+                i += 1
+            work.pop()
+            self.sim.pending = []
+            clause_body, exit_index = self._clause_body(i, ctx, work, name, owner, next_clause)
+            if exit_index is not None and follow is None:
+                follow = exit_index
+            clauses.append(ast.ExceptHandler(type=type_expr, name=name, body=clause_body or [ast.Pass()]))
+            if next_clause is None:
+                break
+            i = next_clause
+        return clauses, follow
+
+    def _clause_body(
+        self,
+        i: int,
+        ctx: Context,
+        stack: List[Any],
+        name: Optional[str],
+        owner: Optional[int],
+        next_clause: Optional[int],
+    ) -> Tuple[List[ast.stmt], Optional[int]]:
+        """Walk an except clause's body until its ``POP_EXCEPT`` on the normal path.
+
+        The next clause's test (at *next_clause*) follows the clause: one that gets there
+        without a ``POP_EXCEPT`` only raises or returns."""
+        limit = len(self.instrs) if next_clause is None else next_clause
+        end = self._clause_exit(i, limit, name, ctx, owner)
+        exit_index = self._clause_end(end + 1, name, ctx) if end < limit else None
+        loop = ctx.loop
+        if (
+            exit_index is not None
+            and loop is not None
+            and exit_index < len(self.instrs)
+            and self.block_of[exit_index] in (loop.continue_to, loop.break_to)
+            and self.blocks[self.block_of[exit_index]].start == exit_index
+        ):
+            exit_index = None
+        # a clause laid out past a bottom-tested loop's copied test still ends at its own end,
+        # or with the ``return`` that leaves enclosing clauses too
+        until = end + 1 if exit_index is not None or ctx.until <= i else ctx.until
+        if exit_index is None and until <= end + 1:
+            until = self._outer_return_end(end + 1) or until
+        body = self.walk(
+            i, ctx._replace(until=until, except_name=name, lo=-1, hi=1 << 60), stack, entering=True
+        )
+        return body, exit_index
+
+    def _clause_exit(
+        self, i: int, limit: int, name: Optional[str], ctx: Context, owner: Optional[int]
+    ) -> int:
+        """The ``POP_EXCEPT`` before *limit* of the clause whose body starts at *i* on its normal
+        path: the first one outside nested handlers that goes on after the try (the ones before
+        it may leave the clause, with a ``return`` inside a nested try or with, or a return of
+        the clause itself when a later one jumps on); the first one if none does; *limit* if
+        there is none."""
+        end = i
+        first: Optional[int] = None
+        plain: Optional[int] = None  # the first POP_EXCEPT of a return that leaves no with
+        depth = 0  # handlers entered since (other tries' clauses end with their own POP_EXCEPT)
+        while end < limit:
+            op = self.instrs[end].op
+            if op == "PUSH_EXC_INFO":
+                depth += 1
+            elif op == "POP_EXCEPT" and self.instrs[end - 1].op != "COPY":
+                if depth > 0:
+                    depth -= 1
+                    if self._outer_return_end(end + 1) is not None:
+                        # a nested clause's return: the POP_EXCEPTs after it are this clause's too
+                        end = self._past_outer_handlers(end + 1)
+                        continue
+                elif self._own_pop_except(end, owner):
+                    if first is None:
+                        first = end
+                    if self._clause_end(end + 1, name, ctx) is not None:
+                        # after a return of the clause, only a jump on ends the clause (copies
+                        # of a small exit after it are other branches' ends)
+                        return end if plain is None or self.instrs[end + 1].op == "JUMP" else plain
+                    if plain is None and not self._leaves_with(end + 1):
+                        plain = end
+            end += 1
+        if plain is not None:
+            return plain
+        return first if first is not None else limit
+
+    def _own_pop_except(self, i: int, owner: Optional[int]) -> bool:
+        """Whether the ``POP_EXCEPT`` at *i* may end a clause whose handler code the handler at
+        *owner* covers (the clauses of nested tries end under the clause's own cleanup)."""
+        entry = self.handler_of(self.instrs[i].offset)
+        return (entry.target if entry is not None else None) == owner
+
+    def _past_leaving_clauses(self, k: int) -> int:
+        """Past the ``POP_EXCEPT``s at *k* of enclosing clauses that a return leaves, and the
+        exit calls of the with blocks around them."""
+        past = self._past_outer_handlers(k)
+        return past if past == k else self._past_exit_calls(past)
+
+    def _leaves_with(self, k: int) -> bool:
+        """Whether a return (or break, continue) leaves with blocks at *k*, after a clause's
+        ``POP_EXCEPT``."""
+        return self._past_exit_calls(self._past_outer_handlers(k)) != self._past_outer_handlers(k)
+
+    def _clause_end(self, k: int, name: Optional[str], ctx: Context) -> Optional[int]:
+        """Where the normal path goes after a clause's ``POP_EXCEPT`` at ``k - 1``."""
+        if name is not None:
+            ops = [x.op for x in self.instrs[k : k + 3]]
+            if len(ops) == 3 and ops[0] == "LOAD_CONST" and ops[2].startswith("DELETE_"):
+                k += 3
+        past = self._past_outer_handlers(k)
+        if self._past_exit_calls(past) != past:
+            return None  # a return, break or continue leaves with blocks, calling their exits
+        if past != k and self._returns_at(past):
+            return None  # a return from inside enclosing clauses
+        for template in ctx.finally_bodies[:1]:  # a jump out of the clause runs the finally first
+            if template and self.instrs[k].op == template[0].op and self._matches(k, template):
+                if self._returns_at(k + len(template)):
+                    return None  # a return from the clause, after the finally's copy
+                if self.instrs[k + len(template)].op == "JUMP":
+                    k += len(template)
+        if k < len(self.instrs) and self.instrs[k].op == "JUMP":
+            return self.index_at(self.instrs[k].target)
+        after = k
+        while after < len(self.instrs) and self.instrs[after].op == "SWAP":
+            # a return from inside loops drops their iterators (SWAP n, n - 1 POP_TOPs) under the value
+            dropped = self.instrs[after].arg - 1
+            if [x.op for x in self.instrs[after + 1 : after + 1 + dropped]] != ["POP_TOP"] * dropped:
+                break
+            after += 1 + dropped
+        if after == k and self._reraises_outer(k):
+            return k  # the statement after the try (a small exit, copied to the clause's end)
+        if after < len(self.instrs) and self.instrs[after].op in ("RETURN_VALUE", "RAISE_VARARGS"):
+            return None
+        if (
+            k + 1 < len(self.instrs)
+            and self.instrs[k].op == "LOAD_CONST"
+            and self.instrs[k + 1].op == "RETURN_VALUE"
+        ):
+            return None
+        return k if V.VERSION >= (3, 11) else None
+
+    def _reraises_outer(self, k: int) -> bool:
+        """A bare ``raise`` at *k*, after a clause's ``POP_EXCEPT``: it raises the exception of an
+        enclosing clause, so it is code after the try."""
+        ins = self.instrs[k] if k < len(self.instrs) else None
+        return ins is not None and ins.op == "RAISE_VARARGS" and ins.arg == 0
+
+    def _outer_return_end(self, k: int) -> Optional[int]:
+        """Past the ``return`` at *k* that leaves enclosing except clauses (their ``POP_EXCEPT``
+        first); None if *k* starts no such return."""
+        past = self._past_outer_handlers(k)
+        if past == k or not self._returns_at(past):
+            return None
+        while self.instrs[past].op != "RETURN_VALUE":
+            past += 1
+        return past + 1
+
+    def _past_outer_handlers(self, k: int) -> int:
+        """Skip the ``POP_EXCEPT`` of enclosing clauses that a ``return`` leaves (``SWAP 2;
+        POP_EXCEPT`` when the returned value is on the stack)."""
+        ops = [ins.op for ins in self.instrs]
+        while k < len(ops):
+            if ops[k] == "POP_EXCEPT":
+                k += 1
+            elif ops[k] == "SWAP" and ops[k + 1 : k + 2] == ["POP_EXCEPT"]:
+                k += 2
+            else:
+                break
+        return k

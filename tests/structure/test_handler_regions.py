@@ -1,0 +1,58 @@
+"""Handler spans: a region goes on over the body of a nested try that follows its own
+instructions, and leaves out the exits of nested clauses (with the clear of their ``as`` name);
+each snippet comes back with the same bytecode."""
+
+from __future__ import annotations
+
+import pytest
+
+from uncompile.verification import verify_code
+
+# 3.12+ leave the nested try's set-up uncovered, and its body falls through to the with's exit
+TRY_AFTER_STATEMENT_IN_WITH = """
+def f(lock, first, second, recover, done):
+    with lock:
+        first()
+        try:
+            second()
+        except ValueError:
+            recover()
+    done()
+"""
+
+TRY_AFTER_STATEMENT_IN_TRY = """
+def f(first, second, recover, done):
+    try:
+        first()
+        try:
+            second()
+        except ValueError:
+            recover()
+    except KeyError:
+        pass
+    done()
+"""
+
+# the exit of ``except ... as name`` that returns (``name = None; del name``) is no part of the
+# with's body
+RETURN_FROM_NAMED_CLAUSE_IN_WITH = """
+def f(lock, load, key):
+    with lock:
+        try:
+            load(key)
+        except LookupError as error:
+            return error.args
+    return load(None)
+"""
+
+SNIPPETS = {
+    "try_after_statement_in_with": TRY_AFTER_STATEMENT_IN_WITH,
+    "try_after_statement_in_try": TRY_AFTER_STATEMENT_IN_TRY,
+    "return_from_named_clause_in_with": RETURN_FROM_NAMED_CLAUSE_IN_WITH,
+}
+
+
+@pytest.mark.parametrize("name", sorted(SNIPPETS))
+def test_recompiles_identically(name):
+    result = verify_code(compile(SNIPPETS[name], "<test>", "exec", dont_inherit=True))
+    assert result.identical, (str(result), result.source)
