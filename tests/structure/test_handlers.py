@@ -390,7 +390,24 @@ def f(self, tag):
     return handler(self, tag)
 """
 
+# the clause's try has a clause that only raises (no POP_EXCEPT): the clause's own POP_EXCEPT,
+# laid out after the nested handler, still ends it
+CLAUSE_ENDS_AFTER_TRY_WITH_RAISING_CLAUSE = """
+def f(module, table):
+    try:
+        name = module.spec.name
+    except AttributeError:
+        try:
+            name = module.name
+        except AttributeError:
+            raise TypeError("not a module")
+    if table.get(name) is not module:
+        raise ImportError(name)
+    return table[name]
+"""
+
 SNIPPETS = {
+    "clause_ends_after_try_with_raising_clause": CLAUSE_ENDS_AFTER_TRY_WITH_RAISING_CLAUSE,
     "clause_returns_then_ends_with_try": CLAUSE_RETURNS_THEN_ENDS_WITH_TRY,
     "reraise_after_try_in_clause": RERAISE_AFTER_TRY_IN_CLAUSE,
     "else_with_comprehension_ends_loop_body": ELSE_WITH_COMPREHENSION_ENDS_LOOP_BODY,

@@ -120,13 +120,14 @@ class ExceptClauses(HandlerRegions):
             if op == "PUSH_EXC_INFO":
                 depth += 1
             elif op == "POP_EXCEPT" and self.instrs[end - 1].op != "COPY":
-                if depth > 0:
+                own = self._own_pop_except(end, owner)
+                if depth > 0 and not own:  # (a nested clause that raises has no POP_EXCEPT)
                     depth -= 1
                     if self._outer_return_end(end + 1) is not None:
                         # a nested clause's return: the POP_EXCEPTs after it are this clause's too
                         end = self._past_outer_handlers(end + 1)
                         continue
-                elif self._own_pop_except(end, owner):
+                elif own:
                     if first is None:
                         first = end
                     if self._clause_end(end + 1, name, ctx) is not None:

@@ -236,12 +236,15 @@ class LoopStructurer:
         return None
 
     def _try_encloses_loop(self, header: Any, entry: Any) -> bool:
-        """A try starting at a loop header holds the whole loop when its jumps back run under its
-        handler (a try inside the body leaves its cover before them)."""
+        """A try (or with) starting at a loop header holds the whole loop when its jumps back are
+        inside its span; a try's also run under its handler (a try inside the body leaves its
+        cover before them)."""
+        lo, hi = self.span(entry.target, ("POP_EXCEPT",))
         sources = [self.blocks[p] for p in header.preds if self.blocks[p].offset >= header.offset]
-        return bool(sources) and all(
-            self._under(self.instrs[b.end - 1].offset, entry.target) for b in sources
-        )
+        ends = [self.instrs[b.end - 1].offset for b in sources]
+        if not ends or not all(lo <= end < hi for end in ends):
+            return False
+        return not self.is_try_handler(entry) or all(self._under(end, entry.target) for end in ends)
 
     def _under(self, offset: int, target: int) -> bool:
         """Whether the handler at *target* catches what the instruction at *offset* raises,
