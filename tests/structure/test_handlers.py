@@ -385,9 +385,76 @@ def f(flag, log):
     return flag
 """
 
+# the clauses end the loop body; the else holds a comprehension whose handler is placed before
+# the try's (3.12+ place handlers in the order they were compiled): the else stays an else
+ELSE_WITH_COMPREHENSION_ENDS_LOOP_BODY = """
+def f(items, load, seen, log):
+    for item in items:
+        if item.ok:
+            try:
+                load(item.name)
+            except ImportError:
+                if log is not None:
+                    log(item.name)
+            else:
+                paths = [p for p in item.paths if not seen(p)]
+                load(paths)
+"""
+
+# the bare ``raise`` after a try nested in a clause re-raises the clause's exception: it follows
+# the inner try, though the compiler copies it to the inner clause's end
+RERAISE_AFTER_TRY_IN_CLAUSE = """
+def f(conn):
+    conn.open()
+    try:
+        conn.connect()
+    except Exception:
+        try:
+            conn.shutdown()
+        except OSError:
+            pass
+        raise
+"""
+
+# the clause returns first, then ends with a try whose body goes on past the outer clause's
+# ``POP_EXCEPT``: that one ends the clause; the inner clause's return stays there
+CLAUSE_RETURNS_THEN_ENDS_WITH_TRY = """
+def f(self, tag):
+    try:
+        handler = self.table[tag]
+    except KeyError:
+        if ":" not in tag:
+            return
+        try:
+            handler = self.table[tag.split(":")[-1]]
+        except KeyError:
+            return
+    return handler(self, tag)
+"""
+
+# the clause's try has a clause that only raises (no POP_EXCEPT): the clause's own POP_EXCEPT,
+# laid out after the nested handler, still ends it
+CLAUSE_ENDS_AFTER_TRY_WITH_RAISING_CLAUSE = """
+def f(module, table):
+    try:
+        name = module.spec.name
+    except AttributeError:
+        try:
+            name = module.name
+        except AttributeError:
+            raise TypeError("not a module")
+    if table.get(name) is not module:
+        raise ImportError(name)
+    return table[name]
+"""
+
 SNIPPETS = {
     "constant_return_in_with": CONSTANT_RETURN_IN_WITH,
     "with_ends_if_body": WITH_ENDS_IF_BODY,
+    "clause_ends_after_try_with_raising_clause": CLAUSE_ENDS_AFTER_TRY_WITH_RAISING_CLAUSE,
+    "clause_returns_then_ends_with_try": CLAUSE_RETURNS_THEN_ENDS_WITH_TRY,
+    "reraise_after_try_in_clause": RERAISE_AFTER_TRY_IN_CLAUSE,
+    "else_with_comprehension_ends_loop_body": ELSE_WITH_COMPREHENSION_ENDS_LOOP_BODY,
     "leave_clause_through_with": LEAVE_CLAUSE_THROUGH_WITH,
     "return_from_try_in_clause_in_with": RETURN_FROM_TRY_IN_CLAUSE_IN_WITH,
     "except_else_finally_around_try": EXCEPT_ELSE_FINALLY_AROUND_TRY,
@@ -410,6 +477,7 @@ SNIPPETS = {
 
 # versions before exception tables whose structuring does not rebuild these yet
 LEGACY_DIFFERENT = {
+    "else_with_comprehension_ends_loop_body": {(3, 8), (3, 9), (3, 10)},
     "try_except_around_try_except": {(3, 8), (3, 9)},
     "return_after_try": {(3, 10)},
     "constant_return_from_nested_clause": {(3, 10)},

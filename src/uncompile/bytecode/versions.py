@@ -60,6 +60,10 @@ POP_EXCEPT_POPS = 1 if HAS_EXCEPTION_TABLE else 3
 #: versions use ``CALL_FUNCTION``/``CALL_METHOD`` without it.
 CALL_HAS_NULL_SLOT = VERSION >= (3, 11)
 
+#: 3.12+ move the exception handlers (cold code) to the end, in the order they were compiled: a
+#: statement's handlers follow those of the statements compiled before them.
+HANDLERS_IN_COMPILE_ORDER = VERSION >= (3, 12)
+
 #: 3.12+ compile comprehensions inline (PEP 709) instead of into nested code objects.
 INLINED_COMPREHENSIONS = VERSION >= (3, 12)
 

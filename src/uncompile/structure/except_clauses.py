@@ -108,29 +108,38 @@ class ExceptClauses(HandlerRegions):
     ) -> int:
         """The ``POP_EXCEPT`` before *limit* of the clause whose body starts at *i* on its normal
         path: the first one outside nested handlers that goes on after the try (the ones before
-        it may leave the clause, with a ``return`` inside a nested try or with); the first one
-        if none does; *limit* if there is none."""
+        it may leave the clause, with a ``return`` inside a nested try or with, or a return of
+        the clause itself when a later one jumps on); the first one if none does; *limit* if
+        there is none."""
         end = i
         first: Optional[int] = None
+        plain: Optional[int] = None  # the first POP_EXCEPT of a return that leaves no with
         depth = 0  # handlers entered since (other tries' clauses end with their own POP_EXCEPT)
         while end < limit:
             op = self.instrs[end].op
             if op == "PUSH_EXC_INFO":
                 depth += 1
             elif op == "POP_EXCEPT" and self.instrs[end - 1].op != "COPY":
-                if depth > 0:
+                own = self._own_pop_except(end, owner)
+                if depth > 0 and not own:  # (a nested clause that raises has no POP_EXCEPT)
                     depth -= 1
                     if self._outer_return_end(end + 1) is not None:
                         # a nested clause's return: the POP_EXCEPTs after it are this clause's too
                         end = self._past_outer_handlers(end + 1)
                         continue
-                elif self._own_pop_except(end, owner):
+                elif own:
                     if first is None:
                         first = end
                     if self._clause_end(end + 1, name, ctx) is not None:
-                        break
+                        # after a return of the clause, only a jump on ends the clause (copies
+                        # of a small exit after it are other branches' ends)
+                        return end if plain is None or self.instrs[end + 1].op == "JUMP" else plain
+                    if plain is None and not self._leaves_with(end + 1):
+                        plain = end
             end += 1
-        return end if end < limit or first is None else first
+        if plain is not None:
+            return plain
+        return first if first is not None else limit
 
     def _own_pop_except(self, i: int, owner: Optional[int]) -> bool:
         """Whether the ``POP_EXCEPT`` at *i* may end a clause whose handler code the handler at
@@ -143,6 +152,11 @@ class ExceptClauses(HandlerRegions):
         exit calls of the with blocks around them."""
         past = self._past_outer_handlers(k)
         return past if past == k else self._past_exit_calls(past)
+
+    def _leaves_with(self, k: int) -> bool:
+        """Whether a return (or break, continue) leaves with blocks at *k*, after a clause's
+        ``POP_EXCEPT``."""
+        return self._past_exit_calls(self._past_outer_handlers(k)) != self._past_outer_handlers(k)
 
     def _clause_end(self, k: int, name: Optional[str], ctx: Context) -> Optional[int]:
         """Where the normal path goes after a clause's ``POP_EXCEPT`` at ``k - 1``."""
@@ -170,6 +184,8 @@ class ExceptClauses(HandlerRegions):
             if [x.op for x in self.instrs[after + 1 : after + 1 + dropped]] != ["POP_TOP"] * dropped:
                 break
             after += 1 + dropped
+        if after == k and self._reraises_outer(k):
+            return k  # the statement after the try (a small exit, copied to the clause's end)
         if after < len(self.instrs) and self.instrs[after].op in ("RETURN_VALUE", "RAISE_VARARGS"):
             return None
         if (
@@ -179,6 +195,12 @@ class ExceptClauses(HandlerRegions):
         ):
             return None
         return k if V.VERSION >= (3, 11) else None
+
+    def _reraises_outer(self, k: int) -> bool:
+        """A bare ``raise`` at *k*, after a clause's ``POP_EXCEPT``: it raises the exception of an
+        enclosing clause, so it is code after the try."""
+        ins = self.instrs[k] if k < len(self.instrs) else None
+        return ins is not None and ins.op == "RAISE_VARARGS" and ins.arg == 0
 
     def _outer_return_end(self, k: int) -> Optional[int]:
         """Past the ``return`` at *k* that leaves enclosing except clauses (their ``POP_EXCEPT``

@@ -270,7 +270,24 @@ class HandlerStructurer(ExceptClauses):
                 clause_ctx = ctx._replace(stops=ctx.stops - {loop.continue_to})
             if loop.break_to in ends:
                 clause_ctx = clause_ctx.stop_at(loop.break_to)
+        loop_end = (
+            loop.continue_to
+            if loop is not None and after is not None and self._compiled_before_handler(after, entry.target)
+            else None
+        )
+        if loop_end is not None:
+            clause_ctx = clause_ctx.stop_at(loop_end)
         clauses, follow = self._clauses(handler_index + 1, clause_ctx, stack)
+        if loop_end is not None and follow is None:
+            # the clauses end the loop body; the code the body goes on to was compiled before
+            # them: the try's ``else``, up to the end of the loop body
+            else_body = self.walk(after, ctx.stop_at(loop_end), list(stack))
+            self.sim.emit(
+                ast.Try(
+                    body=body or [ast.Pass()], handlers=cast(Any, clauses), orelse=else_body, finalbody=[]
+                )
+            )
+            return self.exit
         # a return leaving enclosing except clauses (and with blocks around them) first ends
         # them; a with's exit call right after the body is where the body falls through to
         ret = self._past_leaving_clauses(after) if after is not None else None
@@ -323,6 +340,13 @@ class HandlerStructurer(ExceptClauses):
             return follow
         if follow is None:
             follow = after
+        if (
+            after is not None
+            and follow is not None
+            and self._reraises_outer(after)
+            and self._reraises_outer(follow)
+        ):
+            follow = after  # the body and the clauses go on to copies of one ``raise``
         if after is not None and follow is not None and after != follow:
             follow_block = self.block_of[follow]
             orelse = self.walk(after, ctx.stop_at(follow_block), list(stack))
@@ -330,6 +354,16 @@ class HandlerStructurer(ExceptClauses):
             ast.Try(body=body or [ast.Pass()], handlers=cast(Any, clauses), orelse=orelse, finalbody=[])
         )
         return follow
+
+    def _compiled_before_handler(self, i: int, target: int) -> bool:
+        """Whether code from instruction *i* on (a try body's exit) was compiled before the try's
+        handler at *target*: a handler of its own (a nested try, with or comprehension) is
+        placed before that one."""
+        if not V.HANDLERS_IN_COMPILE_ORDER:
+            return False
+        start = self.instrs[i].offset
+        cold = min(e.target for e in self.handlers)  # the handlers follow all other code
+        return any(start <= e.start < cold and e.target < target for e in self.handlers)
 
     def _jump_target(self, i: int) -> int:
         """The block that instruction *i* leads to, through a block that only jumps."""

@@ -270,20 +270,32 @@ class LoopStructurer:
         if self._try_encloses_loop(header, entry):
             return entry
         around = self.covering_try(entry)
-        if around is None or not self.is_try_handler(around):
-            return None
-        # its jumps back are under its handler (a try inside the body leaves it before them)
-        sources = [self.blocks[p] for p in header.preds if self.blocks[p].offset >= header.offset]
-        covered = [self.handler_of(self.instrs[b.end - 1].offset) for b in sources]
-        if sources and all(c is not None and c.target == around.target for c in covered):
+        if around is not None and self.is_try_handler(around) and self._try_encloses_loop(header, around):
             return around
         return None
 
     def _try_encloses_loop(self, header: Any, entry: Any) -> bool:
-        """A try starting at a loop header holds the whole loop when its back edges are inside."""
+        """A try (or with) starting at a loop header holds the whole loop when its jumps back are
+        inside its span; a try's also run under its handler (a try inside the body leaves its
+        cover before them)."""
         lo, hi = self.span(entry.target, ("POP_EXCEPT",))
         sources = [self.blocks[p] for p in header.preds if self.blocks[p].offset >= header.offset]
-        return bool(sources) and all(lo <= self.instrs[b.end - 1].offset < hi for b in sources)
+        ends = [self.instrs[b.end - 1].offset for b in sources]
+        if not ends or not all(lo <= end < hi for end in ends):
+            return False
+        return not self.is_try_handler(entry) or all(self._under(end, entry.target) for end in ends)
+
+    def _under(self, offset: int, target: int) -> bool:
+        """Whether the handler at *target* catches what the instruction at *offset* raises,
+        directly or through the handlers of constructs nested in its body."""
+        entry = self.handler_of(offset)
+        for _ in range(len(self.handlers)):
+            if entry is None:
+                return False
+            if entry.target == target:
+                return True
+            entry = self.handler_of(entry.target)
+        return False
 
     def _same_exit(self, a: Optional[int], b: Optional[int]) -> bool:
         """Blocks *a* and *b* are one exit, or copies of one ``return`` or jump (3.12+ copy small
