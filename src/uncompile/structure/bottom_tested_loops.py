@@ -68,7 +68,7 @@ class BottomTestedLoops(LoopGraph):
         outs = [self.blocks[b].jump if self._lone_jump(b) else b for b in self._exits(set(body), exit_b)]
         later = [b for b in outs if b is not None and self.blocks[b].offset > exit_off]
         outer = ctx.loop
-        if outer is not None and self._lone_jump(exit_b) and is_written_continue(self, exit_b, outer.header):
+        if outer is not None and is_written_continue(self, exit_b, outer.header):
             return (later[0], exit_b) if later else (exit_b, None)
         later = [b for b in later if self._runs_forward_into(exit_b, b)]
         return (later[0], exit_b) if later else (exit_b, None)
