@@ -67,9 +67,11 @@ class ExceptStar(HandlerRegions):
             i += 1
         while True:
             work = list(stack)
-            while self.instrs[i].op != "CHECK_EG_MATCH":
+            while i < len(self.instrs) and self.instrs[i].op != "CHECK_EG_MATCH":
                 self.sim.step(self.instrs[i], work)
                 i += 1
+            if i + 3 >= len(self.instrs):
+                raise self.fail(i - 1, "except* clause without test")
             type_expr = self.sim.pop_expr(work, self.instrs[i])
             test = self.instrs[i + 2]
             if test.op != "POP_JUMP_IF_NONE":
@@ -87,7 +89,9 @@ class ExceptStar(HandlerRegions):
             )
             clauses.append(ast.ExceptHandler(type=type_expr, name=name, body=body or [ast.Pass()]))
             i = no_match + 1  # past the POP_TOP of the empty match
-            if self.instrs[i].op == "LIST_APPEND":  # the merge follows the last clause
+            if (
+                i >= len(self.instrs) or self.instrs[i].op == "LIST_APPEND"
+            ):  # the merge follows the last clause
                 return clauses, i
 
     def star_clause_exit(self, i: int) -> int:
