@@ -12,12 +12,7 @@ from uncompile.verification.behaviour import Cases
 cases = Cases()
 
 #: Cases that cannot pass yet, with the versions where they fail (see conftest.py).
-EXPECTED_FAILURES = {
-    "except_star": (
-        {(3, 11), (3, 12), (3, 13), (3, 14), (3, 15)},
-        "except* (CHECK_EG_MATCH) is not decompiled yet",
-    ),
-}
+EXPECTED_FAILURES: dict = {}
 
 
 @cases((0,), (1,), ("x",))

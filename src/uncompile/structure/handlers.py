@@ -19,9 +19,10 @@ from ..bytecode import versions as V
 from ..expressions import values as M
 from .context import Context
 from .except_clauses import ExceptClauses
+from .except_star import ExceptStar
 
 
-class HandlerStructurer(ExceptClauses):
+class HandlerStructurer(ExceptClauses, ExceptStar):
     """Mixin of :class:`~uncompile.structure.walker.Walker` for exception constructs."""
 
     sim: Any
@@ -35,7 +36,7 @@ class HandlerStructurer(ExceptClauses):
         """How many instructions at *i* are a with-exit call or a finally copy (0: none)."""
         ins = self.instrs[i]
         if ins.op != "LOAD_CONST":
-            return self._finally_copy_length(i, ctx)
+            return self.star_clause_exit(i) or self._finally_copy_length(i, ctx)
         if any(isinstance(v, M.WithExit) for v in stack):
             n = self.exit_call_at(i)
             if n:
@@ -221,6 +222,8 @@ class HandlerStructurer(ExceptClauses):
         if around is not None and around.target not in ctx.active and self.is_try_handler(around):
             # an enclosing try covers the except clauses (and maybe no instruction of the body)
             entry = around
+        if self.is_except_star(self.index_at(entry.target)):
+            return self.try_except_star(pos, entry, ctx, stack)
         if self._is_except(self.index_at(entry.target)):
             return self.try_except(pos, entry, ctx, stack)
         return self.try_finally(pos, entry, ctx, stack)
