@@ -9,220 +9,39 @@ bottom) are chosen by the facts in :mod:`uncompile.bytecode.versions`.
 from __future__ import annotations
 
 import ast
-from typing import Any, FrozenSet, List, Optional, Set, Tuple
+from typing import Any, List, Optional, Set, Tuple
 
 from ..bytecode import versions as V
 from ..bytecode.awaits import ASYNC
 from ..expressions import values as M
 from ..expressions.conditions import Node, negate, reduce_nodes
-from .branch_follow import is_written_continue, outer_loop_jump
+from .bottom_tested_loops import BottomTestedLoops
+from .branch_follow import outer_loop_jump
 from .comprehensions import contains_item, loop_to_comprehension
 from .context import Context, Loop
 
 
-class LoopStructurer:
+class LoopStructurer(BottomTestedLoops):
     """Loop statements for the walker; uses the walker's graph, simulator and helpers."""
 
     _bottom_cuts: Any
-    _headers: Any
     copied_break_cuts: Any
     _node: Any
-    _pure_suffix: Any
-    _reachable: Any
-    _try_handlers: Any
-    block_of: Any
     blocks: Any
     covering_try: Any
     exit: Any
     fail: Any
     handler_of: Any
     handlers: Any
-    if_statement: Any
-    index_at: Any
     instrs: Any
     starts_finally_copy: Any
     is_try_handler: Any
-    legacy_loop_exits: Any
     legacy_loop_span: Any
     sim: Any
     span: Any
     start_of: Any
     try_statement: Any
     walk: Any
-
-    def bottom_tested_loop(
-        self,
-        block_id: int,
-        head: Node,
-        fall: Optional[int],
-        ctx: Context,
-        stack: List[Any],
-        top: Optional[List[int]] = None,
-    ) -> Optional[int]:
-        """``while c: body`` compiled as ``if c: (body; if c: repeat)``; -1 if not that shape."""
-        shape = self.bottom_test(block_id, head, fall, top)
-        if shape is None:
-            return -1
-        test, body_b, exit_b, cut = shape
-        header = self.blocks[body_b]
-        body = self.natural_loop(body_b)
-        continue_to = self.block_of[cut] if self.blocks[self.block_of[cut]].start == cut else body_b
-        break_to, else_b = self._while_else(body, exit_b, ctx)
-        info = Loop(body_b, continue_to, break_to, body)
-        self._bottom_cuts[body_b] = cut
-        inner = ctx._replace(loop=info, region=body, stops=frozenset(), until=cut)
-        stmts = self.walk(header.start, inner, list(stack), entering=True)
-        return self._emit_while(test, stmts, False, break_to, else_b, ctx, stack)
-
-    def _while_else(
-        self, body: FrozenSet[int], exit_b: Optional[int], ctx: Context
-    ) -> Tuple[Optional[int], Optional[int]]:
-        """(where ``break`` goes, the ``else`` block or None) of a while loop whose test leaves
-        to *exit_b*: a ``break`` past that block skips the loop's ``else``, which runs into the
-        code after the loop or is a ``continue`` of the enclosing loop."""
-        if exit_b is None or V.LAYOUT_IN_SOURCE_ORDER:
-            return exit_b, None
-        exit_off = self.blocks[exit_b].offset
-        # a ``break`` that is a block of its own is only a jump to where it goes
-        outs = [self.blocks[b].jump if self._lone_jump(b) else b for b in self._exits(set(body), exit_b)]
-        later = [b for b in outs if b is not None and self.blocks[b].offset > exit_off]
-        outer = ctx.loop
-        if outer is not None and self._lone_jump(exit_b) and is_written_continue(self, exit_b, outer.header):
-            return (later[0], exit_b) if later else (exit_b, None)
-        later = [b for b in later if self._runs_forward_into(exit_b, b)]
-        return (later[0], exit_b) if later else (exit_b, None)
-
-    def _runs_forward_into(self, start: int, goal: int) -> bool:
-        """Whether *goal* follows *start* on a path of forward edges (an ``else`` runs into the
-        code after its loop; a copy of the loop's exit or a jump back does not)."""
-        work, seen = [start], {start}
-        while work:
-            b = work.pop()
-            if b == goal:
-                return True
-            for succ in self.blocks[b].succs:
-                if (
-                    succ not in seen
-                    and self.blocks[b].offset < self.blocks[succ].offset <= self.blocks[goal].offset
-                ):
-                    seen.add(succ)
-                    work.append(succ)
-        return False
-
-    def guarded_bottom_tested_loop(
-        self, nodes: List[Node], used: int, fall: Optional[int], ctx: Context, stack: List[Any]
-    ) -> Optional[int]:
-        """``if a: while b: body``: the guard's test and the loop's make one ``a and b`` chain.
-
-        Only the loop's own tests are copied to the bottom; the guard is the ``if`` around the
-        loop (its body starts at the loop's first test). -1 if not that shape.
-        """
-        for j in range(1, used):
-            tail, _ = reduce_nodes(nodes[j:used])
-            if (
-                len(tail) != 1
-                or self.bottom_test(nodes[j].entry, tail[0], fall, [n.entry for n in nodes[j:used]]) is None
-            ):
-                continue
-            guard, _ = reduce_nodes(nodes[:j])
-            if len(guard) == 1 and nodes[j].entry in (guard[0].true, guard[0].false):
-                return self.if_statement(nodes[j - 1].entry, guard[0], nodes[j].entry, ctx, stack)
-        return -1
-
-    def bottom_test(
-        self, block_id: int, head: Node, fall: Optional[int], top: Optional[List[int]] = None
-    ) -> Optional[Tuple[ast.expr, int, Optional[int], int]]:
-        """(test, body block, exit block, index where the copied test starts) of a bottom-tested loop."""
-        if head.false == fall:
-            test, body_b, exit_b = negate(head.expr), head.false, head.true
-        else:
-            test, body_b, exit_b = head.expr, head.true, head.false
-        if (
-            body_b is not None
-            and exit_b is not None
-            and not self.is_loop_header(body_b)
-            and self.is_loop_header(exit_b)
-            and self._lone_jump(body_b)
-        ):
-            # 3.12+: the loop leaves by a jump (to an enclosing loop), the test is inverted
-            test, body_b, exit_b = negate(test), exit_b, body_b
-        if body_b is None or not self.is_loop_header(body_b):
-            return None
-        header = self.blocks[body_b]
-        sources = [p for p in header.preds if self.blocks[p].offset >= header.offset]
-        if not sources:
-            return None
-        sources.sort()
-        bottom = self.blocks[sources[-1]]
-        last = self.instrs[bottom.end - 1]
-        several = top is not None and len(top) > 1 and len(sources) > 1
-        copied = self._copied_or_test(top, sources, body_b) if several and top else None
-        if copied is not None and top:  # 3.12+: each test of the copy that repeats the loop has its own jump
-            block_id, bottom = top[0], self.blocks[copied]
-            top = [block_id]
-        elif last.op == "JUMP" and bottom.end - bottom.start == 1 and len(bottom.preds) == 1:
-            bottom = self.blocks[bottom.preds[0]]  # 3.12+: cond; POP_JUMP_IF_FALSE exit; JUMP_BACKWARD body
-            last = self.instrs[bottom.end - 1]
-            if (
-                last.op not in V.CONDITIONAL_JUMPS
-                or not self._same_exit(bottom.jump, exit_b)
-                or bottom.fall != sources[-1]
-                or len(sources) != 1
-            ):
-                return None
-        elif (
-            last.op not in V.CONDITIONAL_JUMPS
-            or bottom.jump != body_b
-            or not self._same_exit(bottom.fall, exit_b)
-        ):
-            return None
-        top = top or [block_id]
-        if len(top) > 1:  # a condition of several blocks (and/or) is copied block by block
-            first = bottom.id - (len(top) - 1)
-            if first < body_b or any(not self._same_code(t, first + k) for k, t in enumerate(top) if k):
-                return None
-            block_id, bottom = top[0], self.blocks[first]
-        if any(not bottom.id <= b <= sources[-1] for b in sources):
-            return None  # other back edges: continue statements, not the copied condition
-        n = self._pure_suffix(block_id, bottom.id)
-        if n == 0:
-            return None
-        return test, body_b, exit_b, bottom.end - 1 - n
-
-    def _copied_or_test(self, top: List[int], sources: List[int], body_b: int) -> Optional[int]:
-        """The first block of a copied ``a or b`` test whose jumps back are blocks of their own."""
-        b = sources[-1]
-        for k in range(len(top) - 1, -1, -1):
-            block = self.blocks[b]
-            if (
-                block.end - block.start == 1
-                and self.instrs[block.start].op == "JUMP"
-                and block.jump == body_b
-                and len(block.preds) == 1
-            ):
-                b = block.preds[0]
-            if self.instrs[self.blocks[b].end - 1].op not in V.CONDITIONAL_JUMPS or (
-                k and (not self._same_code(top[k], b) or b - 1 < 0)
-            ):
-                return None  # the first test may end a body block: its suffix is checked later
-            if k:
-                b -= 1
-        if any(not b <= s <= sources[-1] for s in sources):
-            return None
-        return b
-
-    def _break_past_bottom_test(self, pos: int, ctx: Context) -> bool:
-        """A jump from a bottom-tested loop's body to its exit (or where an exit that is only a
-        jump goes), past the copied test: ``break``."""
-        loop = ctx.loop
-        block = self.block_of[pos] if pos < len(self.instrs) else None
-        return (
-            loop is not None
-            and block is not None
-            and pos == self.blocks[block].start
-            and self.is_break(block, loop)
-            and self._bottom_cuts.get(loop.header) == ctx.until
-        )
 
     def region_entry(self, block: Any, ctx: Context, stack: List[Any]) -> Optional[int]:
         """The statement that the first block of a region or loop body starts, or -1 for none.
@@ -297,160 +116,6 @@ class LoopStructurer:
             entry = self.handler_of(entry.target)
         return False
 
-    def _same_exit(self, a: Optional[int], b: Optional[int]) -> bool:
-        """Blocks *a* and *b* are one exit, or copies of one ``return`` or jump (3.12+ copy small
-        exits), or one is only a jump to the other."""
-        if a == b:
-            return True
-        if a is None or b is None:
-            return False
-        x, y = self.blocks[a], self.blocks[b]
-        if self._lone_jump(a) and self._lone_jump(b):
-            return x.jump == y.jump
-        if self._lone_jump(a) != self._lone_jump(b):  # 3.12: a jump to a copy of the return laid out before
-            jump, other = (x, b) if self._lone_jump(a) else (y, a)
-            to = jump.jump
-            return to is not None and not self._lone_jump(to) and self._same_exit(to, other)
-        if x.end - x.start != y.end - y.start or self.instrs[x.end - 1].op != "RETURN_VALUE":
-            return False
-        return all(
-            p.op == q.op and p.arg == q.arg and p.target is None
-            for p, q in zip(self.instrs[x.start : x.end], self.instrs[y.start : y.end])
-        )
-
-    def is_break(self, block_id: int, loop: Loop) -> bool:
-        """Whether reaching *block_id* leaves *loop*: its exit, or where an exit that is only a jump goes."""
-        exit_b = loop.break_to
-        return exit_b is not None and (
-            block_id == exit_b or (self._lone_jump(exit_b) and block_id == self.blocks[exit_b].jump)
-        )
-
-    def _lone_jump(self, block_id: int) -> bool:
-        block = self.blocks[block_id]
-        return block.end - block.start == 1 and self.instrs[block.start].op == "JUMP"
-
-    def _same_code(self, a: int, b: int) -> bool:
-        """Blocks *a* and *b* hold the same instructions (jump targets aside)."""
-        x, y = self.blocks[a], self.blocks[b]
-        if x.end - x.start != y.end - y.start:
-            return False
-        jumps = V.CONDITIONAL_JUMPS
-        if self.instrs[x.end - 1].op not in jumps or self.instrs[y.end - 1].op not in jumps:
-            return False
-        return all(
-            p.op == q.op and (p.target is not None or p.arg == q.arg)
-            for p, q in zip(self.instrs[x.start : x.end - 1], self.instrs[y.start : y.end - 1])
-        )
-
-    def _reach_normal(self, start: int, goal: int, raising: bool = False) -> bool:
-        """Whether *goal* is reachable from *start* by normal edges, and with *raising* also
-        from a try body into its handler (reachable sets kept per start)."""
-        key = (start, raising)
-        reachable = self._reachable.get(key)
-        if reachable is None:
-            reachable = {start}
-            work = [start]
-            while work:
-                b = work.pop()
-                for succ in self.blocks[b].succs + (self._try_handler_blocks(b) if raising else []):
-                    if succ not in reachable:
-                        reachable.add(succ)
-                        work.append(succ)
-            self._reachable[key] = reachable
-        return goal in reachable
-
-    def reaches(self, start: int, goal: int, ctx: Context) -> bool:
-        """Whether *goal* is reachable from *start* inside the current region (loop body)."""
-        return goal in self.reachable_in_region(start, ctx, goal)
-
-    def reachable_in_region(
-        self, start: int, ctx: Context, goal: Optional[int] = None, raising: bool = True
-    ) -> Set[int]:
-        """The blocks reachable from *start* inside the current region, not past the loop's
-        header, with *raising* also through exception handlers (the search may stop once it
-        finds *goal*)."""
-        region = ctx.region
-        header = ctx.loop.header if ctx.loop is not None else None
-        seen = {start}
-        work = [start]
-        while work:
-            b = work.pop()
-            if b == goal:
-                break
-            if b == header:
-                continue
-            succs = self.blocks[b].succs
-            if raising:
-                succs = succs + self.blocks[b].handlers + self._try_handler_blocks(b)
-            for succ in succs:
-                if succ not in seen and (region is None or succ in region):
-                    seen.add(succ)
-                    work.append(succ)
-        return seen
-
-    def _try_handler_blocks(self, block_id: int) -> List[int]:
-        """The except/finally handler that an exception in the block goes to (as a block list)."""
-        if not V.HAS_EXCEPTION_TABLE:
-            return []
-        found = self._try_handlers.get(block_id)
-        if found is None:
-            entry = self.handler_of(self.blocks[block_id].offset)
-            found = (
-                [self.block_of[self.index_at(entry.target)]]
-                if entry is not None and self.is_try_handler(entry)
-                else []
-            )
-            self._try_handlers[block_id] = found
-        return found
-
-    # -- loops --------------------------------------------------------------------------
-
-    def is_loop_header(self, block_id: int) -> bool:
-        """A block with a back edge from a block it reaches; a back edge from an except clause
-        (``continue``, or the end of the loop body after a try) counts where the block dominates it.
-
-        A ``for`` header is one even without back edges: a body that always leaves the loop
-        (``for x in y: return x``) never repeats it.
-        """
-        if block_id not in self._headers:
-            block = self.blocks[block_id]
-            later = [p for p in block.preds if self.blocks[p].offset >= block.offset]
-            is_for = self.instrs[block.end - 1].op == "FOR_ITER"
-            self._headers[block_id] = is_for or any(self._back_edge(block_id, p) for p in later)
-        return self._headers[block_id]
-
-    def _back_edge(self, header: int, source: int) -> bool:
-        """Whether the jump from block *source* to *header* (placed before it) closes a loop."""
-        return self._reach_normal(header, source) or (
-            self._reach_normal(header, source, raising=True) and self._dominates(header, source)
-        )
-
-    def _dominates(self, a: int, b: int) -> bool:
-        """Whether every path from the entry to block *b* (exceptions included) passes block *a*."""
-        seen = {0, a}
-        work = [0] if a != 0 else []
-        while work:
-            block = work.pop()
-            if block == b:
-                return False
-            for succ in self.blocks[block].succs + self._try_handler_blocks(block):
-                if succ not in seen:
-                    seen.add(succ)
-                    work.append(succ)
-        return True
-
-    def natural_loop(self, header: int) -> FrozenSet[int]:
-        head = self.blocks[header]
-        body = {header}
-        work = [p for p in head.preds if self.blocks[p].offset >= head.offset and self._back_edge(header, p)]
-        while work:
-            b = work.pop()
-            if b in body:
-                continue
-            body.add(b)
-            work.extend(self.blocks[b].preds)
-        return frozenset(body)
-
     def loop(self, header: int, ctx: Context, stack: List[Any]) -> Optional[int]:
         head = self.blocks[header]
         body = set(self.natural_loop(header))
@@ -460,57 +125,6 @@ class LoopStructurer:
         if V.LAYOUT_IN_SOURCE_ORDER:
             body |= self.legacy_loop_span(header, body)
         return self.while_loop(header, body, ctx, stack)
-
-    def _exits(self, body: set, exclude: Optional[int]) -> List[int]:
-        header = min(body, key=lambda b: self.blocks[b].offset) if body else None
-        inside = [b for b in body if header is None or not self._raising_in_handler(header, b)]
-        outs = {s for b in inside for s in self.blocks[b].succs if s not in body and s != exclude}
-        if V.LAYOUT_IN_SOURCE_ORDER:  # handler code (e.g. an unmatched exception's RERAISE) leaves no loop
-            outs = self.legacy_loop_exits(body, outs)
-        return sorted(outs, key=lambda b: self.blocks[b].offset)
-
-    def _raising_in_handler(self, header: int, block_id: int) -> bool:
-        """Handler code of a loop body (reached by an exception only) before its ``POP_EXCEPT``:
-        where it goes is the next except clause or a re-raise, never out of the loop."""
-        return (
-            V.HAS_EXCEPTION_TABLE
-            and not self._reach_normal(header, block_id)
-            and not self._pops_exception(block_id)
-        )
-
-    def _pops_exception(self, block_id: int) -> bool:
-        """Whether the block ends an except clause (a ``POP_EXCEPT`` not of a re-raise)."""
-        block = self.blocks[block_id]
-        return any(
-            self.instrs[i].op == "POP_EXCEPT" and self.instrs[i - 1].op != "COPY"
-            for i in range(block.start, block.end)
-        )
-
-    def _handler_exits(self, head: Any, body: set) -> List[int]:
-        """Where the except clauses of the tries in a loop body jump out of it (``break``).
-
-        A ``while True`` loop left only from an except clause has no normal exit: the places
-        that a clause goes to after its ``POP_EXCEPT`` and that lie outside the body are.
-        """
-        if not V.HAS_EXCEPTION_TABLE:
-            return []
-        outs: Set[int] = set()
-        for b in body:
-            entry = self.handler_of(self.blocks[b].offset)
-            if entry is None or not self.is_try_handler(entry) or self.span(entry.target)[0] < head.offset:
-                continue
-            handler = self.block_of[self.index_at(entry.target)]
-            seen = {handler}
-            work = [handler]
-            while work:
-                b = work.pop()
-                popped = self._pops_exception(b)
-                for succ in self.blocks[b].succs:
-                    if succ in body or succ in seen:
-                        continue
-                    seen.add(succ)
-                    (outs.add if popped else work.append)(succ)
-        return sorted(outs, key=lambda b: self.blocks[b].offset)
 
     def for_loop(self, header: int, body: set, ctx: Context, stack: List[Any]) -> Optional[int]:
         head = self.blocks[header]

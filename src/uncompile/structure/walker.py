@@ -1,11 +1,12 @@
 """Statement structuring: walk the control-flow graph and build nested statements.
 
 :class:`Walker` drives the :class:`~uncompile.expressions.simulator.Simulator` block by
-block. At a conditional jump it rebuilds the boolean expression
-(:mod:`uncompile.expressions.conditions`) and either keeps it as a value (``a or b``,
-``x if c else y``) or makes an ``if`` whose branches end at the immediate post-dominator.
-Back edges make ``for``/``while`` loops; jumps to a loop's header or exit inside it are
-``continue``/``break``. Exception regions (``try``/``with``) are in :mod:`.handlers`.
+block; its mixins build the statements, one per construct family: conditional jumps (a
+boolean value or an ``if``) in :mod:`.conditionals`; back edges make ``for``/``while`` loops
+in :mod:`.loops` (graph queries in :mod:`.loop_graph`, bottom-tested loops in
+:mod:`.bottom_tested_loops`); exception regions (``try``/``with``) in :mod:`.handlers` and
+:mod:`.except_clauses`; ``match`` in :mod:`.matches`; the 3.8 - 3.10 block-stack layouts in
+:mod:`.blocks_legacy` and :mod:`.layout_legacy`.
 """
 
 from __future__ import annotations
@@ -19,22 +20,13 @@ from ..bytecode.instructions import read_instructions
 from ..bytecode.reader import instruction_lines
 from ..errors import DecompileError
 from ..expressions import values as M
-from ..expressions.conditions import VALUE, Node, negate, reduce_nodes
 from ..expressions.stack_shuffles import simulator_for
 from ..flow.cfg import ENDS_PATH, ControlFlowGraph
 from .blocks_legacy import LegacyBlocks
-from .branch_follow import (
-    falls_to_outer_follow,
-    is_added_jump_back,
-    is_lone_continue,
-    joined_before_continue,
-    meets_at_next_iteration,
-    past_forward_jumps,
-    region_follow,
-)
 from .compare_chains import CompareChains
+from .conditionals import Conditionals
 from .context import Context
-from .copied_exits import copied_tail_ternary, is_copied_break
+from .copied_exits import is_copied_break
 from .handlers import HandlerStructurer
 from .layout_legacy import LegacyLayout
 from .loops import LoopStructurer
@@ -43,7 +35,14 @@ from .pure_blocks import PureBlocks
 
 
 class Walker(
-    LoopStructurer, HandlerStructurer, MatchStructurer, LegacyBlocks, LegacyLayout, CompareChains, PureBlocks
+    Conditionals,
+    LoopStructurer,
+    HandlerStructurer,
+    MatchStructurer,
+    LegacyBlocks,
+    LegacyLayout,
+    CompareChains,
+    PureBlocks,
 ):
     """Structures one code object; :meth:`run` returns its statements."""
 
@@ -279,322 +278,3 @@ class Walker(
         return None
 
     # -- conditions ---------------------------------------------------------------------
-
-    def _node(self, block_id: int, expr: Any, jump_index: int, value: bool) -> Tuple[Node, Optional[int]]:
-        """The condition node of a block whose conditional jump is at *jump_index*."""
-        ins = self.instrs[jump_index]
-        block = self.blocks[block_id]
-        target = block.jump
-        fall = block.fall
-        lone = self.blocks[fall] if value and fall is not None else None
-        if (
-            lone is not None
-            and lone.end - lone.start == 1
-            and self.instrs[lone.start].op == "POP_TOP"
-            and lone.fall is not None
-        ):
-            # ``JUMP_IF_X_OR_POP`` whose POP_TOP is a block of its own (``a and b or c``): the
-            # value is dropped on the way to the next block, which is this side's exit
-            fall = lone.fall
-        if ins.op in ("POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE"):
-            op = ast.Is() if ins.op == "POP_JUMP_IF_NONE" else ast.IsNot()
-            expr = ast.Compare(left=expr, ops=[op], comparators=[ast.Constant(value=None)])
-            jump_if_true = True
-        else:
-            jump_if_true = ins.op == "POP_JUMP_IF_TRUE"
-        jump_exit: Any = (VALUE, target) if value else target
-        if jump_if_true:
-            return Node(block_id, expr, jump_exit, fall), fall
-        return Node(block_id, expr, fall, jump_exit), fall
-
-    def conditional(self, block_id: int, ctx: Context, stack: List[Any]) -> Optional[int]:
-        block = self.blocks[block_id]
-        jump = block.end - 1
-        self.sim.pending.append(self.instrs[jump].offset)
-        expr = self.sim.pop(stack, self.instrs[jump])
-        value = bool(stack) and stack[-1] is expr
-        if value:
-            stack.pop()
-        chain = None
-        if isinstance(expr, ast.Compare) and stack and stack[-1] is expr.comparators[-1]:
-            chain = self.compare_chain(block_id, expr, value, stack)
-            if chain is None:
-                raise self.fail(jump, "comparison chain")
-        if chain is not None and chain[2] is not None:
-            stack.append(chain[0])
-            return -1 - chain[2] if chain[2] < 0 else self.start_of(chain[2])
-        if chain is not None:
-            node, fall = chain[0], chain[1]
-        else:
-            node, fall = self._node(block_id, self.sim.expr(expr, self.instrs[jump]), jump, value)
-        nodes = [node]
-        falls = [fall]
-        merges = {node.true[1]} if isinstance(node.true, tuple) else set()
-        if isinstance(node.false, tuple):
-            merges.add(node.false[1])
-        while fall is not None:
-            if fall in merges:
-                tested = self._tested_merge(nodes, fall, stack)
-                if tested is None:
-                    break
-                j, node, fall = tested
-                nodes[j:], falls[j:] = [node], [fall]
-                merges = {side[1] for n in nodes for side in (n.true, n.false) if isinstance(side, tuple)}
-                continue
-            start = self.blocks[fall].start
-            if (
-                nodes
-                and (isinstance(nodes[-1].true, tuple) or isinstance(nodes[-1].false, tuple))
-                and self.instrs[start].op == "POP_TOP"
-                and falls[-1] == fall
-                and _value_node(nodes[-1])
-            ):
-                start += 1
-            if self.is_loop_header(fall) or (ctx.loop is not None and fall in (ctx.loop.break_to,)):
-                break
-            pure = self._pure(fall, start, stack) or self._pure_chain(fall, start, stack)
-            if pure is None and len(nodes) == 1:
-                exits = [side for side in (node.true, node.false) if isinstance(side, int)]
-                pure = self._walked_value(fall, exits, ctx, stack)
-            if pure is None:
-                break
-            item, kind, end = pure
-            expr_item = item
-            if kind in ("cond", "value-cond"):
-                new, nxt = self._node(fall, expr_item, end, kind == "value-cond")
-            elif kind == "chain-return":  # a value chain ending in a copy of the merge's return
-                returns = [m for m in merges if m is not None and self._lone_return(m)]
-                if len(returns) != 1:
-                    break
-                new = Node(fall, expr_item, (VALUE, returns[0]), (VALUE, returns[0]))
-                nxt = None
-            elif kind == "chain":  # the chain's value goes to block *end*; its cleanup follows
-                new = Node(fall, expr_item, (VALUE, end), (VALUE, end))
-                nxt = None
-                merges.add(end)
-            elif kind == "jump":  # the value's last block (a walked one's may be later) jumps to the merge
-                last_block = self.block_of[end]
-                target = self.blocks[last_block].jump
-                new = Node(fall, expr_item, (VALUE, target), (VALUE, target))
-                nxt = last_block + 1 if last_block + 1 < len(self.blocks) else None
-                merges.add(target)
-            else:
-                nxt = self.blocks[fall].fall
-                if nxt not in merges:
-                    break
-                new = Node(fall, expr_item, (VALUE, nxt), (VALUE, nxt))
-            for side in (new.true, new.false):
-                if isinstance(side, tuple):
-                    merges.add(side[1])
-            nodes.append(new)
-            if self._thread_dropped_values(nodes):
-                merges = {side[1] for n in nodes for side in (n.true, n.false) if isinstance(side, tuple)}
-            falls.append(nxt)
-            fall = nxt
-        if V.LAYOUT_IN_SOURCE_ORDER:
-            self.legacy_thread_exits(nodes)
-        reduced, sizes = reduce_nodes(nodes)
-        head = reduced[0]
-        used = sizes[0]
-        if head.is_value():
-            if head.true != head.false:
-                raise self.fail(jump, "boolean value with two merge points")
-            stack.append(head.expr)
-            return self.start_of(head.true[1])
-        if isinstance(head.true, tuple) or isinstance(head.false, tuple):
-            raise self.fail(jump, "mixed boolean value and condition")
-        fall_block = falls[used - 1]
-        tail = copied_tail_ternary(self, head, fall_block, stack)
-        if tail is not None:
-            return tail
-        if V.DUPLICATES_WHILE_CONDITION:
-            loop_exit = self.bottom_tested_loop(
-                block_id, head, fall_block, ctx, stack, [n.entry for n in nodes[:used]]
-            )
-            if loop_exit == -1 and used > 1:
-                loop_exit = self.guarded_bottom_tested_loop(nodes, used, fall_block, ctx, stack)
-            if loop_exit != -1:
-                return loop_exit
-        return self.if_statement(nodes[used - 1].entry, head, fall_block, ctx, stack)
-
-    def _tested_merge(
-        self, nodes: List[Node], merge: int, stack: List[Any]
-    ) -> Optional[Tuple[int, Node, Optional[int]]]:
-        """``a or b and (c and d or e)``: the last nodes make a value that *merge* tests again.
-
-        Returns where those nodes start, the node testing their value (entered where they
-        are) and its fall-through block; None if the nodes before *merge* are no such value.
-        """
-        block = self.blocks[merge]
-        if self.instrs[block.start].op != "COPY" or self.instrs[block.end - 1].op not in V.CONDITIONAL_JUMPS:
-            return None
-        into = (VALUE, merge)
-        for j in range(len(nodes) - 1, -1, -1):
-            reduced, _ = reduce_nodes(nodes[j:])
-            if len(reduced) != 1 or reduced[0].true != into or reduced[0].false != into:
-                continue
-            inner = {n.entry for n in nodes[j + 1 :]}
-            if any(side == into or side in inner for n in nodes[:j] for side in (n.true, n.false)):
-                continue
-            value = reduced[0].expr
-            pure = self._pure(merge, block.start, stack + [value])
-            if pure is None or pure[0] is not value or pure[1] != "cond":
-                return None
-            node, fall = self._node(merge, value, pure[2], True)
-            node.entry = nodes[j].entry
-            return j, node, fall
-        return None
-
-    def _thread_dropped_values(self, nodes: List[Node]) -> bool:
-        """Make value exits to the block where the last node's plain exit drops the value plain exits.
-
-        3.14+ threads ``m and a or b``: when ``m`` is false the ``or`` test of ``m`` is known, so
-        the jump goes with ``m`` straight to the ``POP_TOP`` before ``b``, where the ``or`` test's
-        own false exit goes without a value. True if an exit changed.
-        """
-        last = nodes[-1]
-        plain = {side for side in (last.true, last.false) if isinstance(side, int)}
-        changed = False
-        for node in nodes[:-1]:
-            for side in ("true", "false"):
-                exit = getattr(node, side)
-                if (
-                    isinstance(exit, tuple)
-                    and exit[0] == VALUE
-                    and exit[1] in plain
-                    and self.instrs[self.blocks[exit[1]].start].op == "POP_TOP"
-                ):
-                    setattr(node, side, exit[1])
-                    changed = True
-        return changed
-
-    def if_statement(
-        self, block_id: int, head: Node, fall: Optional[int], ctx: Context, stack: List[Any]
-    ) -> Optional[int]:
-        if head.false == fall:
-            test, then_b, else_b = negate(head.expr), head.false, head.true
-        else:
-            test, then_b, else_b = head.expr, head.true, head.false
-        if V.LAYOUT_IN_SOURCE_ORDER and then_b == fall and else_b is not None:
-            jumped = self.legacy_if_jump(test, then_b, else_b, ctx, stack)
-            if jumped != -1:  # ``if c: continue`` / ``if c: break`` kept as written
-                return jumped
-        follow = region_follow(self, block_id, ctx)
-        follow = past_forward_jumps(self, follow)
-        if follow is not None and follow in (then_b, else_b) and not V.LAYOUT_IN_SOURCE_ORDER:
-            other = else_b if follow == then_b else then_b
-            if other is not None and not self.reaches(other, follow, ctx):
-                follow = None  # post-dominating only because the other branch raises or returns
-        if V.LAYOUT_IN_SOURCE_ORDER:
-            follow = self.legacy_if_follow(block_id, then_b, else_b, fall, follow, ctx)
-        elif follow is not None:
-            follow = joined_before_continue(self, block_id, then_b, else_b, follow, ctx)
-        if (
-            (follow is None or meets_at_next_iteration(self, follow, else_b, ctx))
-            and then_b is not None
-            and else_b is not None
-            and self.reaches(then_b, else_b, ctx)
-        ):
-            follow = else_b  # the body goes on there (also by a loop's break when its else continues)
-        elif follow is None:
-            follow = self.jump_past_else(block_id, else_b, ctx)
-        loop = ctx.loop
-        if (
-            follow is None
-            and loop is not None
-            and V.LAYOUT_IN_SOURCE_ORDER
-            and else_b in (loop.break_to, loop.continue_to)
-            and then_b not in (loop.break_to, loop.continue_to)
-            and not (V.LAYOUT_IN_SOURCE_ORDER and self.legacy_dead_jump(then_b, else_b))
-            and not self.legacy_jumps_to_written_break(block_id, then_b, else_b, fall, ctx)
-        ):
-            test, then_b, else_b = negate(test), else_b, then_b
-        if follow is None and is_added_jump_back(self, then_b, else_b, ctx):
-            test, then_b, else_b = negate(test), else_b, then_b  # ``if c: return`` ends a loop body
-        if follow is None:
-            body_ctx = ctx.stop_at(else_b) if V.LAYOUT_IN_SOURCE_ORDER else ctx  # dead jumps lead there
-            body = self.walk(self.start_of(then_b), body_ctx, list(stack))
-            stopped = self.exit
-            dead = self.legacy_else_end(then_b, else_b) if V.LAYOUT_IN_SOURCE_ORDER else None
-            if dead is not None:
-                orelse = self.walk(self.start_of(else_b), ctx.stop_at(dead), list(stack))
-                self.sim.emit(_assert_or_if(test, body, orelse))
-                return self.legacy_resume(dead)
-            if else_b is not None and falls_to_outer_follow(self, body, stopped, else_b, ctx):
-                # the body goes on to an enclosing statement's follow: the other branch is an else
-                orelse = self.walk(self.start_of(else_b), ctx, list(stack))
-                self.sim.emit(_assert_or_if(test, body, orelse))
-                return stopped
-            if else_b is not None and self.skips_else(body, else_b):
-                orelse = self.walk(self.start_of(else_b), ctx, list(stack))
-                self.sim.emit(_assert_or_if(test, body, orelse))
-                return self.exit
-            self.sim.emit(_assert_or_if(test, body, []))
-            return self.start_of(else_b)
-        inner = ctx.stop_at(follow)
-        body = self.walk(self.start_of(then_b), inner, list(stack)) if then_b != follow else []
-        if (
-            V.LAYOUT_IN_SOURCE_ORDER
-            and then_b != follow
-            and else_b == follow
-            and falls_to_outer_follow(self, body, self.exit, else_b, ctx)
-        ):
-            # 3.8 - 3.10: the body goes on to an enclosing statement's follow; the else raises
-            stopped = self.exit
-            orelse = self.walk(self.start_of(else_b), ctx, list(stack))
-            self.sim.emit(_assert_or_if(test, body, orelse))
-            return stopped
-        orelse = self.walk(self.start_of(else_b), inner, list(stack)) if else_b != follow else []
-        if orelse and (
-            (not body and is_lone_continue(self, then_b, follow, ctx))
-            or self.continues_from_with(body, then_b)
-        ):
-            # ``if c: continue`` written before the rest of the loop body (leaving with blocks)
-            self.sim.emit(ast.If(test=test, body=[ast.Continue()], orelse=[]))
-            self.sim.out.extend(orelse)
-            return self.start_of(follow)
-        if not body and not (orelse and then_b != follow and self._passes_over_else(then_b, follow)):
-            test, body, orelse = negate(test), orelse, []  # else: the body was ``pass``
-        self.sim.emit(_assert_or_if(test, body, orelse))
-        return self.start_of(follow)
-
-    def _passes_over_else(self, then_b: Optional[int], follow: int) -> bool:
-        """Whether the if's body *then_b* (walked to nothing) is a ``pass`` kept as its jump past the else."""
-        if V.LAYOUT_IN_SOURCE_ORDER or then_b is None:
-            return V.LAYOUT_IN_SOURCE_ORDER
-        block = self.blocks[then_b]
-        return self._lone_jump(then_b) and block.jump == follow and self.blocks[follow].offset > block.offset
-
-    def jump_past_else(self, block_id: int, else_b: Optional[int], ctx: Context) -> Optional[int]:
-        """Where the jump that ends the body of the if at *block_id* goes, past *else_b*; or None."""
-        if else_b is None or else_b <= 0:
-            return None
-        before = self.blocks[else_b - 1]
-        last = self.instrs[before.end - 1]
-        if (
-            last.op == "JUMP"
-            and before.jump is not None
-            and before.offset >= self.blocks[block_id].offset
-            and self.blocks[before.jump].offset > self.blocks[else_b].offset
-            and (ctx.loop is None or before.jump in ctx.loop.body and before.jump != ctx.loop.header)
-        ):
-            return before.jump
-        return None
-
-
-def _assert_or_if(test: ast.expr, body: List[ast.stmt], orelse: List[ast.stmt]) -> ast.stmt:
-    """``if not x: raise AssertionError(msg)`` (from ``LOAD_ASSERTION_ERROR``) is ``assert x, msg``."""
-    if len(body) == 1 and not orelse and isinstance(body[0], ast.Raise) and body[0].cause is None:
-        exc: Any = body[0].exc
-        msg = None
-        if isinstance(exc, ast.Call) and len(exc.args) == 1 and not exc.keywords:
-            exc, msg = exc.func, exc.args[0]
-        if getattr(exc, "uncompile_assertion", False):
-            node = ast.Assert(test=negate(test), msg=msg)
-            node.uncompile_offsets = getattr(body[0], "uncompile_offsets", ())  # type: ignore[attr-defined]
-            return node
-    return ast.If(test=test, body=body or [ast.Pass()], orelse=orelse)
-
-
-def _value_node(node: Node) -> bool:
-    return isinstance(node.true, tuple) or isinstance(node.false, tuple)

@@ -1,0 +1,206 @@
+"""Bottom-tested loops: ``while`` loops whose test the compiler copied to the end of the body.
+
+A mixin of :class:`~uncompile.structure.walker.Walker`, through
+:class:`~uncompile.structure.loops.LoopStructurer`:
+3.10+ copy a ``while`` test to the bottom of the body (3.14+ no longer do for every loop), and
+a loop whose body runs first is laid out with its test last. The per-version layouts are facts of
+:mod:`uncompile.bytecode.versions`.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any, FrozenSet, List, Optional, Tuple
+
+from ..bytecode import versions as V
+from ..expressions.conditions import Node, negate, reduce_nodes
+from .branch_follow import is_written_continue
+from .context import Context, Loop
+from .loop_graph import LoopGraph
+
+
+class BottomTestedLoops(LoopGraph):
+    """Bottom-tested ``while`` loops for the walker; uses the walker's graph, simulator and helpers."""
+
+    _emit_while: Any
+    _bottom_cuts: Any
+    _pure_suffix: Any
+    block_of: Any
+    blocks: Any
+    if_statement: Any
+    instrs: Any
+    walk: Any
+
+    def bottom_tested_loop(
+        self,
+        block_id: int,
+        head: Node,
+        fall: Optional[int],
+        ctx: Context,
+        stack: List[Any],
+        top: Optional[List[int]] = None,
+    ) -> Optional[int]:
+        """``while c: body`` compiled as ``if c: (body; if c: repeat)``; -1 if not that shape."""
+        shape = self.bottom_test(block_id, head, fall, top)
+        if shape is None:
+            return -1
+        test, body_b, exit_b, cut = shape
+        header = self.blocks[body_b]
+        body = self.natural_loop(body_b)
+        continue_to = self.block_of[cut] if self.blocks[self.block_of[cut]].start == cut else body_b
+        break_to, else_b = self._while_else(body, exit_b, ctx)
+        info = Loop(body_b, continue_to, break_to, body)
+        self._bottom_cuts[body_b] = cut
+        inner = ctx._replace(loop=info, region=body, stops=frozenset(), until=cut)
+        stmts = self.walk(header.start, inner, list(stack), entering=True)
+        return self._emit_while(test, stmts, False, break_to, else_b, ctx, stack)
+
+    def _while_else(
+        self, body: FrozenSet[int], exit_b: Optional[int], ctx: Context
+    ) -> Tuple[Optional[int], Optional[int]]:
+        """(where ``break`` goes, the ``else`` block or None) of a while loop whose test leaves
+        to *exit_b*: a ``break`` past that block skips the loop's ``else``, which runs into the
+        code after the loop or is a ``continue`` of the enclosing loop."""
+        if exit_b is None or V.LAYOUT_IN_SOURCE_ORDER:
+            return exit_b, None
+        exit_off = self.blocks[exit_b].offset
+        # a ``break`` that is a block of its own is only a jump to where it goes
+        outs = [self.blocks[b].jump if self._lone_jump(b) else b for b in self._exits(set(body), exit_b)]
+        later = [b for b in outs if b is not None and self.blocks[b].offset > exit_off]
+        outer = ctx.loop
+        if outer is not None and self._lone_jump(exit_b) and is_written_continue(self, exit_b, outer.header):
+            return (later[0], exit_b) if later else (exit_b, None)
+        later = [b for b in later if self._runs_forward_into(exit_b, b)]
+        return (later[0], exit_b) if later else (exit_b, None)
+
+    def _runs_forward_into(self, start: int, goal: int) -> bool:
+        """Whether *goal* follows *start* on a path of forward edges (an ``else`` runs into the
+        code after its loop; a copy of the loop's exit or a jump back does not)."""
+        work, seen = [start], {start}
+        while work:
+            b = work.pop()
+            if b == goal:
+                return True
+            for succ in self.blocks[b].succs:
+                if (
+                    succ not in seen
+                    and self.blocks[b].offset < self.blocks[succ].offset <= self.blocks[goal].offset
+                ):
+                    seen.add(succ)
+                    work.append(succ)
+        return False
+
+    def guarded_bottom_tested_loop(
+        self, nodes: List[Node], used: int, fall: Optional[int], ctx: Context, stack: List[Any]
+    ) -> Optional[int]:
+        """``if a: while b: body``: the guard's test and the loop's make one ``a and b`` chain.
+
+        Only the loop's own tests are copied to the bottom; the guard is the ``if`` around the
+        loop (its body starts at the loop's first test). -1 if not that shape.
+        """
+        for j in range(1, used):
+            tail, _ = reduce_nodes(nodes[j:used])
+            if (
+                len(tail) != 1
+                or self.bottom_test(nodes[j].entry, tail[0], fall, [n.entry for n in nodes[j:used]]) is None
+            ):
+                continue
+            guard, _ = reduce_nodes(nodes[:j])
+            if len(guard) == 1 and nodes[j].entry in (guard[0].true, guard[0].false):
+                return self.if_statement(nodes[j - 1].entry, guard[0], nodes[j].entry, ctx, stack)
+        return -1
+
+    def bottom_test(
+        self, block_id: int, head: Node, fall: Optional[int], top: Optional[List[int]] = None
+    ) -> Optional[Tuple[ast.expr, int, Optional[int], int]]:
+        """(test, body block, exit block, index where the copied test starts) of a bottom-tested loop."""
+        if head.false == fall:
+            test, body_b, exit_b = negate(head.expr), head.false, head.true
+        else:
+            test, body_b, exit_b = head.expr, head.true, head.false
+        if (
+            body_b is not None
+            and exit_b is not None
+            and not self.is_loop_header(body_b)
+            and self.is_loop_header(exit_b)
+            and self._lone_jump(body_b)
+        ):
+            # 3.12+: the loop leaves by a jump (to an enclosing loop), the test is inverted
+            test, body_b, exit_b = negate(test), exit_b, body_b
+        if body_b is None or not self.is_loop_header(body_b):
+            return None
+        header = self.blocks[body_b]
+        sources = [p for p in header.preds if self.blocks[p].offset >= header.offset]
+        if not sources:
+            return None
+        sources.sort()
+        bottom = self.blocks[sources[-1]]
+        last = self.instrs[bottom.end - 1]
+        several = top is not None and len(top) > 1 and len(sources) > 1
+        copied = self._copied_or_test(top, sources, body_b) if several and top else None
+        if copied is not None and top:  # 3.12+: each test of the copy that repeats the loop has its own jump
+            block_id, bottom = top[0], self.blocks[copied]
+            top = [block_id]
+        elif last.op == "JUMP" and bottom.end - bottom.start == 1 and len(bottom.preds) == 1:
+            bottom = self.blocks[bottom.preds[0]]  # 3.12+: cond; POP_JUMP_IF_FALSE exit; JUMP_BACKWARD body
+            last = self.instrs[bottom.end - 1]
+            if (
+                last.op not in V.CONDITIONAL_JUMPS
+                or not self._same_exit(bottom.jump, exit_b)
+                or bottom.fall != sources[-1]
+                or len(sources) != 1
+            ):
+                return None
+        elif (
+            last.op not in V.CONDITIONAL_JUMPS
+            or bottom.jump != body_b
+            or not self._same_exit(bottom.fall, exit_b)
+        ):
+            return None
+        top = top or [block_id]
+        if len(top) > 1:  # a condition of several blocks (and/or) is copied block by block
+            first = bottom.id - (len(top) - 1)
+            if first < body_b or any(not self._same_code(t, first + k) for k, t in enumerate(top) if k):
+                return None
+            block_id, bottom = top[0], self.blocks[first]
+        if any(not bottom.id <= b <= sources[-1] for b in sources):
+            return None  # other back edges: continue statements, not the copied condition
+        n = self._pure_suffix(block_id, bottom.id)
+        if n == 0:
+            return None
+        return test, body_b, exit_b, bottom.end - 1 - n
+
+    def _copied_or_test(self, top: List[int], sources: List[int], body_b: int) -> Optional[int]:
+        """The first block of a copied ``a or b`` test whose jumps back are blocks of their own."""
+        b = sources[-1]
+        for k in range(len(top) - 1, -1, -1):
+            block = self.blocks[b]
+            if (
+                block.end - block.start == 1
+                and self.instrs[block.start].op == "JUMP"
+                and block.jump == body_b
+                and len(block.preds) == 1
+            ):
+                b = block.preds[0]
+            if self.instrs[self.blocks[b].end - 1].op not in V.CONDITIONAL_JUMPS or (
+                k and (not self._same_code(top[k], b) or b - 1 < 0)
+            ):
+                return None  # the first test may end a body block: its suffix is checked later
+            if k:
+                b -= 1
+        if any(not b <= s <= sources[-1] for s in sources):
+            return None
+        return b
+
+    def _break_past_bottom_test(self, pos: int, ctx: Context) -> bool:
+        """A jump from a bottom-tested loop's body to its exit (or where an exit that is only a
+        jump goes), past the copied test: ``break``."""
+        loop = ctx.loop
+        block = self.block_of[pos] if pos < len(self.instrs) else None
+        return (
+            loop is not None
+            and block is not None
+            and pos == self.blocks[block].start
+            and self.is_break(block, loop)
+            and self._bottom_cuts.get(loop.header) == ctx.until
+        )

@@ -1,0 +1,235 @@
+"""Loop graph queries: headers, natural loops, back edges, reachability and loop exits.
+
+A mixin of :class:`~uncompile.structure.walker.Walker`, through
+:class:`~uncompile.structure.loops.LoopStructurer`:
+questions about the control-flow graph that the loop structuring asks, answered without emitting
+anything.
+"""
+
+from __future__ import annotations
+
+from typing import Any, FrozenSet, List, Optional, Set
+
+from ..bytecode import versions as V
+from .context import Context, Loop
+
+
+class LoopGraph:
+    """Graph queries about loops for the walker; uses the walker's blocks and handlers."""
+
+    _headers: Any
+    _reachable: Any
+    _try_handlers: Any
+    block_of: Any
+    blocks: Any
+    handler_of: Any
+    index_at: Any
+    instrs: Any
+    is_try_handler: Any
+    legacy_loop_exits: Any
+    span: Any
+
+    def _same_exit(self, a: Optional[int], b: Optional[int]) -> bool:
+        """Blocks *a* and *b* are one exit, or copies of one ``return`` or jump (3.12+ copy small
+        exits), or one is only a jump to the other."""
+        if a == b:
+            return True
+        if a is None or b is None:
+            return False
+        x, y = self.blocks[a], self.blocks[b]
+        if self._lone_jump(a) and self._lone_jump(b):
+            return x.jump == y.jump
+        if self._lone_jump(a) != self._lone_jump(b):  # 3.12: a jump to a copy of the return laid out before
+            jump, other = (x, b) if self._lone_jump(a) else (y, a)
+            to = jump.jump
+            return to is not None and not self._lone_jump(to) and self._same_exit(to, other)
+        if x.end - x.start != y.end - y.start or self.instrs[x.end - 1].op != "RETURN_VALUE":
+            return False
+        return all(
+            p.op == q.op and p.arg == q.arg and p.target is None
+            for p, q in zip(self.instrs[x.start : x.end], self.instrs[y.start : y.end])
+        )
+
+    def is_break(self, block_id: int, loop: Loop) -> bool:
+        """Whether reaching *block_id* leaves *loop*: its exit, or where an exit that is only a jump goes."""
+        exit_b = loop.break_to
+        return exit_b is not None and (
+            block_id == exit_b or (self._lone_jump(exit_b) and block_id == self.blocks[exit_b].jump)
+        )
+
+    def _lone_jump(self, block_id: int) -> bool:
+        block = self.blocks[block_id]
+        return block.end - block.start == 1 and self.instrs[block.start].op == "JUMP"
+
+    def _same_code(self, a: int, b: int) -> bool:
+        """Blocks *a* and *b* hold the same instructions (jump targets aside)."""
+        x, y = self.blocks[a], self.blocks[b]
+        if x.end - x.start != y.end - y.start:
+            return False
+        jumps = V.CONDITIONAL_JUMPS
+        if self.instrs[x.end - 1].op not in jumps or self.instrs[y.end - 1].op not in jumps:
+            return False
+        return all(
+            p.op == q.op and (p.target is not None or p.arg == q.arg)
+            for p, q in zip(self.instrs[x.start : x.end - 1], self.instrs[y.start : y.end - 1])
+        )
+
+    def _reach_normal(self, start: int, goal: int, raising: bool = False) -> bool:
+        """Whether *goal* is reachable from *start* by normal edges, and with *raising* also
+        from a try body into its handler (reachable sets kept per start)."""
+        key = (start, raising)
+        reachable = self._reachable.get(key)
+        if reachable is None:
+            reachable = {start}
+            work = [start]
+            while work:
+                b = work.pop()
+                for succ in self.blocks[b].succs + (self._try_handler_blocks(b) if raising else []):
+                    if succ not in reachable:
+                        reachable.add(succ)
+                        work.append(succ)
+            self._reachable[key] = reachable
+        return goal in reachable
+
+    def reaches(self, start: int, goal: int, ctx: Context) -> bool:
+        """Whether *goal* is reachable from *start* inside the current region (loop body)."""
+        return goal in self.reachable_in_region(start, ctx, goal)
+
+    def reachable_in_region(
+        self, start: int, ctx: Context, goal: Optional[int] = None, raising: bool = True
+    ) -> Set[int]:
+        """The blocks reachable from *start* inside the current region, not past the loop's
+        header, with *raising* also through exception handlers (the search may stop once it
+        finds *goal*)."""
+        region = ctx.region
+        header = ctx.loop.header if ctx.loop is not None else None
+        seen = {start}
+        work = [start]
+        while work:
+            b = work.pop()
+            if b == goal:
+                break
+            if b == header:
+                continue
+            succs = self.blocks[b].succs
+            if raising:
+                succs = succs + self.blocks[b].handlers + self._try_handler_blocks(b)
+            for succ in succs:
+                if succ not in seen and (region is None or succ in region):
+                    seen.add(succ)
+                    work.append(succ)
+        return seen
+
+    def _try_handler_blocks(self, block_id: int) -> List[int]:
+        """The except/finally handler that an exception in the block goes to (as a block list)."""
+        if not V.HAS_EXCEPTION_TABLE:
+            return []
+        found = self._try_handlers.get(block_id)
+        if found is None:
+            entry = self.handler_of(self.blocks[block_id].offset)
+            found = (
+                [self.block_of[self.index_at(entry.target)]]
+                if entry is not None and self.is_try_handler(entry)
+                else []
+            )
+            self._try_handlers[block_id] = found
+        return found
+
+    # -- loops --------------------------------------------------------------------------
+
+    def is_loop_header(self, block_id: int) -> bool:
+        """A block with a back edge from a block it reaches; a back edge from an except clause
+        (``continue``, or the end of the loop body after a try) counts where the block dominates it.
+
+        A ``for`` header is one even without back edges: a body that always leaves the loop
+        (``for x in y: return x``) never repeats it.
+        """
+        if block_id not in self._headers:
+            block = self.blocks[block_id]
+            later = [p for p in block.preds if self.blocks[p].offset >= block.offset]
+            is_for = self.instrs[block.end - 1].op == "FOR_ITER"
+            self._headers[block_id] = is_for or any(self._back_edge(block_id, p) for p in later)
+        return self._headers[block_id]
+
+    def _back_edge(self, header: int, source: int) -> bool:
+        """Whether the jump from block *source* to *header* (placed before it) closes a loop."""
+        return self._reach_normal(header, source) or (
+            self._reach_normal(header, source, raising=True) and self._dominates(header, source)
+        )
+
+    def _dominates(self, a: int, b: int) -> bool:
+        """Whether every path from the entry to block *b* (exceptions included) passes block *a*."""
+        seen = {0, a}
+        work = [0] if a != 0 else []
+        while work:
+            block = work.pop()
+            if block == b:
+                return False
+            for succ in self.blocks[block].succs + self._try_handler_blocks(block):
+                if succ not in seen:
+                    seen.add(succ)
+                    work.append(succ)
+        return True
+
+    def natural_loop(self, header: int) -> FrozenSet[int]:
+        head = self.blocks[header]
+        body = {header}
+        work = [p for p in head.preds if self.blocks[p].offset >= head.offset and self._back_edge(header, p)]
+        while work:
+            b = work.pop()
+            if b in body:
+                continue
+            body.add(b)
+            work.extend(self.blocks[b].preds)
+        return frozenset(body)
+
+    def _exits(self, body: set, exclude: Optional[int]) -> List[int]:
+        header = min(body, key=lambda b: self.blocks[b].offset) if body else None
+        inside = [b for b in body if header is None or not self._raising_in_handler(header, b)]
+        outs = {s for b in inside for s in self.blocks[b].succs if s not in body and s != exclude}
+        if V.LAYOUT_IN_SOURCE_ORDER:  # handler code (e.g. an unmatched exception's RERAISE) leaves no loop
+            outs = self.legacy_loop_exits(body, outs)
+        return sorted(outs, key=lambda b: self.blocks[b].offset)
+
+    def _raising_in_handler(self, header: int, block_id: int) -> bool:
+        """Handler code of a loop body (reached by an exception only) before its ``POP_EXCEPT``:
+        where it goes is the next except clause or a re-raise, never out of the loop."""
+        return (
+            V.HAS_EXCEPTION_TABLE
+            and not self._reach_normal(header, block_id)
+            and not self._pops_exception(block_id)
+        )
+
+    def _pops_exception(self, block_id: int) -> bool:
+        """Whether the block ends an except clause (a ``POP_EXCEPT`` not of a re-raise)."""
+        block = self.blocks[block_id]
+        return any(
+            self.instrs[i].op == "POP_EXCEPT" and self.instrs[i - 1].op != "COPY"
+            for i in range(block.start, block.end)
+        )
+
+    def _handler_exits(self, head: Any, body: set) -> List[int]:
+        """Where the except clauses of the tries in a loop body jump out of it (``break``).
+
+        A ``while True`` loop left only from an except clause has no normal exit: the places
+        that a clause goes to after its ``POP_EXCEPT`` and that lie outside the body are.
+        """
+        if not V.HAS_EXCEPTION_TABLE:
+            return []
+        outs: Set[int] = set()
+        for b in body:
+            entry = self.handler_of(self.blocks[b].offset)
+            if entry is None or not self.is_try_handler(entry) or self.span(entry.target)[0] < head.offset:
+                continue
+            handler = self.block_of[self.index_at(entry.target)]
+            seen = {handler}
+            work = [handler]
+            while work:
+                b = work.pop()
+                popped = self._pops_exception(b)
+                for succ in self.blocks[b].succs:
+                    if succ in body or succ in seen:
+                        continue
+                    seen.add(succ)
+                    (outs.add if popped else work.append)(succ)
+        return sorted(outs, key=lambda b: self.blocks[b].offset)
