@@ -3,7 +3,8 @@
 :class:`Nested` is what the simulator calls when a ``MAKE_FUNCTION`` result is stored,
 called or used as a value. It decompiles the nested code object (recursively, through
 :func:`body_of`) and builds the definition with its arguments, defaults, annotations and
-decorators. :func:`signature` rebuilds ``ast.arguments`` from a code object.
+decorators (a generic one, 3.12+, through :mod:`uncompile.structure.generics`).
+:func:`signature` rebuilds ``ast.arguments`` from a code object.
 """
 
 from __future__ import annotations
