@@ -14,13 +14,7 @@ from uncompile.verification.behaviour import Cases
 cases = Cases()
 
 #: Cases that cannot pass yet, with the versions where they fail (see conftest.py).
-EXPECTED_FAILURES = {
-    "generic_function": (
-        {(3, 12), (3, 13), (3, 14), (3, 15)},
-        "type parameters (the '<generic parameters of ...>' function around a generic def/class, "
-        "type aliases) are not decompiled yet",
-    ),
-}
+EXPECTED_FAILURES: dict = {}
 
 
 def twice(function):
@@ -153,6 +147,36 @@ cases.from_source(
     "    type Pair[K] = tuple[K, K]\n"
     "    return first([n]), type(Stack()).__name__, Pair.__name__\n",
     "generic_function",
+    (7,),
+)
+
+
+cases.from_source(
+    (3, 12),
+    "def generic_class(n):\n"
+    "    class Base:\n"
+    "        pass\n"
+    "    class Box[T: (int, str), *Ts, **P](Base):\n"
+    "        def __init__(self, item: T):\n"
+    "            self.item = item\n"
+    "        def get(self) -> T:\n"
+    "            return self.item\n"
+    "    params = [p.__name__ for p in Box.__type_params__]\n"
+    "    return Box(n).get(), params, Box.__type_params__[0].__constraints__, Box.__mro__[1].__name__\n",
+    "generic_class",
+    (7,),
+)
+
+
+cases.from_source(
+    (3, 12),
+    "def generic_type_alias(n):\n"
+    "    type Pair[K: int] = tuple[K, K]\n"
+    "    def twice[T](x: T, count=2, *, sep=n) -> list[T]:\n"
+    "        return [x] * count\n"
+    "    bound = Pair.__type_params__[0].__bound__\n"
+    "    return str(Pair.__value__), bound, twice(n), str(twice.__type_params__)\n",
+    "generic_type_alias",
     (7,),
 )
 

@@ -196,6 +196,10 @@ NO_OPS: FrozenSet[str] = frozenset(
 INTRINSIC_1: List[str] = list(getattr(__import__("opcode"), "_intrinsic_1_descs", []))
 INTRINSIC_2: List[str] = list(getattr(__import__("opcode"), "_intrinsic_2_descs", []))
 
+#: 3.12+: the hidden function that builds a generic definition's type parameters, then the
+#: definition itself (``def f[T]``, ``class C[T]``, ``type A[T] = ...``) is named this + the name.
+GENERIC_PARAMETERS_PREFIX = "<generic parameters of "
+
 #: ``CALL_INTRINSIC_1`` operations with no effect at source level: 3.12+ mark the value an async
 #: generator yields (3.11: ``ASYNC_GEN_WRAP``, in :data:`NO_OPS`).
 NO_OP_INTRINSICS: FrozenSet[str] = frozenset({"INTRINSIC_ASYNC_GEN_WRAP"})

@@ -14,6 +14,7 @@ from typing import Any, List, Optional
 from ..bytecode import versions as V
 from ..bytecode.instructions import Instr
 from . import values as M
+from .type_params import TypeParamOps, type_param_tuple
 
 Stack = List[Any]
 
@@ -27,6 +28,7 @@ class CallBuilder:
         self.code = code
         self.nested = nested
         self.null_above = V.VERSION >= (3, 13)
+        self.type_params = TypeParamOps(nested)
 
     # -- entry from the simulator -----------------------------------------------------
 
@@ -62,7 +64,16 @@ class CallBuilder:
     ) -> None:
         if isinstance(func, M.BuildClass):
             body, name = args[0], args[1]
-            stack.append(M.ClassValue(body, name.value, [sim.expr(a, ins) for a in args[2:]], keywords))
+            bases = [sim.expr(a, ins) for a in args[2:]]
+            value = M.ClassValue(body, name.value, [b for b in bases if not _generic_base(b)], keywords)
+            if len(value.bases) < len(bases):  # a generic class (3.12+): its bases end with Generic[...]
+                value.type_params = sim.class_type_params  # type: ignore[attr-defined]
+            stack.append(value)
+            return
+        if isinstance(func, M.FunctionValue) and func.code.co_name.startswith(V.GENERIC_PARAMETERS_PREFIX):
+            if keywords:
+                raise sim.fail(ins, "generic parameters called with keywords")
+            stack.append(self.nested.generic(func, [sim.expr(a, ins) for a in args]))
             return
         if isinstance(func, M.FunctionValue) and func.code.co_name in _COMPREHENSIONS and len(args) == 1:
             iterable = args[0].iterable if isinstance(args[0], M.Iterator) else args[0]
@@ -74,7 +85,7 @@ class CallBuilder:
         if (
             len(args) == 1
             and not keywords
-            and isinstance(args[0], (M.FunctionValue, M.ClassValue))
+            and isinstance(args[0], (M.FunctionValue, M.ClassValue, M.GenericDefinition))
             and isinstance(func, ast.expr)
         ):
             args[0].decorators.insert(0, func)
@@ -145,6 +156,11 @@ class CallBuilder:
     # -- displays -----------------------------------------------------------------------
 
     def op_BUILD_TUPLE(self, ins: Instr, stack: Stack, sim: Any) -> None:
+        params = type_param_tuple(stack[len(stack) - ins.arg :] if ins.arg else [])
+        if params is not None:
+            del stack[len(stack) - ins.arg :]
+            stack.append(params)
+            return
         stack.append(ast.Tuple(elts=sim.pop_n(stack, ins.arg, ins), ctx=ast.Load()))
 
     def op_BUILD_LIST(self, ins: Instr, stack: Stack, sim: Any) -> None:
@@ -237,19 +253,25 @@ class CallBuilder:
             stack.append(M.Discard())
         elif ins.arg == "INTRINSIC_STOPITERATION_ERROR":
             pass
-        else:
+        elif not self.type_params.intrinsic_1(ins, stack, sim):
             raise sim.fail(ins, "unsupported intrinsic %s" % ins.arg)
+
+    def op_CALL_INTRINSIC_2(self, ins: Instr, stack: Stack, sim: Any) -> None:
+        self.type_params.intrinsic_2(ins, stack, sim)
 
     def op_TYPE_ALIAS(self, ins: Instr, stack: Stack, sim: Any) -> None:
         """``type Name = value``: the name, its type parameters and the value's evaluator."""
         evaluator = sim.pop(stack, ins)
-        params = sim.pop_expr(stack, ins)
+        params = sim.pop(stack, ins)
         name = getattr(sim.pop_expr(stack, ins), "value", None)
         if not isinstance(evaluator, M.FunctionValue) or not isinstance(name, str):
             raise sim.fail(ins, "type alias")
-        if not (isinstance(params, ast.Constant) and params.value is None):
-            raise sim.fail(ins, "type alias with type parameters")
-        stack.append(M.TypeAliasValue(self.nested.type_alias(evaluator, name), name))
+        statement = self.nested.type_alias(evaluator, name)
+        if isinstance(params, M.TypeParams):
+            statement.type_params = params.nodes
+        elif not (isinstance(params, ast.Constant) and params.value is None):
+            raise sim.fail(ins, "type alias with type parameters %r" % (params,))
+        stack.append(M.TypeAliasValue(statement, name))
 
     def op_GET_ITER(self, ins: Instr, stack: Stack, sim: Any) -> None:
         stack.append(M.Iterator(sim.pop_expr(stack, ins)))
@@ -307,6 +329,11 @@ class CallBuilder:
         field = {8: "closure", 4: "annotations", 2: "kwdefaults", 1: "defaults", 16: "annotations"}
         setattr(func, field.get(ins.arg, "annotations"), attribute)
         stack.append(func)
+
+
+def _generic_base(node: ast.expr) -> bool:
+    """The ``Generic[...]`` base the compiler adds to a generic class (its hidden name)."""
+    return isinstance(node, ast.Name) and node.id == ".generic_base"
 
 
 class _ComprehensionItem(ast.expr):

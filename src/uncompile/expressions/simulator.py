@@ -47,6 +47,7 @@ class Simulator(Ops314, TargetOps, LegacyBlockOps, LegacyUnpackOps):
         self.out: List[ast.stmt] = []
         self.pending: List[int] = []
         self.calls = CallBuilder(code, nested)
+        self.class_type_params: List[Any] = []  # a generic class's, from ``.type_params``
         self.globals_declared: Dict[str, None] = {}
         self.nonlocals_declared: Dict[str, None] = {}
         self.chain: Optional[ast.Assign] = None
@@ -98,6 +99,8 @@ class Simulator(Ops314, TargetOps, LegacyBlockOps, LegacyUnpackOps):
     def assign(self, target: ast.expr, value: Any, stack: Stack, ins: Instr) -> None:
         """Store *value* into *target*: plain, chained, augmented, unpacking or definition."""
         target = _store(target)
+        if self._binds_type_params(target, value):
+            return
         if isinstance(value, M.TargetSlot):
             self._fill_slot(value, target, stack, ins)
             return
@@ -150,6 +153,9 @@ class Simulator(Ops314, TargetOps, LegacyBlockOps, LegacyUnpackOps):
             return
         if isinstance(value, (M.FunctionValue, M.ClassValue)) and isinstance(target, ast.Name):
             self.emit(self.calls.definition(value, target.id))
+            return
+        if isinstance(value, M.GenericDefinition) and isinstance(target, ast.Name):
+            self.emit(self.calls.nested.stored_generic(value, target.id))
             return
         self.emit(ast.Assign(targets=[target], value=self.expr(value, ins), type_comment=None))
 
@@ -395,8 +401,33 @@ class Simulator(Ops314, TargetOps, LegacyBlockOps, LegacyUnpackOps):
     # statements
 
     def op_RETURN_VALUE(self, ins: Instr, stack: Stack) -> None:
-        value = self.pop_expr(stack, ins)
-        self.emit(ast.Return(value=value))
+        value = self.pop(stack, ins)
+        if self.code.co_name.startswith(V.GENERIC_PARAMETERS_PREFIX):
+            # the definition this hidden function builds, in its own form (see structure.generics)
+            name = self.code.co_name[len(V.GENERIC_PARAMETERS_PREFIX) : -1]
+            if isinstance(value, M.TypeAliasValue):
+                self.emit(value.statement)
+                return
+            if isinstance(value, (M.FunctionValue, M.ClassValue)):
+                self.emit(self.calls.definition(value, name))
+                return
+        if isinstance(value, M.TargetSlot) and len(value.owner.targets) == 1:
+            # ``*X`` unpacked into one value: only a ``*Ts = *X`` default's evaluator returns it
+            self.emit(ast.Return(value=ast.Starred(value=self.expr(value.owner.value, ins), ctx=ast.Load())))
+            return
+        self.emit(ast.Return(value=self.expr(value, ins)))
+
+    def _binds_type_params(self, target: ast.expr, value: Any) -> bool:
+        """A store the compiler adds for type parameters: each one under its name, the class's
+        tuple of them in ``.type_params`` (kept for the class), its ``Generic[...]`` base."""
+        if not isinstance(target, ast.Name):
+            return False
+        if isinstance(value, M.TypeParam):
+            return bool(value.node.name == target.id)
+        if target.id == ".type_params" and isinstance(value, M.TypeParams):
+            self.class_type_params = value.nodes
+            return True
+        return target.id == ".generic_base" and isinstance(value, M.Discard)
 
     def op_RAISE_VARARGS(self, ins: Instr, stack: Stack) -> None:
         parts = self.pop_n(stack, ins.arg, ins)

@@ -97,6 +97,30 @@ class TypeAliasValue(Marker):
         self.name = name
 
 
+class TypeParam(Marker):
+    """A type parameter made by ``CALL_INTRINSIC_1 INTRINSIC_TYPEVAR`` and kin: *node* is its
+    ``ast.TypeVar``/``ast.TypeVarTuple``/``ast.ParamSpec`` (3.12+)."""
+
+    def __init__(self, node: Any) -> None:
+        self.node = node
+
+
+class TypeParams(Marker):
+    """The tuple of a generic definition's type parameters (*nodes*, in order)."""
+
+    def __init__(self, nodes: List[Any]) -> None:
+        self.nodes = nodes
+
+
+class GenericDefinition(Marker):
+    """A generic ``def``/``class`` (*statement*, built from its ``<generic parameters of ...>``
+    function's call), not yet stored; decorators applied to it are collected as on functions."""
+
+    def __init__(self, statement: Any) -> None:
+        self.statement = statement
+        self.decorators: List[ast.expr] = []
+
+
 class ClassValue(Marker):
     """``__build_class__(body, name, *bases, **keywords)``, not yet stored."""
 

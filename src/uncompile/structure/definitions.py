@@ -3,7 +3,8 @@
 :class:`Nested` is what the simulator calls when a ``MAKE_FUNCTION`` result is stored,
 called or used as a value. It decompiles the nested code object (recursively, through
 :func:`body_of`) and builds the definition with its arguments, defaults, annotations and
-decorators. :func:`signature` rebuilds ``ast.arguments`` from a code object.
+decorators (a generic one, 3.12+, through :mod:`uncompile.structure.generics`).
+:func:`signature` rebuilds ``ast.arguments`` from a code object.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from ..expressions import values as M
 from .annotations import annotation_mapping, evaluator_statement, unstringified
 from .cleanup import tidy_body
 from .comprehensions import loop_to_comprehension
+from .generics import generic_definition, stored_generic
 from .private_names import demangle_private_names
 from .walker import Walker
 
@@ -113,9 +115,10 @@ def returned_expression(body: List[ast.stmt]) -> Optional[ast.expr]:
     return ast.IfExp(test=first.test, body=then, orelse=orelse)
 
 
-def body_of(code: CodeType) -> List[ast.stmt]:
-    """The statements of *code* (a function, class or module body), tidied."""
-    walker = Walker(code, Nested(code))
+def body_of(code: CodeType, arguments: Optional[Dict[str, ast.expr]] = None) -> List[ast.stmt]:
+    """The statements of *code* (a function, class or module body), tidied; *arguments* are the
+    values of its hidden parameters (a generic definition's function defaults)."""
+    walker = Walker(code, Nested(code, arguments))
     stmts = tidy_body(walker.run(), code, walker.sim)
     demangle_private_names(stmts, code)
     return stmts
@@ -124,8 +127,25 @@ def body_of(code: CodeType) -> List[ast.stmt]:
 class Nested:
     """Builds definitions for code objects nested in *parent* (see the module docstring)."""
 
-    def __init__(self, parent: CodeType) -> None:
+    def __init__(self, parent: CodeType, arguments: Optional[Dict[str, ast.expr]] = None) -> None:
         self.parent = parent
+        self.arguments = arguments or {}
+
+    def _argument(self, node: Any) -> Any:
+        """*node*, or the value passed for it when it is a hidden parameter of *parent*."""
+        if isinstance(node, ast.Name) and node.id in self.arguments:
+            return self.arguments[node.id]
+        return node
+
+    def generic(self, value: M.FunctionValue, args: List[ast.expr]) -> Any:
+        return generic_definition(value, args)
+
+    def stored_generic(self, value: M.GenericDefinition, name: str) -> ast.stmt:
+        return stored_generic(value, name)
+
+    def evaluated(self, value: M.FunctionValue) -> ast.expr:
+        """The expression a lazily evaluated value's function (a type parameter's bound) returns."""
+        return getattr(evaluator_statement(value.code), "value")  # noqa: B009
 
     def definition(self, value: Any, name: str) -> ast.stmt:
         if isinstance(value, M.ClassValue):
@@ -140,6 +160,8 @@ class Nested:
 
     def function_def(self, value: M.FunctionValue) -> ast.stmt:
         code = value.code
+        value.defaults = self._argument(value.defaults)
+        value.kwdefaults = self._argument(value.kwdefaults)
         body = body_of(code)
         notes = unstringified(_annotations(value.annotations), value.code)
         is_async = bool(code.co_flags & (inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR))
@@ -153,7 +175,7 @@ class Nested:
             type_comment=None,
         )
         if hasattr(ast, "TypeAlias"):
-            setattr(node, "type_params", [])  # noqa: B010 - the field is new in 3.12
+            setattr(node, "type_params", getattr(value, "type_params", []))  # noqa: B010 - new in 3.12
         return node
 
     def class_def(self, value: M.ClassValue, name: str) -> ast.stmt:
@@ -166,7 +188,7 @@ class Nested:
             decorator_list=list(value.decorators),
         )
         if hasattr(ast, "TypeAlias"):
-            setattr(node, "type_params", [])  # noqa: B010 - the field is new in 3.12
+            setattr(node, "type_params", getattr(value, "type_params", []))  # noqa: B010 - new in 3.12
         if name != value.name and not is_private_name_stored_as(value.name, name):
             raise DecompileError("class %s stored as %s" % (value.name, name), construct="class")
         return node
