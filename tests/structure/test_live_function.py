@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import ast
 import collections
+import sys
+
+import pytest
 
 import uncompile
 from uncompile.source.printer import to_source
@@ -77,3 +80,12 @@ def test_value_expression_of_nested_and_empty_containers():
         "{'k': [set(), (1,)], 2: {3}, 'f': frozenset({4})}"
     )
     assert eval(compile(ast.Expression(node), "<value>", "eval")) == value
+
+
+@pytest.mark.skipif(sys.version_info < (3, 14), reason="3.14+ evaluate annotations only when asked")
+def test_deferred_annotations_naming_undefined_names_are_kept():
+    source = "def sample(a: Later, b: NotYetDefined.x | None = None) -> 'list[Later]':\n    return a\n"
+    namespace: dict = {}
+    exec(compile(source, "<snippet>", "exec", dont_inherit=True), namespace)
+    header = uncompile.decompile(namespace["sample"]).splitlines()[0]
+    assert header == "def sample(a: Later, b: NotYetDefined.x | None = None) -> list[Later]:"

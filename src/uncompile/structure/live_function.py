@@ -102,8 +102,8 @@ def _dotted_name(value: Any) -> Optional[ast.expr]:
 def _annotations(function: FunctionType) -> Dict[str, ast.expr]:
     """The annotations of *function* as expressions; strings are parsed, failures left out."""
     try:
-        given = dict(function.__annotations__)
-    except Exception:  # 3.14+: evaluating the annotations may fail (a name not defined yet)
+        given = _given_annotations(function)
+    except Exception:  # evaluating the annotations may fail (a name not defined yet)
         return {}
     notes: Dict[str, ast.expr] = {}
     for name, value in given.items():
@@ -117,6 +117,16 @@ def _annotations(function: FunctionType) -> Dict[str, ast.expr]:
         else:
             notes[name] = value_expression(value)
     return notes
+
+
+def _given_annotations(function: FunctionType) -> Dict[str, Any]:
+    """The annotations the function holds; from 3.14 on as their source text, so that names
+    not defined when asked (imported only for type checking, defined later) do not lose them."""
+    try:
+        import annotationlib  # type: ignore[import-not-found,unused-ignore]  # 3.14+
+    except ImportError:
+        return dict(function.__annotations__)
+    return dict(annotationlib.get_annotations(function, format=annotationlib.Format.STRING))
 
 
 def _parsed_repr(value: Any) -> ast.expr:
