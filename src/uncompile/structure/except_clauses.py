@@ -156,7 +156,8 @@ class ExceptClauses(HandlerRegions):
     def _leaves_with(self, k: int) -> bool:
         """Whether a return (or break, continue) leaves with blocks at *k*, after a clause's
         ``POP_EXCEPT``."""
-        return self._past_exit_calls(self._past_outer_handlers(k)) != self._past_outer_handlers(k)
+        past = self._past_outer_handlers(k)
+        return self._past_exit_calls(past) != past
 
     def _clause_end(self, k: int, name: Optional[str], ctx: Context) -> Optional[int]:
         """Where the normal path goes after a clause's ``POP_EXCEPT`` at ``k - 1``."""
@@ -215,11 +216,11 @@ class ExceptClauses(HandlerRegions):
     def _past_outer_handlers(self, k: int) -> int:
         """Skip the ``POP_EXCEPT`` of enclosing clauses that a ``return`` leaves (``SWAP 2;
         POP_EXCEPT`` when the returned value is on the stack)."""
-        ops = [ins.op for ins in self.instrs]
-        while k < len(ops):
-            if ops[k] == "POP_EXCEPT":
+        instrs = self.instrs
+        while k < len(instrs):
+            if instrs[k].op == "POP_EXCEPT":
                 k += 1
-            elif ops[k] == "SWAP" and ops[k + 1 : k + 2] == ["POP_EXCEPT"]:
+            elif instrs[k].op == "SWAP" and k + 1 < len(instrs) and instrs[k + 1].op == "POP_EXCEPT":
                 k += 2
             else:
                 break
