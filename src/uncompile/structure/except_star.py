@@ -21,8 +21,6 @@ from .handler_regions import HandlerRegions
 
 # the instructions before the first clause's type: keep the group, start the list of raised ones
 _GROUP_SETUP = ("COPY", "BUILD_LIST", "SWAP")
-# what leaving enclosing except clauses on the way to a return runs
-_LEAVING = ("POP_EXCEPT", "SWAP", "POP_TOP")
 
 
 class ExceptStar(HandlerRegions):
@@ -50,7 +48,7 @@ class ExceptStar(HandlerRegions):
         follow = self._after_star_clauses(end)
         orelse: List[ast.stmt] = []
         if after is not None and follow is not None and after != follow:
-            if self._copied_returns(follow, self._through_jump(after)):
+            if self.copies_of_one_return(follow, self._through_jump(after)):
                 follow = after  # both go on to copies of one return (the statement after the try)
             else:
                 orelse = self.walk(after, ctx.stop_at(self.block_of[follow]), list(stack))
@@ -122,20 +120,6 @@ class ExceptStar(HandlerRegions):
                     return k - 3
                 return k
         raise self.fail(i, "except* clause without cleanup")
-
-    def _copied_returns(self, a: int, b: int) -> bool:
-        """Whether the code at *a* and at *b* are copies of one ``return`` (after leaving the
-        enclosing except clauses: their ``POP_EXCEPT`` and the deletion of their names)."""
-        while a < len(self.instrs) and b < len(self.instrs):
-            x, y = self.instrs[a], self.instrs[b]
-            if x.op != y.op or x.arg != y.arg or x.target is not None:
-                return False
-            if x.op == "RETURN_VALUE":
-                return True
-            if x.op not in _LEAVING and not x.op.startswith(("LOAD_", "STORE_", "DELETE_")):
-                return False
-            a, b = a + 1, b + 1
-        return False
 
     def _after_star_clauses(self, end: int) -> Optional[int]:
         """Where the code after the try starts: past the ``POP_EXCEPT`` the merge reaches when

@@ -15,6 +15,8 @@ from typing import Any, List, Optional, Tuple
 from ..bytecode import versions as V
 from ..flow.cfg import ENDS_PATH
 
+# what leaving enclosing except clauses on the way to a return runs
+_LEAVING_CLAUSES = ("POP_EXCEPT", "SWAP", "POP_TOP")
 _EXIT_CALL = ("LOAD_CONST", "LOAD_CONST", "LOAD_CONST", "CALL")
 
 
@@ -267,4 +269,18 @@ class HandlerRegions:
             if not op.startswith("LOAD_") or self.instrs[i].target is not None:
                 return False
             i += 1
+        return False
+
+    def copies_of_one_return(self, a: int, b: int) -> bool:
+        """Whether the code at *a* and at *b* are copies of one ``return`` (after leaving the
+        enclosing except clauses: their ``POP_EXCEPT`` and the deletion of their names)."""
+        while a < len(self.instrs) and b < len(self.instrs):
+            x, y = self.instrs[a], self.instrs[b]
+            if x.op != y.op or x.arg != y.arg or x.target is not None:
+                return False
+            if x.op == "RETURN_VALUE":
+                return True
+            if x.op not in _LEAVING_CLAUSES and not x.op.startswith(("LOAD_", "STORE_", "DELETE_")):
+                return False
+            a, b = a + 1, b + 1
         return False

@@ -382,13 +382,7 @@ class HandlerStructurer(ExceptClauses, ExceptStar):
 
     def _same_return(self, a: int, b: Optional[int]) -> bool:
         """Whether the ``return`` at *a* is a copy of the one at *b*."""
-        if b is None or not self._returns_at(b):
-            return False
-        while self.instrs[a].op == self.instrs[b].op and self.instrs[a].arg == self.instrs[b].arg:
-            if self.instrs[a].op == "RETURN_VALUE":
-                return True
-            a, b = a + 1, b + 1
-        return False
+        return b is not None and self._returns_at(b) and self.copies_of_one_return(a, b)
 
 
 def _implicit_return(stmt: ast.stmt) -> bool:
