@@ -161,10 +161,10 @@ class CallBuilder:
             del stack[len(stack) - ins.arg :]
             stack.append(params)
             return
-        stack.append(ast.Tuple(elts=sim.pop_n(stack, ins.arg, ins), ctx=ast.Load()))
+        stack.append(ast.Tuple(elts=_display_items(stack, ins.arg, ins, sim), ctx=ast.Load()))
 
     def op_BUILD_LIST(self, ins: Instr, stack: Stack, sim: Any) -> None:
-        stack.append(ast.List(elts=sim.pop_n(stack, ins.arg, ins), ctx=ast.Load()))
+        stack.append(ast.List(elts=_display_items(stack, ins.arg, ins, sim), ctx=ast.Load()))
 
     def op_BUILD_SET(self, ins: Instr, stack: Stack, sim: Any) -> None:
         stack.append(ast.Set(elts=sim.pop_n(stack, ins.arg, ins)))
@@ -329,6 +329,19 @@ class CallBuilder:
         field = {8: "closure", 4: "annotations", 2: "kwdefaults", 1: "defaults", 16: "annotations"}
         setattr(func, field.get(ins.arg, "annotations"), attribute)
         stack.append(func)
+
+
+def _display_items(stack: Stack, count: int, ins: Instr, sim: Any) -> List[Any]:
+    """The top *count* items, as the elements of a tuple or list display.
+
+    ``class C(*bases)`` passes ``__build_class__`` its arguments as one sequence that starts
+    with the class body: that function stays a value for :meth:`CallBuilder._finish_call`.
+    """
+    items = sim.pop_n_raw(stack, count, ins)
+    below = [item for item in stack[-2:] if not isinstance(item, M.Null)][-1:]  # under a NULL (3.14+)
+    builds_class = below and isinstance(below[0], M.BuildClass)
+    body = items[:1] if builds_class and items and isinstance(items[0], M.FunctionValue) else []
+    return body + [sim.expr(item, ins) for item in items[len(body) :]]
 
 
 def _generic_base(node: ast.expr) -> bool:
