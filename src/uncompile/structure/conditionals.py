@@ -39,6 +39,7 @@ class Conditionals:
     bottom_tested_loop: Any
     compare_chain: Any
     continues_from_with: Any
+    copies_of_one_return: Any
     exit: Any
     fail: Any
     guarded_bottom_tested_loop: Any
@@ -139,6 +140,8 @@ class Conditionals:
             expr_item = item
             if kind in ("cond", "value-cond"):
                 new, nxt = self._node(fall, expr_item, end, kind == "value-cond")
+            elif kind == "chain-cond":  # a chained comparison tested as a condition
+                new, nxt = self._exit_copied_into_chain(item, end, nodes), end
             elif kind == "chain-return":  # a value chain ending in a copy of the merge's return
                 returns = [m for m in merges if m is not None and self._lone_return(m)]
                 if len(returns) != 1:
@@ -193,6 +196,26 @@ class Conditionals:
             if loop_exit != -1:
                 return loop_exit
         return self.if_statement(nodes[used - 1].entry, head, fall_block, ctx, stack)
+
+    def _exit_copied_into_chain(self, node: Node, fall: Optional[int], nodes: List[Node]) -> Node:
+        """A chain tested after other tests jumps past its cleanup to where its last test goes
+        on; when that is a small exit the compiler puts a copy of it there (3.10+). The chain's
+        exit is then the original, where the other tests go."""
+        copy = self.blocks[fall] if fall is not None and V.COPIES_SMALL_EXITS else None
+        if copy is None or self.instrs[copy.end - 1].op != "RETURN_VALUE":
+            return node
+        for side in ("true", "false"):
+            if getattr(node, side) != fall:
+                continue
+            for other in (exit for n in nodes for exit in (n.true, n.false)):
+                if (
+                    isinstance(other, int)
+                    and other != fall
+                    and self.copies_of_one_return(copy.start, self.blocks[other].start)
+                ):
+                    setattr(node, side, other)
+                    return node
+        return node
 
     def _tested_merge(
         self, nodes: List[Node], merge: int, stack: List[Any]

@@ -118,7 +118,10 @@ class PureBlocks:
         return block.end - block.start == 1 and self.instrs[block.start].op == "RETURN_VALUE"
 
     def _pure_chain(self, block_id: int, start: int, stack: List[Any]) -> Optional[Tuple[Any, str, int]]:
-        """A chained comparison used as a value inside ``and``/``or``: (value, "jump", end)."""
+        """A chained comparison inside ``and``/``or``: used as a value, (value, "chain", the
+        block its value goes to) (or "chain-return" and the index of a copy of the merge's
+        ``return``); tested as a condition, (its condition node, "chain-cond", the block its
+        last test falls through to)."""
         block = self.blocks[block_id]
         last = self.instrs[block.end - 1]
         if last.op not in V.CONDITIONAL_JUMPS:
@@ -132,7 +135,18 @@ class PureBlocks:
                         return None
                     self.sim.step(ins, work)
                 expr = self.sim.pop(work, last)
-                if not work or work[-1] is not expr or not isinstance(expr, ast.Compare):
+                if not isinstance(expr, ast.Compare) or not work:
+                    return None
+                if work[-1] is expr.comparators[-1]:  # a chain tested as a condition
+                    tested = self.compare_chain(block_id, expr, False, work)
+                    if tested is None or tested[1] is None or self.sim.out:
+                        return None
+                    node, after = tested[0], tested[1]
+                    if len(work) != len(stack) or any(a is not b for a, b in zip(work, stack)):
+                        return None
+                    node.entry = block_id
+                    return node, "chain-cond", after
+                if work[-1] is not expr:
                     return None
                 work.pop()
                 if not work or work[-1] is not expr.comparators[-1]:
