@@ -28,6 +28,17 @@ CHAINS_AFTER_OTHER_TESTS = {
                 y = 1
             return y
     """,
+    # the chain's last test jumps to a block that only jumps on to the body
+    "in_a_loop": """
+        def f(items, a, c):
+            for item in items:
+                if item or a < item < c:
+                    g(item)
+    """,
+    "assert": """
+        def f(x, a, b, c, message):
+            assert x or a < b < c, message
+    """,
     "chain_then_statements": """
         def f(x, a, b, c):
             if x and a <= b < c:
@@ -44,3 +55,19 @@ def test_chain_after_other_tests_in_a_condition(name: str) -> None:
     result = verify_code(define(CHAINS_AFTER_OTHER_TESTS[name]).__code__, qualname="f")
     assert result.identical, result
     assert result.source is not None and " < c" in result.source
+
+
+CHAIN_VALUES_AFTER_OTHER_TESTS = {
+    # the chain's value is tested again by the ``or`` (3.14+ send ``a``'s false value past it)
+    "and_chain_or": "def f(a, b, c, d, e):\n    return a and b < c < d or e\n",
+    "or_chain_and": "def f(x, a, b, c, y):\n    return (x or a < b < c) and y\n",
+    "between_tests": "def f(x, a, b, c, y):\n    z = x or a < b < c or y\n    return z\n",
+    # the rest of the returned call is copied after the chain (3.10+)
+    "call_argument": "def f(x, a, b, c):\n    return g(x and a == b == c, 1)\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(CHAIN_VALUES_AFTER_OTHER_TESTS))
+def test_chain_value_after_other_tests(name: str) -> None:
+    result = verify_code(define(CHAIN_VALUES_AFTER_OTHER_TESTS[name]).__code__, qualname="f")
+    assert result.identical, result

@@ -113,9 +113,15 @@ class PureBlocks:
             return None
         return work[-1], kind, block.end - 1
 
-    def _lone_return(self, block_id: int) -> bool:
+    def _copied_return(self, i: int, block_id: int) -> bool:
+        """Whether the instructions from *i* to the end of its block are a copy of block
+        *block_id*, which returns (3.10+ copy a small exit into the paths that reach it)."""
         block = self.blocks[block_id]
-        return block.end - block.start == 1 and self.instrs[block.start].op == "RETURN_VALUE"
+        end = block_end_of(self, i)
+        if end - i != block.end - 1 - block.start or self.instrs[end].op != "RETURN_VALUE":
+            return False
+        copy, original = self.instrs[i : end + 1], self.instrs[block.start : block.end]
+        return all(a.op == b.op and a.arg == b.arg for a, b in zip(copy, original))
 
     def _pure_chain(self, block_id: int, start: int, stack: List[Any]) -> Optional[Tuple[Any, str, int]]:
         """A chained comparison inside ``and``/``or``: used as a value, (value, "chain", the
@@ -144,7 +150,7 @@ class PureBlocks:
                     node, after = tested[0], tested[1]
                     if len(work) != len(stack) or any(a is not b for a, b in zip(work, stack)):
                         return None
-                    node.entry = block_id
+                    node.last, node.entry = node.entry, block_id
                     return node, "chain-cond", after
                 if work[-1] is not expr:
                     return None
@@ -154,9 +160,10 @@ class PureBlocks:
                 chain = self.compare_chain(block_id, expr, True, work)
                 if chain is None or chain[2] is None or self.sim.out:
                     return None
-                if chain[2] < 0:  # the chain ends in a copy of the merge point's ``return``
+                if chain[2] < 0:  # the chain goes on with a copy of the merge point's ``return ...``
                     after = -1 - chain[2]
-                    if self.instrs[after].op != "RETURN_VALUE" or after != block_end_of(self, after):
+                    end = block_end_of(self, after)
+                    if self.instrs[end].op != "RETURN_VALUE" or end - after >= V.LONGEST_COPIED_EXIT:
                         return None
                     return chain[0], "chain-return", after
         except DecompileError:
