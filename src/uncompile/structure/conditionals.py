@@ -39,7 +39,6 @@ class Conditionals:
     bottom_tested_loop: Any
     compare_chain: Any
     continues_from_with: Any
-    copies_of_one_return: Any
     exit: Any
     fail: Any
     guarded_bottom_tested_loop: Any
@@ -216,7 +215,7 @@ class Conditionals:
                 setattr(node, side, block.jump)
             elif exit == fall and V.COPIES_SMALL_EXITS and self.instrs[block.end - 1].op == "RETURN_VALUE":
                 for other in others:
-                    if self.copies_of_one_return(block.start, self.blocks[other].start):
+                    if self._copied_return(block.start, other):
                         setattr(node, side, other)
                         break
         return node
@@ -377,6 +376,8 @@ class Conditionals:
         last = self.instrs[before.end - 1]
         if (
             last.op == "JUMP"
+            and [ins.op for ins in self.instrs[before.start : before.end - 1]]
+            != ["POP_TOP"]  # a chain's cleanup
             and before.jump is not None
             and before.offset >= self.blocks[block_id].offset
             and self.blocks[before.jump].offset > self.blocks[else_b].offset
