@@ -12,7 +12,7 @@ import ast
 from typing import Any, List, Optional, Tuple
 
 from ..bytecode import versions as V
-from ..expressions.conditions import VALUE, Node, negate, reduce_nodes
+from ..expressions.conditions import VALUE, Node, negate, reduce_nodes, tested_blocks
 from .branch_follow import (
     falls_to_outer_follow,
     is_added_jump_back,
@@ -102,6 +102,7 @@ class Conditionals:
             return -1 - chain[2] if chain[2] < 0 else self.start_of(chain[2])
         if chain is not None:
             node, fall = chain[0], chain[1]
+            node.last, node.entry = node.entry, block_id
         else:
             node, fall = self._node(block_id, self.sim.expr(expr, self.instrs[jump]), jump, value)
         nodes = [node]
@@ -189,7 +190,7 @@ class Conditionals:
             return tail
         if V.DUPLICATES_WHILE_CONDITION:
             loop_exit = self.bottom_tested_loop(
-                block_id, head, fall_block, ctx, stack, [n.entry for n in nodes[:used]]
+                block_id, head, fall_block, ctx, stack, tested_blocks(nodes[:used])
             )
             if loop_exit == -1 and used > 1:
                 loop_exit = self.guarded_bottom_tested_loop(nodes, used, fall_block, ctx, stack)
