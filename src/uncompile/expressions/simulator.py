@@ -25,6 +25,7 @@ from .ops314 import Ops314, unpacked_item
 from .targets import LOAD, TargetOps, name_node, slice_node, subscript_key
 
 Stack = List[Any]
+_EXPRESSIONS = (ast.expr, ast.Slice)  # ast.Slice is no ast.expr on 3.8
 Handler = Callable[[Any, Instr, Stack], None]  # a Simulator method: (self, ins, stack)
 
 #: Per simulator class: op -> the method that executes it (filled as ops are met).
@@ -195,7 +196,7 @@ class Simulator(Ops314, TargetOps, LegacyBlockOps, LegacyUnpackOps):
 
     def expr(self, value: Any, ins: Instr) -> ast.expr:
         """*value* as an expression; markers that have none are an error."""
-        if isinstance(value, (ast.expr, ast.Slice)):  # ast.Slice is no ast.expr on 3.8
+        if isinstance(value, _EXPRESSIONS):
             return value
         if isinstance(value, M.FunctionValue):
             return self.calls.function_expr(value)
@@ -207,7 +208,10 @@ class Simulator(Ops314, TargetOps, LegacyBlockOps, LegacyUnpackOps):
         return stack.pop()
 
     def pop_expr(self, stack: Stack, ins: Instr) -> ast.expr:
-        return self.expr(self.pop(stack, ins), ins)
+        if not stack:
+            raise self.fail(ins, "value stack underflow")
+        value = stack.pop()
+        return value if isinstance(value, _EXPRESSIONS) else self.expr(value, ins)
 
     def pop_n_raw(self, stack: Stack, n: int, ins: Instr) -> List[Any]:
         if n > len(stack):
@@ -228,18 +232,15 @@ class Simulator(Ops314, TargetOps, LegacyBlockOps, LegacyUnpackOps):
     def step(self, ins: Instr, stack: Stack) -> None:
         """Execute *ins* on *stack*; statements it completes go to ``self.out``."""
         self.pending.append(ins.offset)
-        self._dispatch(ins, stack)
+        handler = self._handlers.get(ins.op)
+        if handler is None:
+            handler = self._handlers[ins.op] = self._handler_for(ins.op)
+        handler(self, ins, stack)
         if stack:
             top = stack[-1]
             if isinstance(top, ast.AST) and not hasattr(top, "uncompile_seq"):
                 self.seq += 1
                 top.uncompile_seq = self.seq  # type: ignore[attr-defined]
-
-    def _dispatch(self, ins: Instr, stack: Stack) -> None:
-        handler = self._handlers.get(ins.op)
-        if handler is None:
-            handler = self._handlers[ins.op] = self._handler_for(ins.op)
-        handler(self, ins, stack)
 
     def _handler_for(self, op: str) -> Handler:
         """What executes *op* (looked up once per op and class): an ``op_*`` method of the simulator, a
@@ -251,7 +252,10 @@ class Simulator(Ops314, TargetOps, LegacyBlockOps, LegacyUnpackOps):
             return type(self)._binary
         if op in UNARY:
             return type(self)._unary
-        return type(self)._call_step
+        builder_op = getattr(CallBuilder, "op_" + op, None)
+        if builder_op is None:
+            return type(self)._unsupported
+        return lambda sim, ins, stack: builder_op(sim.calls, ins, stack, sim)
 
     def _binary(self, ins: Instr, stack: Stack) -> None:
         right = self.pop_expr(stack, ins)
@@ -260,9 +264,8 @@ class Simulator(Ops314, TargetOps, LegacyBlockOps, LegacyUnpackOps):
     def _unary(self, ins: Instr, stack: Stack) -> None:
         stack.append(ast.UnaryOp(op=UNARY[ins.op](), operand=self.pop_expr(stack, ins)))
 
-    def _call_step(self, ins: Instr, stack: Stack) -> None:
-        if not self.calls.step(ins, stack, self):
-            raise self.fail(ins, "unsupported instruction")
+    def _unsupported(self, ins: Instr, stack: Stack) -> None:
+        raise self.fail(ins, "unsupported instruction")
 
     # loads
 
