@@ -32,11 +32,13 @@ Handler = Callable[[Any, Instr, Stack], None]  # a Simulator method: (self, ins,
 _HANDLERS: Dict[type, Dict[str, Handler]] = {}
 
 
+_TARGETS = (ast.Name, ast.Attribute, ast.Subscript, ast.Starred, ast.Tuple, ast.List)
+_STORE = ast.Store()  # shared, like LOAD: a load replaces a node's context, never changes it
+
+
 def _store(target: ast.expr) -> ast.expr:
-    if isinstance(target, (ast.Name, ast.Attribute, ast.Subscript, ast.Starred)):
-        target.ctx = ast.Store()
-    if isinstance(target, (ast.Tuple, ast.List)):
-        target.ctx = ast.Store()
+    if isinstance(target, _TARGETS):
+        target.ctx = _STORE
     return target
 
 
@@ -100,15 +102,7 @@ class Simulator(Ops314, TargetOps, LegacyBlockOps, LegacyUnpackOps):
     def assign(self, target: ast.expr, value: Any, stack: Stack, ins: Instr) -> None:
         """Store *value* into *target*: plain, chained, augmented, unpacking or definition."""
         target = _store(target)
-        if self._binds_type_params(target, value):
-            return
-        if isinstance(value, M.TargetSlot):
-            self._fill_slot(value, target, stack, ins)
-            return
-        if isinstance(value, M.SavedLocal) or self.deferred_store(target, value):
-            return
-        if isinstance(value, M.LoopTarget):
-            value.target = target
+        if isinstance(value, M.Marker) and self._stored_marker(target, value, stack, ins):
             return
         if self.chain is not None and value is self.chain_named:
             self.chain.targets.append(target)
@@ -159,6 +153,21 @@ class Simulator(Ops314, TargetOps, LegacyBlockOps, LegacyUnpackOps):
             self.emit(self.calls.nested.stored_generic(value, target.id))
             return
         self.emit(ast.Assign(targets=[target], value=self.expr(value, ins), type_comment=None))
+
+    def _stored_marker(self, target: ast.expr, value: M.Marker, stack: Stack, ins: Instr) -> bool:
+        """Stores of markers that are no assignment of their own (unpacking slots, loop targets,
+        bookkeeping); True when handled here."""
+        if self._binds_type_params(target, value):
+            return True
+        if isinstance(value, M.TargetSlot):
+            self._fill_slot(value, target, stack, ins)
+            return True
+        if isinstance(value, M.SavedLocal) or self.deferred_store(target, value):
+            return True
+        if isinstance(value, M.LoopTarget):
+            value.target = target
+            return True
+        return False
 
     def _import(self, name: str, value: Any) -> bool:
         """Emit ``import``/``from ... import`` for storing an import result; False if not one."""

@@ -23,6 +23,7 @@ from .branch_follow import region_follow
 from .context import Context
 
 _NOP = dis.opmap["NOP"]
+_MATCH_CLASS = dis.opmap.get("MATCH_CLASS")
 _STRUCTURAL = ("MATCH_SEQUENCE", "MATCH_MAPPING", "MATCH_CLASS")
 _CLASS_LOADS = ("LOAD_GLOBAL", "LOAD_NAME", "LOAD_FAST", "LOAD_DEREF")
 
@@ -37,9 +38,11 @@ class MatchStructurer:
 
     instrs: List[Any]
 
-    def match_start_ops(self, ops: Any) -> frozenset:
-        """The instructions a match statement can start with in code made of *ops*."""
-        return _MATCH_STARTS_WITH_CLASSES if "MATCH_CLASS" in ops else _MATCH_STARTS
+    def match_start_ops(self, code: Any) -> frozenset:
+        """The instructions a match statement can start with in *code*."""
+        if _MATCH_CLASS is not None and bytes((_MATCH_CLASS,)) in code.co_code[::2]:
+            return _MATCH_STARTS_WITH_CLASSES
+        return _MATCH_STARTS
 
     def is_match_start(self: Any, i: int) -> bool:
         """Whether the first case of a match starts at *i*, its subject on the stack.

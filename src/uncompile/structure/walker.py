@@ -74,7 +74,7 @@ class Walker(
         self._bottom_cuts: Dict[int, int] = {}  # bottom-tested loop header -> where its copied test starts
         self.copied_break_cuts: Dict[int, int] = {}  # for loop header -> where its copied break target starts
         self._line_at: Optional[Callable[[int], Optional[int]]] = None
-        self.match_starts = self.match_start_ops({ins.op for ins in self.instrs})
+        self.match_starts = self.match_start_ops(code)
 
     # -- helpers ------------------------------------------------------------------------
 
