@@ -38,13 +38,19 @@ def optional(node: ast.AST, name: str, default: Any = None) -> Any:
     return getattr(node, name, default)
 
 
+#: Per printer class: node type -> the method that renders it (found when first needed).
+_RENDERERS: Dict[type, Dict[type, Callable[[Any, ast.AST], Rendered]]] = {}
+
+
 class ExpressionPrinter:
     """Renders ``ast.expr`` nodes (and argument lists, comprehensions, type parameters)."""
 
     def __init__(self) -> None:
         #: Quotes of the f-strings being written around the current expression.
         self.forbidden_quotes: List[str] = []
-        self._renderers: Dict[type, Callable[[ast.AST], Rendered]] = {}
+        # Per class, not per printer: bound methods kept by the printer would make it (and,
+        # through the statement writer's spans, the whole tree) a reference cycle.
+        self._renderers = _RENDERERS.setdefault(type(self), {})
 
     # -- entry points --------------------------------------------------------------
 
@@ -69,11 +75,11 @@ class ExpressionPrinter:
     def _render(self, node: ast.AST) -> Rendered:
         renderer = self._renderers.get(type(node))
         if renderer is None:
-            method = getattr(self, "_" + type(node).__name__, None)
+            method = getattr(type(self), "_" + type(node).__name__, None)
             if method is None:
                 raise ValueError("cannot print expression node %s" % type(node).__name__)
             renderer = self._renderers[type(node)] = method
-        return renderer(node)
+        return renderer(self, node)
 
     # -- atoms ---------------------------------------------------------------------
 

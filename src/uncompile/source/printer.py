@@ -12,7 +12,7 @@ its last nested block. Exception handlers and ``case`` blocks get spans too.
 from __future__ import annotations
 
 import ast
-from typing import Callable, Dict, List, NamedTuple, Tuple, Union
+from typing import Any, Callable, Dict, List, NamedTuple, Tuple, Union
 
 from .expressions import ExpressionPrinter, optional
 from .literals import CLEANS_DOCSTRINGS, docstring_compiles_to, docstring_literal
@@ -58,6 +58,10 @@ def to_source(tree: Union[ast.AST, List[ast.stmt]]) -> str:
     return emit(tree).text
 
 
+#: Per writer class: node type -> the method that writes it (found when first needed).
+_WRITERS: Dict[type, Dict[type, Callable[[Any, ast.AST], None]]] = {}
+
+
 class _StatementWriter:
     """Writes statements line by line, tracking indentation and each statement's span."""
 
@@ -67,7 +71,9 @@ class _StatementWriter:
         self.spans: Dict[ast.AST, Tuple[int, int]] = {}
         self.line_count = 0  # physical lines so far (a docstring entry may hold several)
         self.depth = 0
-        self._writers: Dict[type, Callable[[ast.AST], None]] = {}
+        # Per class, not per writer: bound methods kept here would make a reference cycle that
+        # holds the whole tree (through spans) until the cyclic collector runs.
+        self._writers: Dict[type, Callable[[Any, ast.AST], None]] = _WRITERS.setdefault(type(self), {})
 
     # -- layout --------------------------------------------------------------------
 
@@ -81,11 +87,11 @@ class _StatementWriter:
         first = self.line_count + 1
         writer = self._writers.get(type(node))
         if writer is None:
-            method = getattr(self, "_" + type(node).__name__, None)
+            method = getattr(type(self), "_" + type(node).__name__, None)
             if method is None:
                 raise ValueError("cannot print statement node %s" % type(node).__name__)
             writer = self._writers[type(node)] = method
-        writer(node)
+        writer(self, node)
         self.spans[node] = (first, self.line_count)
 
     def body(self, statements: List[ast.stmt], docstring: bool = False) -> None:
