@@ -130,6 +130,32 @@ CASES = {
                 break
             items[0] = n
     """,
+    # the break is a lone jump the last test falls into; the while's test leaves to its else
+    "break_block_past_while_else": """
+        def f(items, out):
+            for x in items:
+                while x:
+                    x -= 1
+                    if x == 3:
+                        break
+                else:
+                    out.append(0)
+                    continue
+                out.append(x)
+    """,
+    # the same break in a while True loop whose clause breaks too: the loop's exit is one
+    "lone_break_and_clause_break": """
+        def f(items, out):
+            while True:
+                if not items:
+                    break
+                try:
+                    out.append(items.pop())
+                except IndexError:
+                    break
+                g(out)
+            return out
+    """,
 }
 
 

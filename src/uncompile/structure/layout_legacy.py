@@ -137,20 +137,30 @@ class LegacyLayout:
         A ``break`` leaves the blocks it is in before jumping, so a loop's exits have the
         block stack of its header; handler code reached only by an exception does not.
         Code after a loop is reached by a jump (the test, ``break``), never by falling
-        through from the body (that is an ``if`` inside it ending in ``raise``/``return``).
+        through from the body (that is an ``if`` inside it ending in ``raise``/``return``),
+        except a ``break`` that is a block of its own, which an ``if``'s test falls into: a
+        lone jump, whose target is an exit unless no other ``break`` or test jumps there
+        (it may lie past the loop's ``else``).
         """
         if not body:
             return outs
         stacks = self.block_stacks()
         header = min(body, key=lambda b: self.blocks[b].offset)
         expected = stacks[self.blocks[header].start]
-        return {
+        exits = {
             s
             for s in outs
             if stacks[self.blocks[s].start] == expected
             and self.instrs[self.blocks[s].end - 1].op != "RERAISE"
-            and any(self.blocks[p].jump == s for p in self.blocks[s].preds if p in body)
         }
+        jumped = {
+            s for s in exits if any(self.blocks[p].jump == s for p in self.blocks[s].preds if p in body)
+        }
+        return jumped | {s for s in exits if self._legacy_lone_jump(s) and self.blocks[s].jump not in jumped}
+
+    def _legacy_lone_jump(self, block_id: int) -> bool:
+        block = self.blocks[block_id]
+        return block.end - block.start == 1 and self.instrs[block.start].op == "JUMP"
 
     def legacy_thread_exits(self, nodes: List[Any]) -> None:
         """Point condition exits at a lone jump block to that jump's target, when shared.
