@@ -6,7 +6,7 @@ boolean value or an ``if``) in :mod:`.conditionals`; back edges make ``for``/``w
 in :mod:`.loops` (graph queries in :mod:`.loop_graph`, bottom-tested loops in
 :mod:`.bottom_tested_loops`); exception regions (``try``/``with``) in :mod:`.handlers` and
 :mod:`.except_clauses`; ``match`` in :mod:`.matches`; the 3.8 - 3.10 block-stack layouts in
-:mod:`.blocks_legacy` and :mod:`.layout_legacy`.
+:mod:`.blocks_legacy` (its ``except`` clauses in :mod:`.clauses_legacy`) and :mod:`.layout_legacy`.
 """
 
 from __future__ import annotations
