@@ -156,6 +156,52 @@ CASES = {
                 g(out)
             return out
     """,
+    # 3.10: a break out of a while whose exit is a return becomes a copy of it after the code
+    # that leaves the blocks it is in (a return written there computes its value first)
+    "copied_break_in_named_clause": """
+        def f(args):
+            while args:
+                try:
+                    fp = open(args.pop())
+                except OSError as e:
+                    if e:
+                        break
+                    print(e)
+                print(fp)
+            return args
+    """,
+    "copied_break_in_with": """
+        def f(args, lock):
+            while args:
+                with lock:
+                    if args[0]:
+                        break
+                    args.pop()
+            return args
+    """,
+    "copied_break_in_try_finally": """
+        def f(args):
+            while args:
+                try:
+                    if args[0]:
+                        break
+                    args.pop()
+                finally:
+                    print(1)
+            return args
+    """,
+    "copied_break_in_try_body": """
+        def f(args):
+            while args:
+                try:
+                    if args[0]:
+                        print(3)
+                        break
+                    args.pop()
+                except ValueError:
+                    print(2)
+            return args
+    """,
 }
 
 

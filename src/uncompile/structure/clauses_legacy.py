@@ -27,6 +27,7 @@ class LegacyExceptClauses:
     block_of: Any
     sim: Any
     exit: Optional[int]
+    _bottom_cuts: Any
     _legacy_body_end: Any
     _legacy_index: Any
     _legacy_last: Any
@@ -131,9 +132,9 @@ class LegacyExceptClauses:
             limit = next_k if next_k is not None else self._legacy_chain_end(j)
             ends = self._legacy_last(j, limit, "POP_EXCEPT", ("exc", h))
             end = None
-            if ends and self._legacy_clause_ends(
-                self._legacy_skip_name_cleanup(ends[0] + 1, name), ctx, limit
-            ):
+            q = self._legacy_skip_name_cleanup(ends[0] + 1, name) if ends else len(instrs)
+            copied_break = self._legacy_copied_loop_exit(q, ctx)
+            if ends and (copied_break or self._legacy_clause_ends(q, ctx, limit, name)):
                 end = ends[0]
             clause_body = self._legacy_walk_to(
                 j,
@@ -142,12 +143,13 @@ class LegacyExceptClauses:
                 stack + [M.Discard(), M.Discard(), M.Discard()],
                 except_name=name,
             )
-            if end is not None:
-                q = self._legacy_skip_name_cleanup(end + 1, name)
+            if copied_break:
+                clause_body.append(ast.Break())
+            elif end is not None:
                 jumps = q < len(instrs) and instrs[q].op == "JUMP"
                 afters.append(self._legacy_index(instrs[q].target) if jumps else q)
             else:
-                dead_afters.extend(self._legacy_dead_clause_ends(j, limit))
+                dead_afters.extend(self._legacy_dead_clause_ends(j, limit, name))
             clauses.append(ast.ExceptHandler(type=type_expr, name=name, body=clause_body or [ast.Pass()]))
             if next_k is None:
                 break
@@ -163,16 +165,17 @@ class LegacyExceptClauses:
                     return k + 1
         return len(self.instrs)
 
-    def _legacy_dead_clause_ends(self, start: int, limit: int) -> List[int]:
+    def _legacy_dead_clause_ends(self, start: int, limit: int, name: Optional[str]) -> List[int]:
         """Where an unreachable ``POP_EXCEPT; JUMP`` left after a clause's ``break``/``return`` goes.
 
         The compiler still emits a clause's normal exit after its last statement; when that
         statement leaves (``break``), the exit stays, dead, and shows where the ``try``
-        statement ends (past an ``else``).
+        statement ends (past an ``else``). The exit of a clause ``except ... as name``
+        clears the name between the two (3.9).
         """
         stacks = self.block_stacks()
         for k in range(min(limit, len(self.instrs)) - 2, start - 1, -1):
-            jump = self.instrs[k + 1]
+            jump = self.instrs[self._legacy_skip_name_cleanup(k + 1, name)]
             if (
                 self.instrs[k].op == "POP_EXCEPT"
                 and stacks[k] is None
@@ -183,7 +186,7 @@ class LegacyExceptClauses:
                 return [self._legacy_index(jump.target)]
         return []
 
-    def _legacy_clause_ends(self, q: int, ctx: Context, limit: int) -> bool:
+    def _legacy_clause_ends(self, q: int, ctx: Context, limit: int, name: Optional[str]) -> bool:
         """Whether a clause's last ``POP_EXCEPT``, followed by the code at *q*, is its normal end.
 
         Not when it only leads to a ``return``, or leaves more blocks or jumps to the loop's
@@ -195,17 +198,31 @@ class LegacyExceptClauses:
         if q >= len(self.instrs):
             return True
         if V.KEEPS_DEAD_CODE:
-            return not self._legacy_dead_clause_ends(q, limit)
+            return not self._legacy_dead_clause_ends(q, limit, name)
         ins = self.instrs[q]
         if ins.op in ("POP_BLOCK", "CALL_FINALLY", "POP_FINALLY", "BEGIN_FINALLY"):
             return False
         loop = ctx.loop
         if ins.op == "JUMP" and loop is not None:
-            return self.block_of[self._legacy_index(ins.target)] not in (
-                loop.continue_to,
-                loop.break_to,
-            )
+            target = self._legacy_index(ins.target)
+            if self._bottom_cuts.get(loop.header) == target:
+                return (
+                    True  # the test copied to the loop body's end (3.10): a written continue jumps to the top
+                )
+            return self.block_of[target] not in (loop.continue_to, loop.break_to)
         return True
+
+    def _legacy_copied_loop_exit(self, q: int, ctx: Context) -> bool:
+        """Whether the code at *q*, after a clause's ``POP_EXCEPT``, is a copy of its loop's exit.
+
+        3.10 replaces the jump of a ``break`` to a small block that returns by a copy of the
+        block; a ``return`` written in the clause computes its value before the ``POP_EXCEPT``.
+        """
+        loop = ctx.loop
+        if not V.RETURN_COPIED_TO_BRANCHES or loop is None or loop.break_to is None:
+            return False
+        exit_start = self.blocks[loop.break_to].start
+        return q != exit_start and self._legacy_same_return(q, exit_start)
 
     def _legacy_skip_name_cleanup(self, k: int, name: Optional[str]) -> int:
         """Past ``name = None; del name`` after an ``except ... as name`` clause (3.9+)."""
