@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import ast
 import heapq
-from typing import Any, List, Optional, Tuple
+from typing import Any, FrozenSet, List, Optional, Tuple
 
 from ..bytecode import versions as V
 from ..expressions import values as M
@@ -52,6 +52,17 @@ _LEAVING = frozenset(
 )
 
 
+def reraise_leaders(instrs: List[Any]) -> FrozenSet[int]:
+    """The ``RERAISE`` instructions of 3.10 code, each of which starts a block of its own.
+
+    A branch that ends a finally body ends in a copy of its ``RERAISE``; the original follows
+    the last branch in the same block (see :meth:`LegacyBlocks.legacy_link_reraise_copies`).
+    """
+    if not V.RETURN_COPIED_TO_BRANCHES or V.HAS_EXCEPTION_TABLE:
+        return frozenset()
+    return frozenset(ins.index for ins in instrs if ins.op == "RERAISE")
+
+
 class LegacyBlocks(LegacyExceptClauses):
     """Mixin of :class:`~uncompile.structure.walker.Walker` for 3.8 - 3.10 blocks (``except``
     clauses in :mod:`.clauses_legacy`)."""
@@ -61,6 +72,8 @@ class LegacyBlocks(LegacyExceptClauses):
     sim: Any
     exit: Optional[int]
     _legacy_stacks: Optional[Stacks] = None
+    #: The blocks of a finally body's ``RERAISE`` and its copies, which meet (see below).
+    reraise_joins: FrozenSet[int] = frozenset()
 
     # -- the block stack ----------------------------------------------------------------
 
@@ -123,6 +136,34 @@ class LegacyBlocks(LegacyExceptClauses):
                 if target is not None and target.id not in block.succs:
                     block.succs.append(target.id)
                     target.preds.append(block.id)
+
+    def legacy_link_reraise_copies(self) -> None:
+        """Give each copy of the ``RERAISE`` that ends a finally body a jump to the last one (3.10).
+
+        3.10 copies that ``RERAISE`` to the end of each branch of an ``if`` in the body that
+        jumped to it; for the graph (where statements merge) the branches still meet there,
+        each ``RERAISE`` a block of its own (see :func:`reraise_leaders`).
+        """
+        if not V.RETURN_COPIED_TO_BRANCHES:
+            return
+        stacks = self.block_stacks()
+        at = self.cfg.block_at_index  # type: ignore[attr-defined]
+        for ins in self.instrs:
+            if ins.op != "SETUP_FINALLY" or ins.target is None:
+                continue
+            h = self._legacy_index(ins.target)
+            end = self._legacy_finally_end(h)
+            if end is None or self.legacy_is_except(h):
+                continue
+            last = self.blocks[at[end]]
+            for k in range(h, end):
+                stack = stacks[k]
+                if self.instrs[k].op == "RERAISE" and stack and stack[-1] == ("fin", h):
+                    copy = self.blocks[at[k]]
+                    copy.jump = last.id
+                    copy.succs.append(last.id)
+                    last.preds.append(copy.id)
+                    self.reraise_joins |= {copy.id, last.id}
 
     def legacy_final_return_dead(self) -> bool:
         """Whether the code ends in an unreachable ``return None`` the compiler added (3.8, 3.9).
@@ -315,14 +356,41 @@ class LegacyBlocks(LegacyExceptClauses):
             return None
         return ends[0]
 
+    def _legacy_finally_end(self, h: int) -> Optional[int]:
+        """The ``END_FINALLY``/``RERAISE`` that ends the finally body at *h* (None: none).
+
+        The first one that closes its block, but 3.10 copies the ``RERAISE`` to the end of each
+        branch of an ``if`` that jumped to it: then the last one before the code after the
+        statement (unless a nested block's exit leads to one: its ``try`` ends the body).
+        """
+        closer = "END_FINALLY" if V.VERSION < (3, 9) else "RERAISE"
+        block = ("fin", h)
+        stacks = self.block_stacks()
+        found: List[int] = []
+        for k in range(h, len(self.instrs)):
+            stack = stacks[k]
+            if stack is not None and block not in stack:
+                break
+            if stack and stack[-1] == block and self.instrs[k].op == closer:
+                found.append(k)
+        if not found:
+            return None
+        if V.RETURN_COPIED_TO_BRANCHES and all(
+            self.instrs[k - 1].op not in ("POP_BLOCK", "POP_EXCEPT") for k in found
+        ):
+            return found[-1]
+        return found[0]
+
     def _legacy_try_finally(self, i: int, h: int, ctx: Context, stack: List[Any]) -> Optional[int]:
         instrs = self.instrs
-        closer = "END_FINALLY" if V.VERSION < (3, 9) else "RERAISE"
-        found = self._legacy_first(h, closer, ("fin", h))
+        found = self._legacy_finally_end(h)
         if found is None:
             raise self.fail(h, "finally without its end")  # type: ignore[attr-defined]
         end = found
         template = instrs[h:end] if V.VERSION >= (3, 9) else []
+        closes = ("fin", h)
+        while template and template[-1].op == "RERAISE" and self._legacy_top_is(template[-1].index, closes):
+            template = template[:-1]  # (3.10) a branch ending the body ends in a copy of the RERAISE
         normal = self._legacy_body_end(i, h, (template,) + ctx.finally_bodies)
         bodies = (template,) + ctx.finally_bodies if template else ctx.finally_bodies
         body = self._legacy_walk_to(
