@@ -6,7 +6,7 @@ boolean value or an ``if``) in :mod:`.conditionals`; back edges make ``for``/``w
 in :mod:`.loops` (graph queries in :mod:`.loop_graph`, bottom-tested loops in
 :mod:`.bottom_tested_loops`); exception regions (``try``/``with``) in :mod:`.handlers` and
 :mod:`.except_clauses`; ``match`` in :mod:`.matches`; the 3.8 - 3.10 block-stack layouts in
-:mod:`.blocks_legacy` and :mod:`.layout_legacy`.
+:mod:`.blocks_legacy` (its ``except`` clauses in :mod:`.clauses_legacy`) and :mod:`.layout_legacy`.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from ..errors import DecompileError
 from ..expressions import values as M
 from ..expressions.stack_shuffles import simulator_for
 from ..flow.cfg import ENDS_PATH, ControlFlowGraph
-from .blocks_legacy import LegacyBlocks
+from .blocks_legacy import LegacyBlocks, reraise_leaders
 from .compare_chains import CompareChains
 from .conditionals import Conditionals
 from .context import Context
@@ -54,10 +54,11 @@ class Walker(
         # 3.8 - 3.10 blocks are structured from the block stack (blocks_legacy), without
         # exception edges in the graph: their handlers are laid out after each body.
         self.handlers = exception_handlers(code, self.instrs) if V.HAS_EXCEPTION_TABLE else []
-        self.cfg = ControlFlowGraph(self.instrs, self.handlers)
+        self.cfg = ControlFlowGraph(self.instrs, self.handlers, reraise_leaders(self.instrs))
         self.blocks = self.cfg.blocks
         if not V.HAS_EXCEPTION_TABLE:
             self.legacy_link_handlers()
+            self.legacy_link_reraise_copies()
         self.sim = simulator_for(code, nested, self.instrs)
         self.block_of: List[int] = [0] * len(self.instrs)
         for block in self.blocks:
@@ -241,6 +242,8 @@ class Walker(
             return self.conditional(block.id, ctx, stack)
         if ins.op == "JUMP":
             self.sim.pending.append(ins.offset)
+            return self.start_of(block.jump)
+        if ins.op == "RERAISE" and block.jump is not None:  # see legacy_link_reraise_copies
             return self.start_of(block.jump)
         if ins.op in _WITH_STARTS:
             return self.with_statement(last, ctx, stack)
