@@ -11,13 +11,28 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import AbstractSet, Any, List, Set
+from typing import AbstractSet, Any, Dict, List, Set, Tuple
 
-from . import values as M
-
+#: Stable by their kind alone (the commonest stack items).
+_PLAIN = (ast.Name, ast.Constant)
 _GRAPH_OUTPUT = re.compile(r"graph_out_\d+$")
 #: The module Dynamo's generated code loads its helpers from.
 HELPERS_MODULE = "__import_torch_dot__dynamo_dot_utils"
+
+
+#: Fields that hold a name, a flag or a load/store context, never an expression: walks skip them.
+_SCALAR_FIELDS = frozenset(
+    {"ctx", "id", "attr", "kind", "conversion", "type_comment", "is_async", "level", "module"}
+)
+_NODE_FIELDS: Dict[Any, Tuple[str, ...]] = {}
+
+
+def node_fields(kind: Any) -> Tuple[str, ...]:
+    """The fields of nodes of class *kind* that can hold nodes (the walks here run per step)."""
+    fields = _NODE_FIELDS.get(kind)
+    if fields is None:
+        fields = _NODE_FIELDS[kind] = tuple(field for field in kind._fields if field not in _SCALAR_FIELDS)
+    return fields
 
 
 def is_helper(node: Any) -> bool:
@@ -31,14 +46,9 @@ def is_helper(node: Any) -> bool:
 
 def stable(node: Any) -> bool:
     """Items whose evaluation has no effect and whose value only changes when a name is rebound."""
-    if M.is_marker(node) or not isinstance(node, ast.AST):
-        return True
-    if (
-        isinstance(node, (ast.Constant, ast.Name))
-        or is_helper(node)
-        or getattr(node, "uncompile_cells", False)
-        or getattr(node, "uncompile_fixed", False)
-    ):
+    if isinstance(node, _PLAIN) or not isinstance(node, ast.AST):
+        return True  # markers (the interpreter's own items) included
+    if is_helper(node) or getattr(node, "uncompile_cells", False) or getattr(node, "uncompile_fixed", False):
         return True
     if (
         isinstance(node, ast.Call)
@@ -83,12 +93,14 @@ def reads(node: Any, names: AbstractSet[str]) -> bool:
             if current.id in names:
                 return True
             continue
-        for field in current._fields:
+        for field in node_fields(type(current)):
             value = getattr(current, field, None)
             if isinstance(value, ast.AST):
                 todo.append(value)
             elif isinstance(value, list):
-                todo.extend(item for item in value if isinstance(item, ast.AST))
+                for item in value:
+                    if isinstance(item, ast.AST):
+                        todo.append(item)
     return False
 
 
