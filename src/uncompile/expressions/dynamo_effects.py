@@ -89,8 +89,8 @@ def reads(node: Any, names: AbstractSet[str]) -> bool:
     todo = [node]
     while todo:
         current = todo.pop()
-        if isinstance(current, ast.Name):
-            if current.id in names:
+        if isinstance(current, _PLAIN):
+            if isinstance(current, ast.Name) and current.id in names:
                 return True
             continue
         for field in node_fields(type(current)):
