@@ -48,27 +48,28 @@ def stable(node: Any) -> bool:
     """Items whose evaluation has no effect and whose value only changes when a name is rebound."""
     if isinstance(node, _PLAIN) or not isinstance(node, ast.AST):
         return True  # markers (the interpreter's own items) included
-    if is_helper(node) or getattr(node, "uncompile_cells", False) or getattr(node, "uncompile_fixed", False):
+    if getattr(node, "uncompile_cells", False) or getattr(node, "uncompile_fixed", False):
         return True
-    if (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Name)
-        and node.func.id.startswith("__resume_at_")
-    ):
-        return not node.keywords and all(stable(arg) for arg in node.args)  # makes a closure
+    if isinstance(node, ast.Attribute):
+        return is_helper(node)
+    if isinstance(node, ast.Subscript):
+        value = node.value  # an item of the outputs of a graph: a tuple only Dynamo's code holds
+        return (
+            isinstance(value, ast.Name)
+            and isinstance(node.slice, ast.Constant)
+            and bool(_GRAPH_OUTPUT.match(value.id))
+        )
+    if isinstance(node, ast.Call):
+        func = node.func
+        if isinstance(func, ast.Name) and func.id.startswith("__resume_at_"):
+            return not node.keywords and all(stable(arg) for arg in node.args)  # makes a closure
+        return False
     if isinstance(node, (ast.Tuple, ast.List, ast.Set)):  # a fresh list is one only the stack holds
         return all(stable(item) for item in node.elts)
     if isinstance(node, ast.Dict):
         return all(stable(item) for item in node.keys + node.values if item is not None)
     if isinstance(node, ast.Starred):
         return stable(node.value)
-    if (
-        isinstance(node, ast.Subscript)
-        and isinstance(node.value, ast.Name)
-        and isinstance(node.slice, ast.Constant)
-        and _GRAPH_OUTPUT.match(node.value.id)
-    ):
-        return True  # an item of the outputs of a graph: a tuple only Dynamo's code holds
     if isinstance(node, ast.Slice):
         return all(stable(part) for part in (node.lower, node.upper, node.step) if part is not None)
     return False

@@ -46,11 +46,12 @@ _LISTS = (ast.List, ast.Starred)
 
 def held(node: Any) -> bool:
     """A list display that only the value stack (or another held list) refers to."""
-    return (
-        isinstance(node, ast.List)
-        and getattr(node, _HELD, False)
-        and not getattr(node, "uncompile_comprehension", None)
-    )
+    return isinstance(node, ast.List) and _held_list(node)
+
+
+def _held_list(node: ast.List) -> bool:
+    """:func:`held` for a list display."""
+    return getattr(node, _HELD, False) and not getattr(node, "uncompile_comprehension", None)
 
 
 def hold(node: Any) -> None:
@@ -80,7 +81,7 @@ def _collect(items: Iterable[Any], found: List[Any], seen: Set[int], lists: bool
         if id(node) in seen:
             continue
         seen.add(id(node))
-        if isinstance(node, ast.List) and held(node):
+        if isinstance(node, ast.List) and _held_list(node):
             if lists:
                 found.append(node)
             _collect(node.elts, found, seen, lists)
@@ -217,6 +218,8 @@ def _slice_key(stack: Stack) -> Optional[Key]:
 def _shared_bottom(first: List[Any], second: List[Any]) -> int:
     """How many items at the start of *first* and *second* are the same objects."""
     count = min(len(first), len(second))
+    while count and first[count - 1] is not second[count - 1]:
+        count -= 1  # a step changes the top of the stack: the rest is usually shared
     if first[:count] == second[:count]:  # identity: no stack item defines ``==``
         return count
     shared = 0
@@ -296,8 +299,8 @@ class FrameListOps:
                     self.settled[id(item)] = item
             return
         settled = self.settled
-        for item in list(parts(stack)):
-            if held(item) or not isinstance(item, ast.AST) or settled.get(id(item)) is item:
+        for item in parts(stack):
+            if not isinstance(item, ast.AST) or settled.get(id(item)) is item or held(item):
                 continue  # a settled expression holds no held list, and none is held again
             settled[id(item)] = item
             inside = _held_below(item, settled)
