@@ -8,7 +8,7 @@ import copy
 import sys
 
 import pytest
-from snippets import decompiled
+from snippets import decompiled, define
 
 from uncompile.verification import verify_code
 
@@ -534,3 +534,37 @@ def test_bottom_test_leaving_by_a_jump_to_a_return():
     result = verify_code(while_around_async_for.__code__)
     assert result.identical, (result.difference, result.error, result.source)
     assert result.source is not None and result.source.count("while ") == 1
+
+
+WHILE_CHAINS = {
+    # the header's test is a chained comparison: it leaves through the chain's cleanup, and
+    # 3.10 - 3.13 copy all of its links to the bottom of the body
+    "chain": """
+        def f(x, a, b, c):
+            while a < b < c:
+                x = g(x)
+            return x
+    """,
+    "chain_with_break": """
+        def f(text, end, pos):
+            while 0 <= pos < end:
+                found = g(text, pos)
+                if not found:
+                    break
+                pos = found.end(0)
+            return pos
+    """,
+    "test_then_chain": """
+        def f(x, a, b, c):
+            while x and a < b < c:
+                x = g(x)
+            return x
+    """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(WHILE_CHAINS))
+def test_while_test_with_a_chained_comparison(name: str) -> None:
+    result = verify_code(define(WHILE_CHAINS[name]).__code__, qualname="f")
+    assert result.identical, result
+    assert result.source is not None and "while " in result.source

@@ -44,6 +44,12 @@ class Node:
         return "<Node %s t=%r f=%r>" % (self.entry, self.true, self.false)
 
 
+def tested_blocks(nodes: List[Node]) -> List[int]:
+    """The blocks that test *nodes*, in layout order (a chained comparison's links are
+    consecutive blocks)."""
+    return [block for node in nodes for block in range(node.entry, node.last + 1)]
+
+
 def _is_value(exit: Exit) -> bool:
     return isinstance(exit, tuple) and exit[0] == VALUE
 

@@ -12,7 +12,7 @@ import ast
 from typing import Any, List, Optional, Tuple
 
 from ..bytecode import versions as V
-from ..expressions.conditions import VALUE, Node, negate, reduce_nodes
+from ..expressions.conditions import VALUE, Node, negate, reduce_nodes, tested_blocks
 from .branch_follow import (
     falls_to_outer_follow,
     is_added_jump_back,
@@ -39,7 +39,6 @@ class Conditionals:
     bottom_tested_loop: Any
     compare_chain: Any
     continues_from_with: Any
-    copies_of_one_return: Any
     exit: Any
     fail: Any
     guarded_bottom_tested_loop: Any
@@ -103,6 +102,7 @@ class Conditionals:
             return -1 - chain[2] if chain[2] < 0 else self.start_of(chain[2])
         if chain is not None:
             node, fall = chain[0], chain[1]
+            node.last, node.entry = node.entry, block_id
         else:
             node, fall = self._node(block_id, self.sim.expr(expr, self.instrs[jump]), jump, value)
         nodes = [node]
@@ -190,7 +190,7 @@ class Conditionals:
             return tail
         if V.DUPLICATES_WHILE_CONDITION:
             loop_exit = self.bottom_tested_loop(
-                block_id, head, fall_block, ctx, stack, [n.entry for n in nodes[:used]]
+                block_id, head, fall_block, ctx, stack, tested_blocks(nodes[:used])
             )
             if loop_exit == -1 and used > 1:
                 loop_exit = self.guarded_bottom_tested_loop(nodes, used, fall_block, ctx, stack)
@@ -216,7 +216,7 @@ class Conditionals:
                 setattr(node, side, block.jump)
             elif exit == fall and V.COPIES_SMALL_EXITS and self.instrs[block.end - 1].op == "RETURN_VALUE":
                 for other in others:
-                    if self.copies_of_one_return(block.start, self.blocks[other].start):
+                    if self._copied_return(block.start, other):
                         setattr(node, side, other)
                         break
         return node
@@ -377,6 +377,8 @@ class Conditionals:
         last = self.instrs[before.end - 1]
         if (
             last.op == "JUMP"
+            and [ins.op for ins in self.instrs[before.start : before.end - 1]]
+            != ["POP_TOP"]  # a chain's cleanup
             and before.jump is not None
             and before.offset >= self.blocks[block_id].offset
             and self.blocks[before.jump].offset > self.blocks[else_b].offset
