@@ -202,6 +202,28 @@ CASES = {
                     print(2)
             return args
     """,
+    # the branches meet only at the loop's header: the body continues through the finally
+    # (its copy's test jumps to the header), the test jumps to the rest of the try body
+    "continue_through_finally_with_if": """
+        def f(items):
+            for x in items:
+                try:
+                    if a(x):
+                        continue
+                finally:
+                    if c:
+                        b()
+    """,
+    "continue_through_finally_then_more": """
+        def f(items):
+            for x in items:
+                try:
+                    if a(x):
+                        continue
+                    g(x)
+                finally:
+                    b()
+    """,
 }
 
 

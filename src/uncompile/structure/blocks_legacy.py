@@ -225,10 +225,10 @@ class LegacyBlocks(LegacyExceptClauses):
             elif tuple(x.op for x in instrs[k : k + 4]) == _EXIT_CALL_LEGACY:
                 k += 4
             else:
-                copy = next((t for t in templates if t and self._matches(k, t)), None)  # type: ignore[attr-defined]
-                if copy is None:
+                n = next((n for n in (self.copy_length(k, t) for t in templates if t) if n), 0)  # type: ignore[attr-defined]
+                if not n:
                     break
-                k += len(copy)
+                k += n
         if k < len(instrs) and instrs[k].op == "RETURN_VALUE":
             return True
         # a constant is loaded after leaving the blocks, any other value before (3.10 copies
@@ -402,8 +402,8 @@ class LegacyBlocks(LegacyExceptClauses):
         if normal is None or V.VERSION < (3, 9):
             return end + 1
         k = normal + 1
-        if template and self._matches(k, template):  # type: ignore[attr-defined]
-            k += len(template)
+        if template:
+            k += self.copy_length(k, template)  # type: ignore[attr-defined]
         if k < len(instrs) and instrs[k].op == "JUMP":
             return self._legacy_index(instrs[k].target)
         return k

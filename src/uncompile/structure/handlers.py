@@ -69,8 +69,8 @@ class HandlerStructurer(ExceptClauses, ExceptStar):
     def _finally_copy_length(self, i: int, ctx: Context) -> int:
         """The length of the copy of the innermost finally body starting at *i* (0: none)."""
         template = ctx.finally_bodies[0] if ctx.finally_bodies else None
-        if template and self.instrs[i].op == template[0].op and self._matches(i, template):
-            return len(template)
+        if template and self.instrs[i].op == template[0].op:
+            return self.copy_length(i, template)
         return 0
 
     def starts_finally_copy(self, i: int, ctx: Context) -> bool:
@@ -109,8 +109,8 @@ class HandlerStructurer(ExceptClauses, ExceptStar):
         block = self.blocks[block_id]
         start = self._past_exit_calls(block.start)
         for template in ctx.finally_bodies[:1]:
-            if template and self._matches(start, template):
-                start += len(template)
+            if template:
+                start += self.copy_length(start, template)
         ops = [ins.op for ins in self.instrs[start : block.end]]
         return ops == ["LOAD_CONST", "RETURN_VALUE"]
 
@@ -121,8 +121,9 @@ class HandlerStructurer(ExceptClauses, ExceptStar):
         if i in self.finally_exits:  # the copy the body falls through to: the try ends there
             return False
         for template in ctx.finally_bodies[:1]:
-            end = i + len(template)
-            if loop is None or not template or end >= len(self.instrs) or not self._matches(i, template):
+            n = self.copy_length(i, template) if template else 0
+            end = i + n
+            if loop is None or not n or end >= len(self.instrs):
                 continue
             jump = self.instrs[end]
             if jump.op == "JUMP" and self.block_of[self.index_at(jump.target)] == loop.continue_to:
@@ -241,7 +242,7 @@ class HandlerStructurer(ExceptClauses, ExceptStar):
         start, end = self._finally_template(handler_index)
         template = self._normal_copy(start, end)
         lo, hi = self.try_body_span(pos, entry.target, ("POP_EXCEPT",))
-        self.finally_exits.add(self.index_at(hi))
+        self.finally_exits.add(self._normal_exit_copy(lo, hi, template))
         inner = ctx.inside(lo, hi, entry.target)._replace(finally_bodies=(template,) + ctx.finally_bodies)
         body_stack = list(stack)
         body = self.walk(pos, inner, body_stack, entering=True)
@@ -255,9 +256,27 @@ class HandlerStructurer(ExceptClauses, ExceptStar):
         self.sim.emit(with_finally(body, final))
         if after is None:
             return None
-        if template and self._matches(after, template):
-            return after + len(template)
+        if template:
+            return after + self.copy_length(after, template)
         return after
+
+    def _normal_exit_copy(self, lo: int, hi: int, template: List[Any]) -> int:
+        """Where the copy of the finally body on the try body's normal exit starts.
+
+        The copy the body falls through to, unless the body ends in a test that jumps past
+        that copy to another: then the test's body, laid out first, leaves the try through
+        the finally (``if c: continue``, whose copy leads to the loop's next iteration) and
+        the other copy is where the rest of the body ends.
+        """
+        fall = self.index_at(hi)
+        if not template or fall == 0 or fall >= len(self.instrs):
+            return fall
+        test = self.instrs[fall - 1]
+        if test.op in V.CONDITIONAL_JUMPS and test.target is not None and test.target > hi:
+            target = self.index_at(test.target)
+            if self.copy_length(fall, template) and self.copy_length(target, template):
+                return target
+        return fall
 
     def _walk_until(self, start: int, end: int, ctx: Context, stack: List[Any]) -> List[ast.stmt]:
         """Statements of instructions ``[start, end)`` (a handler body)."""

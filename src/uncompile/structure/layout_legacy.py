@@ -260,11 +260,19 @@ class LegacyLayout:
             jumped = self.jump_past_else(block_id, else_b, ctx)
             if jumped is not None:
                 return jumped
-            if else_b in ctx.stops:
+            if else_b in ctx.stops or self._legacy_goes_on_to_until(then_b, else_b, ctx):
                 return else_b
             if self._legacy_continues(else_b - 1, ctx):
                 return None  # the body ends in ``continue``: the if has no else
         return follow
+
+    def _legacy_goes_on_to_until(self, then_b: int, else_b: int, ctx: Context) -> bool:
+        """Whether only the code from *else_b* reaches where the walk ends (the end of a ``try``
+        body, whose exit leads on): the body from *then_b* leaves (``continue`` through a ``finally``)."""
+        if ctx.until >= len(self.instrs):
+            return False
+        until = self.block_of[ctx.until]
+        return else_b == until or (self.reaches(else_b, until, ctx) and not self.reaches(then_b, until, ctx))
 
     def _legacy_continues(self, block_id: int, ctx: Context) -> bool:
         """Whether block *block_id* ends in a jump to a ``while`` loop's top that only ``continue`` makes.
