@@ -27,10 +27,12 @@ Exit = Any  # a block id (int), ("value", merge block id), or a Node
 
 
 class Node:
-    """One condition node; ``entry`` is the block where its evaluation starts."""
+    """One condition node; ``entry`` is the block where its evaluation starts, ``last`` the
+    block whose jump ends it (a chained comparison's last test; else the entry)."""
 
     def __init__(self, entry: int, expr: ast.expr, true: Exit, false: Exit) -> None:
         self.entry = entry
+        self.last = entry
         self.expr = expr
         self.true = true
         self.false = false

@@ -66,6 +66,8 @@ _SIMPLE_STATEMENTS = (ast.Assign, ast.AugAssign, ast.Expr, ast.Delete, ast.Retur
 _NOT_STRAIGHT = frozenset(
     {"RAISE_VARARGS", "RERAISE", "SETUP_FINALLY", "SETUP_WITH", "BEFORE_WITH", "PUSH_EXC_INFO", "YIELD_VALUE"}
 )
+#: The stack items a spill can name (values, and functions not yet stored).
+_SPILLABLE = (ast.expr, ast.Slice, M.FunctionValue)
 #: The prefix of the locals that hold spilled stack items.
 SPILL_PREFIX = "stack_"
 
@@ -130,11 +132,12 @@ class DynamoSimulator(DynamoTemporaries, FrameListOps, Simulator):
                 self.spill(stack, item)
 
     def _spillable(self, item: Any) -> bool:
-        return isinstance(item, (ast.expr, ast.Slice)) or isinstance(item, M.FunctionValue)
+        return isinstance(item, _SPILLABLE)
 
     def unstable(self, stack: Stack, start: int = 0) -> List[Any]:
         """The values with effects on *stack* from *start* on, looking inside held lists."""
-        return [item for item in leaves(stack[start:]) if self._spillable(item) and not stable(item)]
+        items = leaves(stack[start:] if start else stack)
+        return [item for item in items if isinstance(item, _SPILLABLE) and not stable(item)]
 
     def readers(self, stack: Stack, names: Set[str]) -> List[Any]:
         """The items on *stack* (inside held lists too) that read one of *names*. A held list
@@ -143,7 +146,7 @@ class DynamoSimulator(DynamoTemporaries, FrameListOps, Simulator):
             return []
         copies, starred, found = [], set(), []
         for part in parts(stack):
-            if not held(part):
+            if not (isinstance(part, ast.List) and held(part)):
                 found.append(part)
                 continue
             spread = [item.value for item in part.elts if isinstance(item, ast.Starred)]
@@ -151,7 +154,9 @@ class DynamoSimulator(DynamoTemporaries, FrameListOps, Simulator):
                 copies.append(part)
                 starred |= {id(value) for value in spread}
         return copies + [
-            item for item in found if id(item) not in starred and self._spillable(item) and reads(item, names)
+            item
+            for item in found
+            if isinstance(item, _SPILLABLE) and id(item) not in starred and reads(item, names)
         ]
 
     def before_branch(self, stack: Stack, condition: Any = None) -> None:

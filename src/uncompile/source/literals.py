@@ -122,7 +122,8 @@ def docstring_literal(text: str, prefix: str = "") -> str:
         body = body.replace(quote[0], "\\" + quote[0])
     literal = prefix + quote + body + quote
     try:
-        if ast.literal_eval(literal) == text:
+        parsed = ast.parse(literal, mode="eval").body  # not literal_eval: its helpers make a cycle per call
+        if isinstance(parsed, ast.Constant) and parsed.value == text:
             return literal
     except (SyntaxError, ValueError):  # pragma: no cover - defensive, escapes above are complete
         pass

@@ -256,6 +256,8 @@ class HandlerRegions:
         if i + len(template) > len(self.instrs):
             return False
         for a, b in zip(self.instrs[i : i + len(template)], template):
+            if a.op == "JUMP" and b.op == "RERAISE":
+                continue  # (3.10) a branch that ends the finally body: the copy goes on after it
             if a.op != b.op or (a.target is None and a.arg != b.arg):
                 return False
         return True

@@ -21,6 +21,11 @@ from .context import Context
 from .except_clauses import ExceptClauses
 from .except_star import ExceptStar
 
+#: Where :meth:`HandlerStructurer.skip_copies` can find something outside a finally body's copy:
+#: a with-exit call and a clause's name cleanup start with ``LOAD_CONST None``, an ``except*``
+#: clause's exit is ``LIST_APPEND``.
+COPY_START_OPS = frozenset({"LOAD_CONST", "LIST_APPEND"})
+
 
 class HandlerStructurer(ExceptClauses, ExceptStar):
     """Mixin of :class:`~uncompile.structure.walker.Walker` for exception constructs."""
@@ -35,8 +40,12 @@ class HandlerStructurer(ExceptClauses, ExceptStar):
     def skip_copies(self, i: int, ctx: Context, stack: List[Any]) -> int:
         """How many instructions at *i* are a with-exit call or a finally copy (0: none)."""
         ins = self.instrs[i]
+        if not ctx.finally_bodies and ins.op not in COPY_START_OPS:
+            return 0
         if ins.op != "LOAD_CONST":
             return self.star_clause_exit(i) or self._finally_copy_length(i, ctx)
+        if ins.arg[0] is not None:  # exit calls and clause name cleanups load None
+            return self._finally_copy_length(i, ctx)
         if any(isinstance(v, M.WithExit) for v in stack):
             n = self.exit_call_at(i)
             if n:
@@ -53,7 +62,6 @@ class HandlerStructurer(ExceptClauses, ExceptStar):
                 store.op.startswith("STORE_")
                 and delete.op.startswith("DELETE_")
                 and store.arg == delete.arg == ctx.except_name
-                and ins.arg[0] is None
             ):
                 return 3
         return self._finally_copy_length(i, ctx)
