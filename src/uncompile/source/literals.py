@@ -227,4 +227,25 @@ def docstring_compiles_to(literal: str) -> Any:
     return code.co_consts[0] if code.co_consts else None
 
 
+def cleaned_docstring(text: str) -> str:
+    """The value that a docstring literal of value *text* compiles to on Python 3.13 and later.
+
+    The compiler expands tabs, then removes the leading spaces of the first line and the
+    common indentation (in spaces) of the lines after it that hold more than spaces; blank
+    lines stay (:func:`inspect.cleandoc` without its trimming). Written out here, checking
+    a re-indented docstring needs no compilation; the tests hold it to the running compiler
+    (:func:`docstring_compiles_to`).
+    """
+    lines = text.expandtabs().split("\n")
+    indents = [len(line) - len(line.lstrip(" ")) for line in lines]
+    margin = min((indent for line, indent in zip(lines[1:], indents[1:]) if indent < len(line)), default=0)
+    return "\n".join(
+        [lines[0][indents[0] :]]
+        + [line[min(margin, indent) :] for line, indent in zip(lines[1:], indents[1:])]
+    )
+
+
 CLEANS_DOCSTRINGS = sys.version_info >= (3, 13)
+
+#: Whether the compiler keeps docstrings at all (``python -OO`` drops them).
+KEEPS_DOCSTRINGS = sys.flags.optimize < 2

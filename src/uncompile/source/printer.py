@@ -15,7 +15,13 @@ import ast
 from typing import Dict, List, NamedTuple, Tuple, Union
 
 from .expressions import ExpressionPrinter, MethodsByNode, optional
-from .literals import CLEANS_DOCSTRINGS, docstring_compiles_to, docstring_literal
+from .literals import (
+    CLEANS_DOCSTRINGS,
+    KEEPS_DOCSTRINGS,
+    cleaned_docstring,
+    docstring_compiles_to,
+    docstring_literal,
+)
 from .patterns import pattern_source
 from .precedence import BINARY_OPERATORS, Precedence
 
@@ -343,12 +349,18 @@ def _docstring_text(text: str, prefix: str, indent: str) -> str:
         return literal
     lines = text.split("\n")
     if any(line[:1] not in (" ", "") for line in lines[1:]) or all(not line.strip() for line in lines[1:]):
-        expected = docstring_compiles_to(literal)
+        expected = _compiled_docstring(text, literal)
         for candidate in _reindented(lines, indent):
             candidate_literal = docstring_literal(candidate, prefix)
-            if docstring_compiles_to(candidate_literal) == expected:
+            if _compiled_docstring(candidate, candidate_literal) == expected:
                 return candidate_literal
     return literal
+
+
+def _compiled_docstring(text: str, literal: str) -> object:
+    """What the docstring *literal*, of value *text*, compiles to (the compiler is asked only
+    when it drops docstrings)."""
+    return cleaned_docstring(text) if KEEPS_DOCSTRINGS else docstring_compiles_to(literal)
 
 
 def _reindented(lines: List[str], indent: str) -> List[str]:
