@@ -10,6 +10,7 @@ Dynamo's helpers, closure cells, resume functions made from them), which stateme
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from typing import AbstractSet, Any, Dict, List, Set, Tuple
 
@@ -55,9 +56,7 @@ def stable(node: Any) -> bool:
     if isinstance(node, ast.Subscript):
         value = node.value  # an item of the outputs of a graph: a tuple only Dynamo's code holds
         return (
-            isinstance(value, ast.Name)
-            and isinstance(node.slice, ast.Constant)
-            and bool(_GRAPH_OUTPUT.match(value.id))
+            isinstance(value, ast.Name) and isinstance(node.slice, ast.Constant) and _graph_output(value.id)
         )
     if isinstance(node, ast.Call):
         func = node.func
@@ -73,6 +72,12 @@ def stable(node: Any) -> bool:
     if isinstance(node, ast.Slice):
         return all(stable(part) for part in (node.lower, node.upper, node.step) if part is not None)
     return False
+
+
+@functools.lru_cache(maxsize=256)
+def _graph_output(name: str) -> bool:
+    """A local holding the outputs of a graph (``graph_out_0``)."""
+    return bool(_GRAPH_OUTPUT.match(name))
 
 
 def mutable(node: Any) -> bool:

@@ -93,7 +93,7 @@ def references(roots: Iterable[Any], node: Any) -> int:
     """How many places in *roots* (stack items and everything below them) refer to *node*."""
     seen: Set[int] = set()
     pending = list(roots)
-    count = sum(1 for root in pending if root is node)
+    count = pending.count(node)  # identity: no stack item defines ``==``
     while pending:
         current = pending.pop()
         if isinstance(current, _NO_CHILDREN) or id(current) in seen or not isinstance(current, ast.AST):
@@ -228,6 +228,14 @@ def _shared_bottom(first: List[Any], second: List[Any]) -> int:
     return shared
 
 
+def _lists_left(before: Stack, after: Stack) -> bool:
+    """Whether a list display (or ``*list``) on the stack *before* a step is not on it *after*."""
+    for item in before:
+        if isinstance(item, _LISTS) and item not in after:  # ``in``: identity, see _shared_bottom
+            return True
+    return False
+
+
 def _seq(node: Any) -> int:
     return getattr(node, "uncompile_seq", 0)
 
@@ -289,15 +297,17 @@ class FrameListOps:
         """
         if not self.built_lists:
             return  # every held list starts as a BUILD_LIST: none yet, nothing to settle
-        shared = _shared_bottom(before, stack)  # the step changed what is above these only
-        for item in before[shared:]:
-            if isinstance(item, _LISTS) and item not in stack:  # ``in``: identity, see _shared_bottom
-                break
-        else:
-            for item in stack[shared:]:
-                if isinstance(item, ast.AST) and item not in before and not held(item):
-                    self.settled[id(item)] = item
+        pushed = stack[: len(before)] == before  # ``==``: identity, see _shared_bottom
+        if not pushed and _lists_left(before, stack):
+            self._release(stack)
             return
+        for item in stack[len(before) :] if pushed else stack:
+            if isinstance(item, ast.AST) and item not in before and not held(item):
+                self.settled[id(item)] = item
+
+    def _release(self, stack: Stack) -> None:
+        """:meth:`settle` after a step that took held lists off the stack: the expressions not
+        settled yet are settled, and the held lists in them released."""
         settled = self.settled
         for item in parts(stack):
             if not isinstance(item, ast.AST) or settled.get(id(item)) is item or held(item):
