@@ -49,15 +49,11 @@ def _collector_paused(entry: _Entry) -> _Entry:
     return paused  # type: ignore[return-value]
 
 
-def _tag(node: ast.stmt, offsets: tuple = ()) -> ast.stmt:
-    if not hasattr(node, "uncompile_offsets"):
-        node.uncompile_offsets = offsets  # type: ignore[attr-defined]
-    return node
-
-
 def _tag_all(tree: ast.Module) -> ast.Module:
+    """Give every statement ``uncompile_offsets``: none for those not made from instructions."""
     for node in iter_statements(tree.body):
-        _tag(node)
+        if not hasattr(node, "uncompile_offsets"):
+            node.uncompile_offsets = ()  # type: ignore[attr-defined]
     return tree
 
 

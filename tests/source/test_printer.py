@@ -277,3 +277,25 @@ def test_list_of_statements() -> None:
 def test_unknown_node_is_refused() -> None:
     with pytest.raises(ValueError):
         emit(ast.alias(name="x", asname=None))
+
+
+def test_unknown_statement_and_expression_nodes_are_named() -> None:
+    class Unknown(ast.stmt):
+        _fields = ()
+
+    class Strange(ast.expr):
+        _fields = ()
+
+    with pytest.raises(ValueError, match="cannot print statement node Unknown"):
+        emit([Unknown()])
+    with pytest.raises(ValueError, match="cannot print expression node Strange"):
+        emit(ast.Expr(value=Strange()))
+
+
+def test_node_class_made_outside_ast_is_printed_by_its_name() -> None:
+    # The printer finds a node's method by the node class's name, so a class of that name
+    # made elsewhere (as the decompiler's internal nodes are) prints like the ``ast`` one.
+    Name = type("Name", (ast.expr,), {"_fields": ("id", "ctx")})
+    Pass = type("Pass", (ast.stmt,), {"_fields": ()})
+    body = [Pass(), ast.Expr(value=ast.Call(func=Name(id="f", ctx=ast.Load()), args=[], keywords=[]))]
+    assert emit(body).text == "pass\nf()\n"

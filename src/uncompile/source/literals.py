@@ -147,7 +147,7 @@ def float_literal(value: float) -> str:
     return repr(value)
 
 
-def complex_literal(value: complex) -> Tuple[str, Precedence]:
+def complex_literal(value: complex) -> Tuple[str, int]:
     """Text and precedence for a complex constant: ``2j``, ``-2j`` or ``(1+2j)``."""
     imaginary = float_literal(value.imag)
     imaginary = (imaginary[:-2] if imaginary.endswith(".0") else imaginary) + "j"
@@ -165,7 +165,7 @@ def constant_literal(
     as_set: bool = False,
     kind: Optional[str] = None,
     without_backslash: bool = False,
-) -> Tuple[str, Precedence]:
+) -> Tuple[str, int]:
     """Text and precedence for a constant; *as_set* writes a frozenset as a set display.
 
     A tuple of two or more items comes back without parentheses (precedence TUPLE); the
@@ -200,7 +200,7 @@ def _item(value: Any, forbidden: Sequence[str]) -> str:
     return "(%s)" % text if precedence < Precedence.TEST else text
 
 
-def _tuple_literal(value: tuple, forbidden: Sequence[str]) -> Tuple[str, Precedence]:
+def _tuple_literal(value: tuple, forbidden: Sequence[str]) -> Tuple[str, int]:
     items = [_item(item, forbidden) for item in value]
     if not items:
         return "()", Precedence.ATOM
@@ -209,7 +209,7 @@ def _tuple_literal(value: tuple, forbidden: Sequence[str]) -> Tuple[str, Precede
     return ", ".join(items), Precedence.TUPLE
 
 
-def _frozenset_literal(value: frozenset, forbidden: Sequence[str], as_set: bool) -> Tuple[str, Precedence]:
+def _frozenset_literal(value: frozenset, forbidden: Sequence[str], as_set: bool) -> Tuple[str, int]:
     if not value:
         return "frozenset()", Precedence.ATOM
     ordered = sorted(value, key=lambda item: (type(item).__name__, repr(item)))

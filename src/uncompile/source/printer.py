@@ -12,9 +12,9 @@ its last nested block. Exception handlers and ``case`` blocks get spans too.
 from __future__ import annotations
 
 import ast
-from typing import Any, Callable, Dict, List, NamedTuple, Tuple, Union
+from typing import Dict, List, NamedTuple, Tuple, Union
 
-from .expressions import ExpressionPrinter, optional
+from .expressions import ExpressionPrinter, MethodsByNode, optional
 from .literals import CLEANS_DOCSTRINGS, docstring_compiles_to, docstring_literal
 from .patterns import pattern_source
 from .precedence import BINARY_OPERATORS, Precedence
@@ -58,10 +58,6 @@ def to_source(tree: Union[ast.AST, List[ast.stmt]]) -> str:
     return emit(tree).text
 
 
-#: Per writer class: node type -> the method that writes it (found when first needed).
-_WRITERS: Dict[type, Dict[type, Callable[[Any, ast.AST], None]]] = {}
-
-
 class _StatementWriter:
     """Writes statements line by line, tracking indentation and each statement's span."""
 
@@ -71,9 +67,6 @@ class _StatementWriter:
         self.spans: Dict[ast.AST, Tuple[int, int]] = {}
         self.line_count = 0  # physical lines so far (a docstring entry may hold several)
         self.depth = 0
-        # Per class, not per writer: bound methods kept here would make a reference cycle that
-        # holds the whole tree (through spans) until the cyclic collector runs.
-        self._writers: Dict[type, Callable[[Any, ast.AST], None]] = _WRITERS.setdefault(type(self), {})
 
     # -- layout --------------------------------------------------------------------
 
@@ -85,13 +78,7 @@ class _StatementWriter:
     def statement(self, node: ast.AST) -> None:
         """Write *node* and record its span."""
         first = self.line_count + 1
-        writer = self._writers.get(type(node))
-        if writer is None:
-            method = getattr(type(self), "_" + type(node).__name__, None)
-            if method is None:
-                raise ValueError("cannot print statement node %s" % type(node).__name__)
-            writer = self._writers[type(node)] = method
-        writer(self, node)
+        _WRITERS[type(node)](self, node)
         self.spans[node] = (first, self.line_count)
 
     def body(self, statements: List[ast.stmt], docstring: bool = False) -> None:
@@ -99,10 +86,13 @@ class _StatementWriter:
         if not statements:
             self.line("pass")
             return
+        after_definition = False
         for index, node in enumerate(statements):
-            if index and (isinstance(node, _DEFINITIONS) or isinstance(statements[index - 1], _DEFINITIONS)):
+            is_definition = isinstance(node, _DEFINITIONS)
+            if index and (is_definition or after_definition):
                 for _ in range(2 if self.depth == 0 else 1):
                     self.line("")
+            after_definition = is_definition
             if index == 0 and docstring and _is_docstring(node):
                 self._docstring(node)  # type: ignore[arg-type]
             else:
@@ -123,7 +113,7 @@ class _StatementWriter:
         self.line(_docstring_text(constant.value, prefix, INDENT * self.depth))
         self.spans[node] = (first, self.line_count)
 
-    def expression(self, node: ast.expr, minimum: Precedence = Precedence.TEST) -> str:
+    def expression(self, node: ast.expr, minimum: int = Precedence.TEST) -> str:
         return self.expressions.expression(node, minimum)
 
     # -- simple statements ---------------------------------------------------------
@@ -132,7 +122,7 @@ class _StatementWriter:
         self.line(self.expression(node.value, Precedence.YIELD))
 
     def _Assign(self, node: ast.Assign) -> None:
-        targets = "".join(self.expressions.target_list(target) + " = " for target in node.targets)
+        targets = "".join([self.expressions.target_list(target) + " = " for target in node.targets])
         self.line(targets + self.expression(node.value, Precedence.YIELD))
 
     def _AugAssign(self, node: ast.AugAssign) -> None:
@@ -312,6 +302,10 @@ class _StatementWriter:
         if guard is not None:
             header += " if " + self.expressions.named_expression(guard)
         self.block(header, node.body)  # type: ignore[attr-defined]
+
+
+#: Node class -> the method that writes it: ``_If`` writes ``ast.If``.
+_WRITERS = MethodsByNode(_StatementWriter, "statement")
 
 
 def _is_docstring(node: ast.stmt) -> bool:
