@@ -200,18 +200,12 @@ def test_recompiles_identically(function):
         pytest.xfail("3.8 - 3.9: a trailing continue before the loop's own jump back is dropped")
     if function is break_to_enclosing_for and sys.version_info < (3, 10):
         pytest.xfail("3.8 - 3.9: a break out of a while that ends a for body keeps a dead jump")
-    if function is while_else_continue_in_for and sys.version_info < (3, 11):
-        pytest.xfail("3.8 - 3.10: a while's else that continues the enclosing loop is not read yet")
-    if function is while_else_with_break and sys.version_info < (3, 10):
-        pytest.xfail("3.8 - 3.9: the break past a while's else comes back as a return")
     result = verify_code(function.__code__)
     assert result.identical, (result.difference, result.error, result.source)
 
 
 @pytest.mark.parametrize("function", CASES, ids=lambda f: f.__name__)
 def test_behaves_the_same(function):
-    if function is while_else_continue_in_for and sys.version_info[:2] == (3, 10):
-        pytest.xfail("3.10: the break out of a while whose else continues the enclosing loop is lost")
     again = decompiled(function)
     for args in INPUTS[function]:  # each call gets its own copy of the (mutable) arguments
         assert again(*copy.deepcopy(args)) == function(*copy.deepcopy(args))
@@ -518,8 +512,6 @@ def while_else_before_long_tail(n, out):
 )
 def test_while_else_recompiles_identically(function):
     """A ``while`` loop's ``else`` runs where the test fails; its ``break`` jumps past the else."""
-    if sys.version_info < (3, 11):
-        pytest.xfail("3.8 - 3.10: a while loop's else is not looked for in the block-stack layout yet")
     result = verify_code(function.__code__)
     assert result.identical, (result.difference, result.error, result.source)
     if function is while_else_before_long_tail:  # (a break before a short return copies it)
