@@ -561,6 +561,16 @@ WHILE_CHAINS = {
                 x = g(x)
             return x
     """,
+    # ``continue`` keeps the test at the top (its cleanup then ends in a copy of the exit)
+    "chain_with_continue": """
+        def f(x, a, b, c):
+            while a < b < c:
+                x = g(x)
+                if x:
+                    continue
+                h(x)
+            return x
+    """,
     "test_then_chain": """
         def f(x, a, b, c):
             while x and a < b < c:
