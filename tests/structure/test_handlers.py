@@ -8,7 +8,7 @@ import copy
 import sys
 
 import pytest
-from snippets import decompiled
+from snippets import decompiled, define
 
 from uncompile.verification import verify_code
 
@@ -679,3 +679,58 @@ def test_break_in_a_loop_inside_a_try_finally_is_kept():
         pytest.xfail("this loop's layout on this version is not rebuilt yet")
     result = verify_code(compile(BREAK_IN_LOOP_IN_TRY_FINALLY, "<test>", "exec", dont_inherit=True))
     assert result.identical, (str(result), result.source)
+
+
+EMPTY_TRY_BODIES = {
+    # nothing in the body can raise, so no entry of the exception table goes to the handler (3.11+)
+    "except": """
+        def f(x):
+            try:
+                pass
+            except ValueError:
+                x = 1
+            return x
+    """,
+    "except_else": """
+        def f(x):
+            try:
+                pass
+            except ValueError:
+                x = 1
+            else:
+                x = 2
+            return x
+    """,
+    "finally": """
+        def f(x):
+            try:
+                pass
+            finally:
+                x = 3
+            return x
+    """,
+    "in_a_loop": """
+        def f(items):
+            for x in items:
+                try:
+                    pass
+                except ValueError:
+                    x = 1
+                g(x)
+    """,
+    "bare_except": """
+        def f(x):
+            try:
+                pass
+            except:
+                x = 1
+            return x
+    """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(EMPTY_TRY_BODIES))
+def test_try_with_an_empty_body(name: str) -> None:
+    result = verify_code(define(EMPTY_TRY_BODIES[name]).__code__, qualname="f")
+    assert result.identical, result
+    assert result.source is not None and "pass" in result.source

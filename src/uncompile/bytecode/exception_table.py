@@ -8,6 +8,7 @@ set-up instructions; :func:`legacy_regions` simulates their block stack into ent
 
 from __future__ import annotations
 
+import dis
 from bisect import bisect_left
 from types import CodeType
 from typing import TYPE_CHECKING, Iterator, List, NamedTuple, Optional
@@ -102,6 +103,44 @@ def exception_handlers(code: CodeType, instrs: List[Instr]) -> List[Handler]:
             out[-1] = last._replace(end=entry.end)  # one range once the dropped header parts are gone
         else:
             out.append(entry)
+    return out
+
+
+def empty_try_entries(code: CodeType, instrs: List[Instr], handlers: List[Handler]) -> List[Handler]:
+    """Zero-length entries for the handlers of tries whose body is empty (``try: pass``, 3.11+).
+
+    Nothing such a body holds can raise, so no entry goes to its handler, which is left in place
+    unreachable. The try stood where its ``try``/``pass`` lines left ``NOP``s: the last ``NOP`` of
+    a line before the handler's first (the ``except`` line); the entry starts and ends at the
+    instruction after it, with the depth of the handler's own cleanup entry less the exception.
+    """
+    targets = {entry.target for entry in handlers}
+    dead = [
+        (ins, instrs[k + 1])
+        for k, ins in enumerate(instrs[:-1])
+        if ins.op == "PUSH_EXC_INFO" and ins.offset not in targets and instrs[k + 1].op != "WITH_EXCEPT_START"
+    ]
+    if not dead:
+        return []
+    from .linetable import lines_by_offset  # read only for such rare code
+
+    lines = lines_by_offset(code)
+    nops = [
+        (lines.get(ins.offset) or 0, ins.offset) for ins in dis.get_instructions(code) if ins.opname == "NOP"
+    ]
+    out: List[Handler] = []
+    for handler, first in dead:
+        cleanup = handler_at(handlers, first.offset)
+        except_line = lines.get(first.offset)
+        before = [
+            nop for nop in nops if except_line is not None and nop[0] < except_line and nop[1] < first.offset
+        ]
+        if cleanup is None or not before:
+            continue
+        nop = max(before)[1]
+        anchor = next((ins.offset for ins in instrs if ins.offset > nop), None)
+        if anchor is not None:
+            out.append(Handler(anchor, anchor, handler.offset, max(cleanup.depth - 1, 0), False))
     return out
 
 

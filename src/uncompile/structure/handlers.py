@@ -13,7 +13,7 @@ exception table these ask are in :mod:`.handler_regions`, the except clauses in
 from __future__ import annotations
 
 import ast
-from typing import Any, List, Optional, Set, cast
+from typing import Any, Dict, List, Optional, Set, Tuple, cast
 
 from ..bytecode import versions as V
 from ..expressions import values as M
@@ -33,6 +33,7 @@ class HandlerStructurer(ExceptClauses, ExceptStar):
     sim: Any
     exit: Optional[int]
     walk: Any
+    empty_tries: Dict[int, Any]  # tries with an empty body, by where they stand
     finally_exits: Set[int]  # where the copy of a finally body that its try falls through to starts
 
     # -- copies on the normal path -----------------------------------------------------
@@ -227,6 +228,7 @@ class HandlerStructurer(ExceptClauses, ExceptStar):
     # -- try ------------------------------------------------------------------------------
 
     def try_statement(self, pos: int, entry: Any, ctx: Context, stack: List[Any]) -> Optional[int]:
+        self._take_empty_try(entry)
         around = self.covering_try(entry)
         if around is not None and around.target not in ctx.active and self.is_try_handler(around):
             # an enclosing try covers the except clauses (and maybe no instruction of the body)
@@ -237,6 +239,12 @@ class HandlerStructurer(ExceptClauses, ExceptStar):
             return self.try_except(pos, entry, ctx, stack)
         return self.try_finally(pos, entry, ctx, stack)
 
+    def _take_empty_try(self, entry: Any) -> None:
+        """A try with an empty body is one statement: once walked, its place starts no other."""
+        start: int = entry.start
+        if self.empty_tries.get(start) is entry:
+            del self.empty_tries[start]
+
     def try_finally(self, pos: int, entry: Any, ctx: Context, stack: List[Any]) -> Optional[int]:
         handler_index = self.index_at(entry.target)
         start, end = self._finally_template(handler_index)
@@ -245,8 +253,7 @@ class HandlerStructurer(ExceptClauses, ExceptStar):
         self.finally_exits.add(self._normal_exit_copy(lo, hi, template))
         inner = ctx.inside(lo, hi, entry.target)._replace(finally_bodies=(template,) + ctx.finally_bodies)
         body_stack = list(stack)
-        body = self.walk(pos, inner, body_stack, entering=True)
-        after = self.exit
+        body, after = self._try_body(pos, inner, body_stack)
         carry = getattr(self.sim, "carry_stack", None)  # Dynamo's code: values live across the region
         if carry is not None and after is not None:
             body += carry(body_stack, stack)
@@ -278,6 +285,14 @@ class HandlerStructurer(ExceptClauses, ExceptStar):
                 return target
         return fall
 
+    def _try_body(self, pos: int, inner: Context, stack: List[Any]) -> Tuple[List[ast.stmt], Optional[int]]:
+        """The statements of a try body from *pos* (in the region *inner*), and where it goes
+        on; an empty body (``try: pass``, a region of no instruction) goes on at *pos*."""
+        if inner.lo >= inner.hi:
+            return [], pos
+        body = self.walk(pos, inner, stack, entering=True)
+        return body, self.exit
+
     def _walk_until(self, start: int, end: int, ctx: Context, stack: List[Any]) -> List[ast.stmt]:
         """Statements of instructions ``[start, end)`` (a handler body)."""
         body = self.walk(start, ctx._replace(until=end, lo=-1, hi=1 << 60), stack, entering=True)
@@ -285,8 +300,7 @@ class HandlerStructurer(ExceptClauses, ExceptStar):
 
     def try_except(self, pos: int, entry: Any, ctx: Context, stack: List[Any]) -> Optional[int]:
         lo, hi = self.try_body_span(pos, entry.target, ("POP_EXCEPT", "COPY"))
-        body = self.walk(pos, ctx.inside(lo, hi, entry.target), list(stack), entering=True)
-        after = self.exit
+        body, after = self._try_body(pos, ctx.inside(lo, hi, entry.target), list(stack))
         handler_index = self.index_at(entry.target)
         loop = ctx.loop
         clause_ctx = ctx

@@ -29,6 +29,7 @@ class LoopStructurer(BottomTestedLoops):
     copied_break_cuts: Any
     _node: Any
     compare_chain: Any
+    try_entry_at: Any
     blocks: Any
     covering_try: Any
     exit: Any
@@ -54,7 +55,7 @@ class LoopStructurer(BottomTestedLoops):
         """
         if self._body_starts_loop(block, ctx):
             return self.loop(block.id, ctx, stack)
-        entry = self.handler_of(block.offset)
+        entry = self.try_entry_at(block.offset, ctx)
         if (
             entry is not None
             and entry.target not in ctx.active

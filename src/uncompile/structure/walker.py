@@ -15,7 +15,7 @@ import ast
 from typing import Any, Callable, Dict, FrozenSet, List, Optional, Set, Tuple
 
 from ..bytecode import versions as V
-from ..bytecode.exception_table import exception_handlers, handler_at
+from ..bytecode.exception_table import empty_try_entries, exception_handlers, handler_at
 from ..bytecode.instructions import read_instructions
 from ..bytecode.reader import instruction_lines
 from ..errors import DecompileError
@@ -54,6 +54,9 @@ class Walker(
         # 3.8 - 3.10 blocks are structured from the block stack (blocks_legacy), without
         # exception edges in the graph: their handlers are laid out after each body.
         self.handlers = exception_handlers(code, self.instrs) if V.HAS_EXCEPTION_TABLE else []
+        #: tries with an empty body, by where they stand (each is one statement, walked once)
+        self.empty_tries = {e.start: e for e in empty_try_entries(code, self.instrs, self.handlers)}
+        self.handlers += self.empty_tries.values()
         self.cfg = ControlFlowGraph(self.instrs, self.handlers, reraise_leaders(self.instrs))
         self.blocks = self.cfg.blocks
         if not V.HAS_EXCEPTION_TABLE:
@@ -93,6 +96,14 @@ class Walker(
 
     def handler_of(self, offset: int) -> Any:
         return handler_at(self.handlers, offset)
+
+    def try_entry_at(self, offset: int, ctx: Context) -> Any:
+        """The handler entry that covers *offset*; inside its region (or outside any), the
+        entry of a try with an empty body that stands there, if not walked yet."""
+        entry = handler_at(self.handlers, offset)
+        if entry is None or entry.target in ctx.active:
+            return self.empty_tries.get(offset, entry)
+        return entry
 
     def line_at(self, offset: int) -> Optional[int]:
         """The source line of the instruction at *offset* (3.8 - 3.10: only where a line starts)."""
@@ -169,7 +180,7 @@ class Walker(
                         first = False
                         pos = self.run_block(pos, ctx, stack)
                         continue
-                    entry = self.handler_of(block.offset)
+                    entry = self.try_entry_at(block.offset, ctx)
                     is_try = (
                         entry is not None and entry.target not in ctx.active and self.is_try_handler(entry)
                     )
