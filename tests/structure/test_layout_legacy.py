@@ -246,6 +246,16 @@ CASES = {
                     g(n)
                     continue
     """,
+    # 3.8 - 3.9 send the first test's jump to the continue on to the header; the continue
+    # stays a block of its own after the last test
+    "or_test_then_continue": """
+        def f(lines, path):
+            for line in lines:
+                if not line or line.startswith("#"):
+                    continue
+                path.append(line)
+            return path
+    """,
 }
 
 

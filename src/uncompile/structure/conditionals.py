@@ -51,6 +51,7 @@ class Conditionals:
     legacy_jumps_to_written_break: Any
     legacy_resume: Any
     legacy_thread_exits: Any
+    legacy_threaded_jump: Any
     reaches: Any
     sim: Any
     skips_else: Any
@@ -279,6 +280,8 @@ class Conditionals:
             test, then_b, else_b = negate(head.expr), head.false, head.true
         else:
             test, then_b, else_b = head.expr, head.true, head.false
+        if V.LAYOUT_IN_SOURCE_ORDER and self.legacy_threaded_jump(fall, then_b, ctx):
+            then_b = fall  # the ``continue``/``break`` written after the test, which it skips
         if V.LAYOUT_IN_SOURCE_ORDER and then_b == fall and else_b is not None:
             jumped = self.legacy_if_jump(test, then_b, else_b, ctx, stack)
             if jumped != -1:  # ``if c: continue`` / ``if c: break`` kept as written

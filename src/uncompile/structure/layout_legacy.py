@@ -381,6 +381,20 @@ class LegacyLayout:
             return ast.Break()
         return None
 
+    def legacy_threaded_jump(self, fall: Optional[int], then_b: Optional[int], ctx: Context) -> bool:
+        """Whether block *fall*, after a test, is a ``continue``/``break`` that the test's jump to
+        *then_b* was sent past (see :meth:`legacy_thread_exits`: ``if a or b: continue``)."""
+        loop = ctx.loop
+        if loop is None or fall is None or then_b is None or fall == then_b:
+            return False
+        block = self.blocks[fall]
+        return (
+            then_b in (loop.continue_to, loop.break_to)
+            and self._legacy_lone_jump(fall)
+            and block.jump == then_b
+            and len(block.preds) == 1
+        )
+
     def legacy_if_jump(
         self, test: ast.expr, then_b: int, else_b: int, ctx: Context, stack: List[Any]
     ) -> Optional[int]:
