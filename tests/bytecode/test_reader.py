@@ -15,7 +15,13 @@ from typing import Any, Iterator, List, Optional
 
 import pytest
 
-from uncompile.bytecode.reader import instruction_lines, instruction_starts, opnames_and_args, read_raw
+from uncompile.bytecode.reader import (
+    has_instruction,
+    instruction_lines,
+    instruction_starts,
+    opnames_and_args,
+    read_raw,
+)
 from uncompile.verification.stdlib_sample import stdlib_files, stdlib_root
 
 #: Instructions whose ``argrepr`` the normalizer reads (the reader leaves the others empty).
@@ -103,6 +109,23 @@ def test_opnames_and_args_are_the_names_and_arguments_dis_shows() -> None:
     for code in _code_objects(module):
         expected = [(ins.opname, ins.arg) for ins in dis.get_instructions(code)]
         assert opnames_and_args(code) == expected, code.co_name
+
+
+def test_has_instruction_agrees_with_the_instructions_listed() -> None:
+    # In ``constants`` LOAD_CONST 256 is EXTENDED_ARG 1, LOAD_CONST 0: its low byte alone is no 0
+    # (before 3.14 constant 0 is its unused None, so LOAD_CONST 0 is absent there).
+    items = ", ".join("x + %d" % (1000 + index) for index in range(300))
+    module = compile(_HAND_WRITTEN + "\ndef constants(x):\n    return [%s]\n" % items, "<hand>", "exec")
+    asked = [("LOAD_CONST", 0), ("LOAD_CONST", 1), ("LOAD_CONST", 256), ("LOAD_CONST", None)]
+    asked += [("SETUP_ANNOTATIONS", None), ("RETURN_CONST", 0), ("LOAD_FAST", 0), ("NO_SUCH_OPCODE", None)]
+    codes = list(_code_objects(module))
+    for code in codes:
+        listed = opnames_and_args(code)
+        for name, arg in asked:
+            expected = any(have == name and arg in (None, value) for have, value in listed)
+            assert has_instruction(code, name, arg) == expected, (code.co_name, name, arg)
+    constants = next(code for code in codes if code.co_name == "constants")
+    assert has_instruction(constants, "EXTENDED_ARG") and has_instruction(constants, "LOAD_CONST", 256)
 
 
 def _sample_modules(count: int) -> List[str]:

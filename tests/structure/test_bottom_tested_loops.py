@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-
-import pytest
-
 from uncompile.verification import verify_code
 
 
@@ -24,10 +20,6 @@ def else_continues_outer_loop(rows, limit):
     return out
 
 
-@pytest.mark.skipif(
-    sys.version_info < (3, 11),
-    reason="3.8 - 3.10: not rebuilt yet (an expected failure of the behaviour suite)",
-)
 def test_else_ending_with_continue_of_the_enclosing_loop_keeps_its_break():
     # the else ends with a written continue; the break jumps past it to the rest of the outer body
     result = verify_code(else_continues_outer_loop.__code__)

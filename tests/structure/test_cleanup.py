@@ -21,6 +21,18 @@ CASES = {
             finally:
                 self.done = False
     """,
+    # one walk tidies every nested statement list: ``assert False`` in a handler inside a loop,
+    # a loop inside a loop
+    "tidied_at_every_depth": """
+        def f(items, log):
+            for item in items:
+                try:
+                    log(item)
+                except KeyError:
+                    assert False, item
+                while item:
+                    item = log(item)
+    """,
 }
 
 
@@ -95,6 +107,13 @@ ASYNC_GENERATORS = {
                     yield value
                 finally:
                     await manager.close()
+    """,
+    "return_in_loop": """
+        async def f(items):
+            for item in items:
+                if item is None:
+                    return
+                yield item
     """,
 }
 

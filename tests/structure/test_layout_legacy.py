@@ -130,6 +130,100 @@ CASES = {
                 break
             items[0] = n
     """,
+    # the break is a lone jump the last test falls into; the while's test leaves to its else
+    "break_block_past_while_else": """
+        def f(items, out):
+            for x in items:
+                while x:
+                    x -= 1
+                    if x == 3:
+                        break
+                else:
+                    out.append(0)
+                    continue
+                out.append(x)
+    """,
+    # the same break in a while True loop whose clause breaks too: the loop's exit is one
+    "lone_break_and_clause_break": """
+        def f(items, out):
+            while True:
+                if not items:
+                    break
+                try:
+                    out.append(items.pop())
+                except IndexError:
+                    break
+                g(out)
+            return out
+    """,
+    # 3.10: a break out of a while whose exit is a return becomes a copy of it after the code
+    # that leaves the blocks it is in (a return written there computes its value first)
+    "copied_break_in_named_clause": """
+        def f(args):
+            while args:
+                try:
+                    fp = open(args.pop())
+                except OSError as e:
+                    if e:
+                        break
+                    print(e)
+                print(fp)
+            return args
+    """,
+    "copied_break_in_with": """
+        def f(args, lock):
+            while args:
+                with lock:
+                    if args[0]:
+                        break
+                    args.pop()
+            return args
+    """,
+    "copied_break_in_try_finally": """
+        def f(args):
+            while args:
+                try:
+                    if args[0]:
+                        break
+                    args.pop()
+                finally:
+                    print(1)
+            return args
+    """,
+    "copied_break_in_try_body": """
+        def f(args):
+            while args:
+                try:
+                    if args[0]:
+                        print(3)
+                        break
+                    args.pop()
+                except ValueError:
+                    print(2)
+            return args
+    """,
+    # the branches meet only at the loop's header: the body continues through the finally
+    # (its copy's test jumps to the header), the test jumps to the rest of the try body
+    "continue_through_finally_with_if": """
+        def f(items):
+            for x in items:
+                try:
+                    if a(x):
+                        continue
+                finally:
+                    if c:
+                        b()
+    """,
+    "continue_through_finally_then_more": """
+        def f(items):
+            for x in items:
+                try:
+                    if a(x):
+                        continue
+                    g(x)
+                finally:
+                    b()
+    """,
 }
 
 

@@ -26,7 +26,7 @@ from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tu
 
 from . import versions as V
 
-__all__ = ["RawInstruction", "read_raw", "instruction_lines", "instruction_starts"]
+__all__ = ["RawInstruction", "read_raw", "instruction_lines", "instruction_starts", "has_instruction"]
 
 
 class RawInstruction(NamedTuple):
@@ -284,3 +284,33 @@ def opnames_and_args(code: CodeType) -> List[Tuple[str, Optional[int]]]:
             extended = arg << 8 if kind == _EXTENDED_ARG else 0
         offset += 2 + 2 * caches
     return out
+
+
+_EXTENDED_ARG_OPCODE = dis.opmap["EXTENDED_ARG"]
+
+
+def has_instruction(code: CodeType, opname: str, arg: Optional[int] = None) -> bool:
+    """Whether *code* holds an *opname* instruction (with argument *arg*, ``EXTENDED_ARG``
+    prefixes applied, when given), as :func:`opnames_and_args` would list it.
+
+    Only the code units holding that opcode are looked at: an instruction starts at an even
+    offset, and the inline caches between instructions read as zeros in ``co_code``.
+    """
+    opcode = dis.opmap.get(opname)
+    if opcode is None:
+        return False
+    raw = code.co_code
+    opcodes, operands = raw[::2], raw[1::2]
+    unit = opcodes.find(opcode)
+    while unit >= 0:
+        if arg is None:
+            return True
+        value, shift, prefix = operands[unit], 8, unit - 1
+        while prefix >= 0 and opcodes[prefix] == _EXTENDED_ARG_OPCODE:
+            value |= operands[prefix] << shift
+            shift += 8
+            prefix -= 1
+        if value == arg:
+            return True
+        unit = opcodes.find(opcode, unit + 1)
+    return False

@@ -87,6 +87,12 @@ ITERATOR_SLOTS = 2 if VERSION >= (3, 15) else 1
 #: keep the ``not`` as a reversed jump, so negating a condition must not flip its operator.
 FOLDS_NOT_INTO_COMPARISON = VERSION < (3, 14)
 
+#: 3.9+ build a list/set display of at least 3 constants (and nothing else) by extending an
+#: empty one with a constant tuple/frozenset; 3.14+ do so for such a run of constants before
+#: the display's first ``*item`` too (the optimizer folds it, not the code generator).
+SHORTEST_FOLDED_DISPLAY = 3
+FOLDS_CONSTANTS_BEFORE_UNPACKING = VERSION >= (3, 14)
+
 #: 3.15 folds ``GET_YIELD_FROM_ITER`` into ``GET_ITER`` with this operand (None: not folded).
 GET_ITER_YIELD_FROM = 3 if VERSION >= (3, 15) else None
 

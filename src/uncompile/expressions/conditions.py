@@ -27,10 +27,12 @@ Exit = Any  # a block id (int), ("value", merge block id), or a Node
 
 
 class Node:
-    """One condition node; ``entry`` is the block where its evaluation starts."""
+    """One condition node; ``entry`` is the block where its evaluation starts, ``last`` the
+    block whose jump ends it (a chained comparison's last test; else the entry)."""
 
     def __init__(self, entry: int, expr: ast.expr, true: Exit, false: Exit) -> None:
         self.entry = entry
+        self.last = entry
         self.expr = expr
         self.true = true
         self.false = false
@@ -40,6 +42,12 @@ class Node:
 
     def __repr__(self) -> str:
         return "<Node %s t=%r f=%r>" % (self.entry, self.true, self.false)
+
+
+def tested_blocks(nodes: List[Node]) -> List[int]:
+    """The blocks that test *nodes*, in layout order (a chained comparison's links are
+    consecutive blocks)."""
+    return [block for node in nodes for block in range(node.entry, node.last + 1)]
 
 
 def _is_value(exit: Exit) -> bool:

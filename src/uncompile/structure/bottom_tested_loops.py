@@ -61,7 +61,7 @@ class BottomTestedLoops(LoopGraph):
         """(where ``break`` goes, the ``else`` block or None) of a while loop whose test leaves
         to *exit_b*: a ``break`` past that block skips the loop's ``else``, which runs into the
         code after the loop or is a ``continue`` of the enclosing loop."""
-        if exit_b is None or V.LAYOUT_IN_SOURCE_ORDER:
+        if exit_b is None:
             return exit_b, None
         exit_off = self.blocks[exit_b].offset
         # a ``break`` that is a block of its own is only a jump to where it goes

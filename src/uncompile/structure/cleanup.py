@@ -17,9 +17,9 @@ from types import CodeType
 from typing import Any, List
 
 from ..bytecode import versions as V
-from ..bytecode.reader import opnames_and_args
+from ..bytecode.reader import has_instruction
 from .annotations import restore_annotations
-from .statements import iter_statements
+from .statements import statement_lists
 
 _CLASS_BOOKKEEPING = (
     "__module__",
@@ -70,14 +70,6 @@ def _drop_trailing(stmts: List[ast.stmt], kind: Any) -> List[ast.stmt]:
     return stmts
 
 
-def _tidy_loops(stmts: List[ast.stmt]) -> None:
-    for child in iter_statements(stmts, into_definitions=False):  # nested bodies are tidied on their own
-        if isinstance(child, (ast.For, ast.While, ast.AsyncFor)) and not getattr(
-            child, "uncompile_explicit_continue", False
-        ):
-            child.body = _drop_trailing(child.body, lambda s: isinstance(s, ast.Continue)) or [ast.Pass()]
-
-
 def _assert_false(stmt: ast.stmt) -> ast.stmt:
     """``raise AssertionError(msg)`` made by ``LOAD_ASSERTION_ERROR``: ``assert False, msg``."""
     if not isinstance(stmt, ast.Raise) or stmt.cause is not None:
@@ -95,30 +87,34 @@ def _assert_false(stmt: ast.stmt) -> ast.stmt:
     return node
 
 
-def _tidy_asserts(stmts: List[ast.stmt]) -> None:
-    _asserts_in(stmts)
-    for child in iter_statements(stmts, into_definitions=False):  # nested bodies are tidied on their own
-        for field in ("body", "orelse", "finalbody"):
-            inner = getattr(child, field, None)
-            if isinstance(inner, list):
-                _asserts_in(inner)
-        for holder in getattr(child, "handlers", None) or getattr(child, "cases", None) or []:
-            _asserts_in(holder.body)
+_LOOPS = (ast.For, ast.While, ast.AsyncFor)
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
-def _asserts_in(stmts: List[ast.stmt]) -> None:
-    """Make the ``raise AssertionError`` statements of *stmts* (in place) ``assert False``."""
-    for index, stmt in enumerate(stmts):
-        if isinstance(stmt, ast.Raise):
-            stmts[index] = _assert_false(stmt)
+def _is_continue(stmt: ast.stmt) -> bool:
+    return isinstance(stmt, ast.Continue)
 
 
-def _bare_returns(stmts: List[ast.stmt]) -> None:
-    """``return None`` is ``return`` (an async generator's ``return`` must not name a value)."""
-    for child in iter_statements(stmts, into_definitions=False):  # nested bodies are tidied on their own
-        value = getattr(child, "value", None) if isinstance(child, ast.Return) else None
-        if isinstance(value, ast.Constant) and value.value is None:
-            child.value = None  # type: ignore[attr-defined]
+def _tidy_statements(stmts: List[ast.stmt], bare_returns: bool) -> None:
+    """One walk over the statement lists of a body, changing them in place: a loop body loses
+    its trailing ``continue``, ``raise AssertionError(msg)`` becomes ``assert False, msg`` and,
+    with *bare_returns* (an async generator: its ``return`` must not name a value), ``return
+    None`` becomes ``return``. Nested definitions are left alone: their bodies were tidied on
+    their own."""
+    pending = [stmts]
+    while pending:
+        block = pending.pop()
+        for index, stmt in enumerate(block):
+            if isinstance(stmt, ast.Raise):
+                block[index] = _assert_false(stmt)
+            elif isinstance(stmt, ast.Return):
+                value = getattr(stmt, "value", None)
+                if bare_returns and isinstance(value, ast.Constant) and value.value is None:
+                    stmt.value = None
+            elif not isinstance(stmt, _DEFINITIONS):
+                if isinstance(stmt, _LOOPS) and not getattr(stmt, "uncompile_explicit_continue", False):
+                    stmt.body = _drop_trailing(stmt.body, _is_continue) or [ast.Pass()]
+                pending.extend(statement_lists(stmt))
 
 
 def _is_class_bookkeeping(stmt: ast.stmt) -> bool:
@@ -159,10 +155,7 @@ def tidy_body(stmts: List[ast.stmt], code: CodeType, sim: Any) -> List[ast.stmt]
     # 3.8 - 3.9: when the code's own final ``return None`` is unreachable, one written last was explicit
     if code.co_name != "<lambda>" and not getattr(sim, "explicit_final_return", False):
         stmts = _drop_trailing(stmts, _is_return_none)
-    _tidy_loops(stmts)
-    _tidy_asserts(stmts)
-    if code.co_flags & inspect.CO_ASYNC_GENERATOR:
-        _bare_returns(stmts)
+    _tidy_statements(stmts, bare_returns=bool(code.co_flags & inspect.CO_ASYNC_GENERATOR))
     if not is_function:
         stmts = restore_annotations([s for s in stmts if not _is_class_bookkeeping(s)], code)
         if code.co_name != "<module>":
@@ -199,5 +192,4 @@ def _has_docstring(code: CodeType) -> bool:
     first = code.co_consts[0]
     if not isinstance(first, str):
         return False
-    loads = ("LOAD_CONST", "RETURN_CONST")
-    return not any(name in loads and arg == 0 for name, arg in opnames_and_args(code))
+    return not (has_instruction(code, "LOAD_CONST", 0) or has_instruction(code, "RETURN_CONST", 0))

@@ -12,7 +12,7 @@ import ast
 from typing import Any, List, Optional, Tuple
 
 from ..bytecode import versions as V
-from ..expressions.conditions import VALUE, Node, negate, reduce_nodes
+from ..expressions.conditions import VALUE, Node, negate, reduce_nodes, tested_blocks
 from .branch_follow import (
     falls_to_outer_follow,
     is_added_jump_back,
@@ -29,8 +29,8 @@ from .copied_exits import copied_tail_ternary
 class Conditionals:
     """Conditional jumps for the walker; uses the walker's graph, simulator and helpers."""
 
+    _copied_return: Any
     _lone_jump: Any
-    _lone_return: Any
     _pure: Any
     _pure_chain: Any
     _walked_value: Any
@@ -102,6 +102,7 @@ class Conditionals:
             return -1 - chain[2] if chain[2] < 0 else self.start_of(chain[2])
         if chain is not None:
             node, fall = chain[0], chain[1]
+            node.last, node.entry = node.entry, block_id
         else:
             node, fall = self._node(block_id, self.sim.expr(expr, self.instrs[jump]), jump, value)
         nodes = [node]
@@ -116,6 +117,7 @@ class Conditionals:
                     break
                 j, node, fall = tested
                 nodes[j:], falls[j:] = [node], [fall]
+                self._thread_dropped_values(nodes)
                 merges = {side[1] for n in nodes for side in (n.true, n.false) if isinstance(side, tuple)}
                 continue
             start = self.blocks[fall].start
@@ -139,15 +141,17 @@ class Conditionals:
             expr_item = item
             if kind in ("cond", "value-cond"):
                 new, nxt = self._node(fall, expr_item, end, kind == "value-cond")
+            elif kind == "chain-cond":  # a chained comparison tested as a condition
+                new, nxt = self._chain_exits(item, end, nodes), end
             elif kind == "chain-return":  # a value chain ending in a copy of the merge's return
-                returns = [m for m in merges if m is not None and self._lone_return(m)]
+                returns = [m for m in merges if m is not None and self._copied_return(end, m)]
                 if len(returns) != 1:
                     break
                 new = Node(fall, expr_item, (VALUE, returns[0]), (VALUE, returns[0]))
                 nxt = None
             elif kind == "chain":  # the chain's value goes to block *end*; its cleanup follows
                 new = Node(fall, expr_item, (VALUE, end), (VALUE, end))
-                nxt = None
+                nxt = end  # which may test the value again (``a and b < c < d or e``)
                 merges.add(end)
             elif kind == "jump":  # the value's last block (a walked one's may be later) jumps to the merge
                 last_block = self.block_of[end]
@@ -186,13 +190,36 @@ class Conditionals:
             return tail
         if V.DUPLICATES_WHILE_CONDITION:
             loop_exit = self.bottom_tested_loop(
-                block_id, head, fall_block, ctx, stack, [n.entry for n in nodes[:used]]
+                block_id, head, fall_block, ctx, stack, tested_blocks(nodes[:used])
             )
             if loop_exit == -1 and used > 1:
                 loop_exit = self.guarded_bottom_tested_loop(nodes, used, fall_block, ctx, stack)
             if loop_exit != -1:
                 return loop_exit
-        return self.if_statement(nodes[used - 1].entry, head, fall_block, ctx, stack)
+        return self.if_statement(nodes[used - 1].last, head, fall_block, ctx, stack)
+
+    def _chain_exits(self, node: Node, fall: Optional[int], nodes: List[Node]) -> Node:
+        """The exits of a chained comparison tested after *nodes*, as theirs.
+
+        After its last test the chain jumps past its cleanup to where it goes on: that jump
+        may stay a block of its own, and when it goes to a small exit the compiler puts a copy
+        of the exit there instead (3.10+). The chain's exit is then the jump's target, or the
+        original exit, where the other tests go.
+        """
+        others = {exit for n in nodes for exit in (n.true, n.false) if isinstance(exit, int)}
+        for side in ("true", "false"):
+            exit = getattr(node, side)
+            if not isinstance(exit, int) or exit in others:
+                continue
+            block = self.blocks[exit]
+            if self._lone_jump(exit) and block.jump in others:
+                setattr(node, side, block.jump)
+            elif exit == fall and V.COPIES_SMALL_EXITS and self.instrs[block.end - 1].op == "RETURN_VALUE":
+                for other in others:
+                    if self._copied_return(block.start, other):
+                        setattr(node, side, other)
+                        break
+        return node
 
     def _tested_merge(
         self, nodes: List[Node], merge: int, stack: List[Any]
@@ -350,6 +377,8 @@ class Conditionals:
         last = self.instrs[before.end - 1]
         if (
             last.op == "JUMP"
+            and [ins.op for ins in self.instrs[before.start : before.end - 1]]
+            != ["POP_TOP"]  # a chain's cleanup
             and before.jump is not None
             and before.offset >= self.blocks[block_id].offset
             and self.blocks[before.jump].offset > self.blocks[else_b].offset

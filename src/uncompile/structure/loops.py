@@ -27,6 +27,7 @@ class LoopStructurer(BottomTestedLoops):
     _bottom_cuts: Any
     copied_break_cuts: Any
     _node: Any
+    compare_chain: Any
     blocks: Any
     covering_try: Any
     exit: Any
@@ -234,7 +235,9 @@ class LoopStructurer(BottomTestedLoops):
         last = self.instrs[head.end - 1]
         break_to, else_b = exit_b, None
         if last.op in V.CONDITIONAL_JUMPS and head.jump in outs:
-            exit_b = head.jump  # where the test leaves; an earlier exit is a ``break`` written before it
+            # where the test leaves (past a chained comparison's cleanup); an earlier exit is a
+            # ``break`` written before it
+            exit_b = self._past_chain_cleanup(head.jump)
             break_to, else_b = self._while_else(frozenset(body), exit_b, ctx)
         info = Loop(header, header, break_to, frozenset(body))
         inner = ctx._replace(loop=info, region=frozenset(body), stops=frozenset())
@@ -251,7 +254,13 @@ class LoopStructurer(BottomTestedLoops):
             self.sim.out = saved_out
             if not pre:
                 expr = self.sim.pop_expr(work, last)
-                node, fall = self._node(header, expr, head.end - 1, False)
+                chain = None
+                if isinstance(expr, ast.Compare) and work and work[-1] is expr.comparators[-1]:
+                    chain = self.compare_chain(header, expr, False, work)  # ``while a < b < c``
+                    if chain is None:
+                        raise self.fail(head.end - 1, "comparison chain")
+                node, fall = chain[:2] if chain else self._node(header, expr, head.end - 1, False)
+                node.last, node.entry = node.entry, header
                 node, top, fall = self._while_condition(node, fall, header, body, exit_b, stack)
                 if node.false == exit_b:
                     test, start = node.expr, self.start_of(node.true)
@@ -268,6 +277,15 @@ class LoopStructurer(BottomTestedLoops):
         # the end of the body would repeat the test there: a jump back to the test is ``continue``
         explicit = V.DUPLICATES_WHILE_CONDITION and start != head.start
         return self._emit_while(test, stmts, explicit, break_to, else_b, ctx, stack)
+
+    def _past_chain_cleanup(self, block_id: int) -> int:
+        """Where a ``while`` test leaves the loop from *block_id*: past the cleanup of a chained
+        comparison (``POP_TOP`` of the kept operand, then a jump) to the exit it goes to."""
+        block = self.blocks[block_id]
+        ops = [ins.op for ins in self.instrs[block.start : block.end]]
+        if ops == ["POP_TOP", "JUMP"] and block.jump is not None:
+            return block.jump
+        return block_id
 
     def _tries_inside(self, head: Any, body: set, ctx: Context) -> Set[int]:
         """The blocks of the try bodies that start inside a loop body: a try statement lies
@@ -350,14 +368,18 @@ class LoopStructurer(BottomTestedLoops):
         nodes = [node]
         falls = [fall]
         while fall is not None and fall in body and fall != header and not self.is_loop_header(fall):
-            pure = self._pure(fall, self.blocks[fall].start, stack)  # type: ignore[attr-defined]
-            if pure is None or pure[1] != "cond":
+            start = self.blocks[fall].start
+            pure = self._pure(fall, start, stack) or self._pure_chain(fall, start, stack)  # type: ignore[attr-defined]
+            if pure is None or pure[1] not in ("cond", "chain-cond"):
                 break
-            new, fall = self._node(fall, pure[0], pure[2], False)
+            if pure[1] == "chain-cond":  # ``while x and a < b < c``
+                new, fall = pure[0], pure[2]
+            else:
+                new, fall = self._node(fall, pure[0], pure[2], False)
             nodes.append(new)
             falls.append(fall)
         if len(nodes) == 1:
-            return node, [header], falls[0]
+            return node, list(range(header, node.last + 1)), falls[0]
         reduced, sizes = reduce_nodes(nodes)
         head = reduced[0]
         if (

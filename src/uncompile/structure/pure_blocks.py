@@ -113,12 +113,21 @@ class PureBlocks:
             return None
         return work[-1], kind, block.end - 1
 
-    def _lone_return(self, block_id: int) -> bool:
+    def _copied_return(self, i: int, block_id: int) -> bool:
+        """Whether the instructions from *i* to the end of its block are a copy of block
+        *block_id*, which returns (3.10+ copy a small exit into the paths that reach it)."""
         block = self.blocks[block_id]
-        return block.end - block.start == 1 and self.instrs[block.start].op == "RETURN_VALUE"
+        end = block_end_of(self, i)
+        if end - i != block.end - 1 - block.start or self.instrs[end].op != "RETURN_VALUE":
+            return False
+        copy, original = self.instrs[i : end + 1], self.instrs[block.start : block.end]
+        return all(a.op == b.op and a.arg == b.arg for a, b in zip(copy, original))
 
     def _pure_chain(self, block_id: int, start: int, stack: List[Any]) -> Optional[Tuple[Any, str, int]]:
-        """A chained comparison used as a value inside ``and``/``or``: (value, "jump", end)."""
+        """A chained comparison inside ``and``/``or``: used as a value, (value, "chain", the
+        block its value goes to) (or "chain-return" and the index of a copy of the merge's
+        ``return``); tested as a condition, (its condition node, "chain-cond", the block its
+        last test falls through to)."""
         block = self.blocks[block_id]
         last = self.instrs[block.end - 1]
         if last.op not in V.CONDITIONAL_JUMPS:
@@ -132,7 +141,18 @@ class PureBlocks:
                         return None
                     self.sim.step(ins, work)
                 expr = self.sim.pop(work, last)
-                if not work or work[-1] is not expr or not isinstance(expr, ast.Compare):
+                if not isinstance(expr, ast.Compare) or not work:
+                    return None
+                if work[-1] is expr.comparators[-1]:  # a chain tested as a condition
+                    tested = self.compare_chain(block_id, expr, False, work)
+                    if tested is None or tested[1] is None or self.sim.out:
+                        return None
+                    node, after = tested[0], tested[1]
+                    if len(work) != len(stack) or any(a is not b for a, b in zip(work, stack)):
+                        return None
+                    node.last, node.entry = node.entry, block_id
+                    return node, "chain-cond", after
+                if work[-1] is not expr:
                     return None
                 work.pop()
                 if not work or work[-1] is not expr.comparators[-1]:
@@ -140,9 +160,10 @@ class PureBlocks:
                 chain = self.compare_chain(block_id, expr, True, work)
                 if chain is None or chain[2] is None or self.sim.out:
                     return None
-                if chain[2] < 0:  # the chain ends in a copy of the merge point's ``return``
+                if chain[2] < 0:  # the chain goes on with a copy of the merge point's ``return ...``
                     after = -1 - chain[2]
-                    if self.instrs[after].op != "RETURN_VALUE" or after != block_end_of(self, after):
+                    end = block_end_of(self, after)
+                    if self.instrs[end].op != "RETURN_VALUE" or end - after >= V.LONGEST_COPIED_EXIT:
                         return None
                     return chain[0], "chain-return", after
         except DecompileError:
