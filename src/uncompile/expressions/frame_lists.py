@@ -124,6 +124,17 @@ def _held_below(item: ast.AST, settled: Dict[int, Any]) -> List[Any]:
     return found
 
 
+def _held_in(statement: ast.AST) -> List[Any]:
+    """The held lists in *statement*, in ``ast.walk`` order (breadth first)."""
+    found: List[Any] = []
+    pending = [statement]
+    for node in pending:  # grows as it goes: each node's children are visited after the nodes before
+        if isinstance(node, ast.List) and held(node):
+            found.append(node)
+        pending.extend(_children(node))
+    return found
+
+
 def _children(node: ast.AST) -> List[Any]:
     """The nodes right below *node* (``ast.iter_child_nodes`` without the load/store contexts)."""
     found: List[Any] = []
@@ -324,7 +335,7 @@ class FrameListOps:
         """Before *statement* is emitted: the held lists in it that the stack also holds get names."""
         if not self.built_lists:
             return  # no list was built: none is held
-        inside = [sub for sub in ast.walk(statement) if held(sub)]
+        inside = _held_in(statement)
         for node in inside:
             if held(node) and references(stack, node):
                 name = self.materialize(stack, node)
