@@ -196,8 +196,6 @@ INPUTS = {
 
 @pytest.mark.parametrize("function", CASES, ids=lambda f: f.__name__)
 def test_recompiles_identically(function):
-    if function is break_then_trailing_continue and sys.version_info < (3, 10):
-        pytest.xfail("3.8 - 3.9: a trailing continue before the loop's own jump back is dropped")
     if function is break_to_enclosing_for and sys.version_info < (3, 10):
         pytest.xfail("3.8 - 3.9: a break out of a while that ends a for body keeps a dead jump")
     result = verify_code(function.__code__)

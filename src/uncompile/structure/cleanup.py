@@ -92,7 +92,8 @@ _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
 def _is_continue(stmt: ast.stmt) -> bool:
-    return isinstance(stmt, ast.Continue)
+    """A ``continue`` the loop's own jump back may stand for (not one known to be written)."""
+    return isinstance(stmt, ast.Continue) and not getattr(stmt, "uncompile_written", False)
 
 
 def _tidy_statements(stmts: List[ast.stmt], bare_returns: bool) -> None:

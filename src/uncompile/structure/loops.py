@@ -39,6 +39,7 @@ class LoopStructurer(BottomTestedLoops):
     starts_finally_copy: Any
     is_try_handler: Any
     legacy_loop_span: Any
+    legacy_mark_written_continues: Any
     sim: Any
     span: Any
     start_of: Any
@@ -161,6 +162,8 @@ class LoopStructurer(BottomTestedLoops):
         self.sim.pending.append(self.instrs[head.start].offset)
         inner = ctx._replace(loop=info, region=frozenset(body), stops=frozenset())
         stmts = self.walk(self.start_of(head.fall), inner, stack + [iterator] + slots + [target])
+        if V.LAYOUT_IN_SOURCE_ORDER:
+            self.legacy_mark_written_continues(stmts, header)
         orelse: List[ast.stmt] = []
         after = self.start_of(break_to)
         cut = self.copied_break_cuts.get(header)
@@ -276,6 +279,8 @@ class LoopStructurer(BottomTestedLoops):
                     stmts = self.walk(start, inner, list(stack), entering=True)
                     return self._emit_while(test, stmts, True, break_to, else_b, ctx, stack)
         stmts = self.walk(start, inner, list(stack), entering=start == head.start)
+        if V.LAYOUT_IN_SOURCE_ORDER:
+            self.legacy_mark_written_continues(stmts, header)
         # the end of the body would repeat the test there: a jump back to the test is ``continue``
         explicit = V.DUPLICATES_WHILE_CONDITION and start != head.start
         return self._emit_while(test, stmts, explicit, break_to, else_b, ctx, stack)
