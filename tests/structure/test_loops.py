@@ -552,6 +552,23 @@ WHILE_CHAINS = {
                 pos = found.end(0)
             return pos
     """,
+    # 3.10 - 3.13: the copy of the chain's cleanup lies between the copied tests
+    "chain_then_test": """
+        def f(x, a, b, c):
+            while a < b < c and x:
+                x = g(x)
+            return x
+    """,
+    # ``continue`` keeps the test at the top (its cleanup then ends in a copy of the exit)
+    "chain_with_continue": """
+        def f(x, a, b, c):
+            while a < b < c:
+                x = g(x)
+                if x:
+                    continue
+                h(x)
+            return x
+    """,
     "test_then_chain": """
         def f(x, a, b, c):
             while x and a < b < c:

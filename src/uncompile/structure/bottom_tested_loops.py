@@ -158,9 +158,9 @@ class BottomTestedLoops(LoopGraph):
         ):
             return None
         top = top or [block_id]
-        if len(top) > 1:  # a condition of several blocks (and/or) is copied block by block
-            first = bottom.id - (len(top) - 1)
-            if first < body_b or any(not self._same_code(t, first + k) for k, t in enumerate(top) if k):
+        if len(top) > 1:  # a condition of several blocks (and/or, chains) is copied block by block
+            first = bottom.id - (top[-1] - top[0])  # blocks between (a chain's cleanup) are copied too
+            if first < body_b or any(not self._same_code(t, first + t - top[0]) for t in top[1:]):
                 return None
             block_id, bottom = top[0], self.blocks[first]
         if any(not bottom.id <= b <= sources[-1] for b in sources):

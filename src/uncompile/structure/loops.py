@@ -15,6 +15,7 @@ from ..bytecode import versions as V
 from ..bytecode.awaits import ASYNC
 from ..expressions import values as M
 from ..expressions.conditions import Node, negate, reduce_nodes
+from ..flow.cfg import ENDS_PATH
 from .bottom_tested_loops import BottomTestedLoops
 from .branch_follow import outer_loop_jump
 from .comprehensions import contains_item, loop_to_comprehension
@@ -233,14 +234,15 @@ class LoopStructurer(BottomTestedLoops):
             and b.end - b.start == 1
             and self.instrs[b.start].op == "JUMP"
         }
+        chain_exit = self._chain_exit(head)
         outs = self._exits(body, None) or self._handler_exits(head, body)
         exit_b = outs[0] if outs else None
         last = self.instrs[head.end - 1]
         break_to, else_b = exit_b, None
-        if last.op in V.CONDITIONAL_JUMPS and head.jump in outs:
+        if last.op in V.CONDITIONAL_JUMPS and (head.jump in outs or chain_exit in outs):
             # where the test leaves (past a chained comparison's cleanup); an earlier exit is a
             # ``break`` written before it
-            exit_b = self._past_chain_cleanup(head.jump)
+            exit_b = head.jump if chain_exit is None else chain_exit
             break_to, else_b = self._while_else(frozenset(body), exit_b, ctx)
         info = Loop(header, header, break_to, frozenset(body))
         inner = ctx._replace(loop=info, region=frozenset(body), stops=frozenset())
@@ -283,14 +285,29 @@ class LoopStructurer(BottomTestedLoops):
         explicit = V.DUPLICATES_WHILE_CONDITION and start != head.start
         return self._emit_while(test, stmts, explicit, break_to, else_b, ctx, stack)
 
-    def _past_chain_cleanup(self, block_id: int) -> int:
-        """Where a ``while`` test leaves the loop from *block_id*: past the cleanup of a chained
-        comparison (``POP_TOP`` of the kept operand, then a jump) to the exit it goes to."""
-        block = self.blocks[block_id]
-        ops = [ins.op for ins in self.instrs[block.start : block.end]]
-        if ops == ["POP_TOP", "JUMP"] and block.jump is not None:
-            return block.jump
-        return block_id
+    def _chain_exit(self, head: Any) -> Optional[int]:
+        """Where a ``while`` test that is a chained comparison leaves the loop (None: the header
+        tests no chain).
+
+        The header's test jumps to the chain's cleanup (``POP_TOP`` of the kept operand, then a
+        jump to the exit or a copy of it); the last link jumps to the exit itself.
+        """
+        cleanup = self.blocks[head.jump] if head.jump is not None else None
+        if (
+            cleanup is None
+            or self.instrs[head.end - 2].op != "COMPARE_OP"
+            or self.instrs[cleanup.start].op != "POP_TOP"
+            or cleanup.preds != [head.id]
+            or not (cleanup.end - cleanup.start == 2 and self.instrs[cleanup.end - 1].op == "JUMP")
+            and self.instrs[cleanup.end - 1].op not in ENDS_PATH
+        ):
+            return None
+        link = head.fall
+        while link is not None and self.blocks[link].jump == cleanup.id:
+            link = self.blocks[link].fall
+        if link is None or self.instrs[self.blocks[link].end - 1].op not in V.CONDITIONAL_JUMPS:
+            return None
+        return self.blocks[link].jump
 
     def _tries_inside(self, head: Any, body: set, ctx: Context) -> Set[int]:
         """The blocks of the try bodies that start inside a loop body: a try statement lies
