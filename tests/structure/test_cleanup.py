@@ -129,6 +129,18 @@ else:
     with open(__file__) as handle:
         text = handle.read()
 """,
+    "module_loops_with_break": """\
+import sys
+for name in sys.argv:
+    if name:
+        break
+    print(name)
+if sys.argv:
+    while sys.path:
+        if sys.path.pop():
+            break
+        print(sys.path)
+""",
     "class_if_else": """\
 class C:
     if __name__:
@@ -144,7 +156,8 @@ class C:
 @pytest.mark.parametrize("name", sorted(BODIES_WITHOUT_RETURN))
 def test_final_return_copied_into_branches_of_a_module_or_class(name: str) -> None:
     """A module or class body has no ``return``: the copies of its final one end the branches of
-    an if/else (or a try inside one), and what follows the if is its else."""
+    an if/else (or a try inside one), and what follows the if is its else; in a loop ending the
+    body, one is a ``break``."""
     code = compile(BODIES_WITHOUT_RETURN[name], "<snippet>", "exec", dont_inherit=True)
     result = verify_code(code)
     assert result.identical, "%s\n%s" % (result.difference or result.error, result.source)

@@ -1,7 +1,9 @@
 """Final touches on a decompiled body: what the compiler adds implicitly is taken out again.
 
 * the implicit ``return None`` at the end of a function or module, and a trailing
-  ``continue`` at the end of a loop body;
+  ``continue`` at the end of a loop body; a module or class body has no ``return`` written,
+  so copies of its final one end branches (the statements after the ``if`` are its ``else``)
+  or leave a loop that ends the body (a ``break``);
 * class-body bookkeeping (``__module__``, ``__qualname__``, ``__classcell__``...);
 * the docstring (``co_consts[0]`` of a function, ``__doc__ = ...`` of a class/module);
 * ``global``/``nonlocal`` declarations the bytecode implies;
@@ -120,6 +122,35 @@ def _else_after_returns(stmts: List[ast.stmt]) -> List[ast.stmt]:
     return stmts
 
 
+def _breaks_for_returns(stmts: List[ast.stmt]) -> None:
+    """Module and class bodies have no ``return``: in a loop that ends the body (an ``if``,
+    ``try`` or ``with`` in the same place), a copy of the final one leaves the loop: a ``break``."""
+    last = stmts[-1] if stmts else None
+    if isinstance(last, (ast.For, ast.AsyncFor, ast.While)):
+        _returns_to_breaks(last.body)
+    elif isinstance(last, (ast.If, ast.Try, ast.With, ast.AsyncWith)):
+        for branch in _branches(last):
+            _breaks_for_returns(branch)
+
+
+def _branches(stmt: ast.stmt) -> List[List[ast.stmt]]:
+    """The statement lists of an if, try (its finally aside) or with."""
+    branches = [getattr(stmt, "body", []), getattr(stmt, "orelse", [])]
+    return branches + [handler.body for handler in getattr(stmt, "handlers", [])]
+
+
+def _returns_to_breaks(stmts: List[ast.stmt]) -> None:
+    """The returns of one loop's body (not of the loops inside) made ``break`` (in place)."""
+    for index, stmt in enumerate(stmts):
+        if isinstance(stmt, ast.Return):
+            jump = ast.Break()
+            jump.uncompile_offsets = getattr(stmt, "uncompile_offsets", ())  # type: ignore[attr-defined]
+            stmts[index] = jump
+        elif isinstance(stmt, (ast.If, ast.Try, ast.With, ast.AsyncWith)):
+            for branch in _branches(stmt):
+                _returns_to_breaks(branch)
+
+
 def _tidy_loops(stmts: List[ast.stmt]) -> None:
     for child in iter_statements(stmts, into_definitions=False):  # nested bodies are tidied on their own
         if isinstance(child, (ast.For, ast.While, ast.AsyncFor)) and not getattr(
@@ -210,6 +241,7 @@ def tidy_body(stmts: List[ast.stmt], code: CodeType, sim: Any) -> List[ast.stmt]
     if not is_function:  # no return written there: every one is the final one, maybe copied
         end = _is_return if code.co_name == "<module>" else _is_class_end
         stmts = _drop_trailing(_else_after_returns(stmts), end, copied=True)
+        _breaks_for_returns(stmts)
     elif code.co_name != "<lambda>" and not getattr(sim, "explicit_final_return", False):
         stmts = _drop_trailing(stmts, _is_return_none)
     _tidy_loops(stmts)
