@@ -141,6 +141,13 @@ if sys.argv:
             break
         print(sys.path)
 """,
+    "module_try_then_short_rest": """\
+try:
+    from os import sep
+except ImportError:
+    sep = "/"
+names = ("a", "b")
+""",
     "class_if_else": """\
 class C:
     if __name__:
@@ -157,7 +164,7 @@ class C:
 def test_final_return_copied_into_branches_of_a_module_or_class(name: str) -> None:
     """A module or class body has no ``return``: the copies of its final one end the branches of
     an if/else (or a try inside one), and what follows the if is its else; in a loop ending the
-    body, one is a ``break``."""
+    body, one is a ``break``; a short rest copied into a try's normal exit (3.12+) is the rest."""
     code = compile(BODIES_WITHOUT_RETURN[name], "<snippet>", "exec", dont_inherit=True)
     result = verify_code(code)
     assert result.identical, "%s\n%s" % (result.difference or result.error, result.source)

@@ -106,10 +106,28 @@ def _ends_in_return(stmts: List[ast.stmt]) -> bool:
     return isinstance(last, ast.Return)
 
 
+def _drop_copies_of_rest(stmt: ast.Try, rest: List[ast.stmt]) -> None:
+    """3.12+ copy a short rest of a module or class body into the try's normal exit: a try body
+    or ``else`` that ends in such a copy and the final return goes on to the rest instead."""
+    if rest and isinstance(rest[-1], ast.Return):
+        rest = rest[:-1]  # the final return itself, not yet dropped
+    if not rest:
+        return
+    copy = [ast.dump(s) for s in rest]
+    for field in ("orelse", "body"):
+        branch = getattr(stmt, field)
+        if _ends_in_return(branch) and [ast.dump(s) for s in branch[-1 - len(copy) : -1]] == copy:
+            kept = branch[: -1 - len(copy)]
+            setattr(stmt, field, kept if kept or field == "orelse" else [ast.Pass()])
+            return
+
+
 def _else_after_returns(stmts: List[ast.stmt]) -> List[ast.stmt]:
     """Module and class bodies have no ``return``: an ``if`` branch that ends in a copy of the
     final one is followed by the other branch, so the statements after the ``if`` go there."""
     for index, stmt in enumerate(stmts):
+        if isinstance(stmt, ast.Try) and not stmt.finalbody:
+            _drop_copies_of_rest(stmt, stmts[index + 1 :])
         if not isinstance(stmt, ast.If):
             continue
         stmt.body = _else_after_returns(stmt.body)
