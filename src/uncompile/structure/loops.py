@@ -234,6 +234,7 @@ class LoopStructurer(BottomTestedLoops):
             and b.end - b.start == 1
             and self.instrs[b.start].op == "JUMP"
         }
+        body |= self._straight_line_ends(body)
         chain_exit = self._chain_exit(head)
         outs = self._exits(body, None) or self._handler_exits(head, body)
         exit_b = outs[0] if outs else None
@@ -308,6 +309,18 @@ class LoopStructurer(BottomTestedLoops):
         if link is None or self.instrs[self.blocks[link].end - 1].op not in V.CONDITIONAL_JUMPS:
             return None
         return self.blocks[link].jump
+
+    def _straight_line_ends(self, body: Set[int]) -> Set[int]:
+        """Blocks that end the function (``return``, ``raise``) run straight on from a body block
+        (split from it where a try's range ends: ``while True: try: return f() ...``)."""
+        found = set()
+        for b in self.blocks:
+            if b.succs or b.id in body or b.preds != [b.id - 1] or b.id - 1 not in body:
+                continue
+            before = self.blocks[b.id - 1]
+            if before.fall == b.id and self.instrs[before.end - 1].target is None:
+                found.add(b.id)
+        return found
 
     def _tries_inside(self, head: Any, body: set, ctx: Context) -> Set[int]:
         """The blocks of the try bodies that start inside a loop body: a try statement lies
