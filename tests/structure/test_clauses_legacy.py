@@ -72,6 +72,33 @@ CASES = {
                     print(e)
             return args
     """,
+    # the clause's jump past the else is sent on to the loop's header: the else ends the body
+    "else_ends_loop_body": """
+        def f(dirs, path):
+            for d in dirs:
+                try:
+                    f = open(d)
+                except OSError as msg:
+                    print(msg)
+                else:
+                    path.append(f)
+            return path
+    """,
+    "else_with_loop_ends_while_body": """
+        def f(dirs, path):
+            while dirs:
+                try:
+                    f = open(dirs.pop())
+                except OSError:
+                    print(1)
+                else:
+                    with f:
+                        for line in f:
+                            if not line:
+                                continue
+                            path.append(line)
+            return path
+    """,
 }
 
 

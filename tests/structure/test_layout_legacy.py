@@ -224,6 +224,45 @@ CASES = {
                 finally:
                     b()
     """,
+    # 3.8 - 3.9 keep the loop's own jump back, dead, after a continue that ends its body
+    "continue_after_if_else_ending_elif": """
+        def f(ops, names):
+            for i, op in enumerate(ops):
+                if op in names:
+                    yield op
+                    continue
+                if op > 2 and i:
+                    if op == 3:
+                        yield i
+                    else:
+                        yield op, i
+                    continue
+    """,
+    "continue_ending_if_body_in_while": """
+        def f(items, n):
+            while n:
+                n -= 1
+                if items[n]:
+                    g(n)
+                    continue
+    """,
+    # 3.8 - 3.9 send the first test's jump to the continue on to the header; the continue
+    # stays a block of its own after the last test
+    "or_test_then_continue": """
+        def f(lines, path):
+            for line in lines:
+                if not line or line.startswith("#"):
+                    continue
+                path.append(line)
+            return path
+    """,
+}
+
+
+#: Cases whose 3.10 layout is not read yet.
+NOT_YET_ON_3_10 = {
+    "continue_after_if_else_ending_elif": "3.10: the continue after the inner if/else, which its body's "
+    "jump reaches (not sent on to the header), is taken for the loop's own end",
 }
 
 
@@ -231,6 +270,8 @@ CASES = {
 def test_round_trip(name: str) -> None:
     code = define(CASES[name]).__code__
     result = verify_code(code, qualname="f")
+    if sys.version_info[:2] == (3, 10) and name in NOT_YET_ON_3_10:
+        pytest.xfail(NOT_YET_ON_3_10[name])
     if sys.version_info >= (3, 11) and not result.identical:
         pytest.xfail("a 3.8 - 3.10 layout rule; here: %s" % (result.difference or result.error))
     assert result.identical, "%s\n%s" % (result.difference or result.error, result.source)

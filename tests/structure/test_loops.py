@@ -196,8 +196,6 @@ INPUTS = {
 
 @pytest.mark.parametrize("function", CASES, ids=lambda f: f.__name__)
 def test_recompiles_identically(function):
-    if function is break_then_trailing_continue and sys.version_info < (3, 10):
-        pytest.xfail("3.8 - 3.9: a trailing continue before the loop's own jump back is dropped")
     if function is break_to_enclosing_for and sys.version_info < (3, 10):
         pytest.xfail("3.8 - 3.9: a break out of a while that ends a for body keeps a dead jump")
     result = verify_code(function.__code__)
@@ -425,7 +423,19 @@ def try_at_loop_start_with_inner_finally(expected, actual, out):
     return out
 
 
+def return_from_try_at_loop_start(table, keys):
+    # the return's own block (past the try's range) runs straight on from the try body
+    while True:
+        try:
+            return table[next(keys)]
+        except StopIteration:
+            return None
+        except KeyError:
+            continue
+
+
 LOOPS_HOLDING_A_TRY = [
+    return_from_try_at_loop_start,
     try_at_loop_start_with_inner_finally,
     finally_then_break,
     break_from_except,
@@ -442,7 +452,12 @@ LOOPS_HOLDING_A_TRY = [
 _LEGACY_OPEN = (
     {break_from_try_body, while_test_with_except, finally_then_break}
     if sys.version_info[:2] == (3, 10)
-    else {break_from_try_body, finally_then_break, try_at_loop_start_with_inner_finally}
+    else {
+        break_from_try_body,
+        finally_then_break,
+        try_at_loop_start_with_inner_finally,
+        return_from_try_at_loop_start,
+    }
 )
 
 

@@ -235,6 +235,10 @@ JUMP_OPERAND_BYTES = 1 if VERSION < (3, 10) else 2
 #: 3.12+ relative jumps are measured from the end of the jump's inline cache entries.
 JUMPS_SKIP_CACHES = VERSION >= (3, 12)
 
+#: 3.12+ conditional jumps go forward only: a conditional jump back is the inverted jump over
+#: an unconditional ``JUMP_BACKWARD``.
+CONDITIONAL_JUMPS_FORWARD_ONLY = VERSION >= (3, 12)
+
 #: Relative jumps that go backwards (3.11+); 3.14+ ``END_ASYNC_FOR`` is encoded as one too.
 BACKWARD_JUMPS: FrozenSet[str] = frozenset(
     name for name in dis.opname if "JUMP_BACKWARD" in name or (name == "END_ASYNC_FOR" and VERSION >= (3, 14))

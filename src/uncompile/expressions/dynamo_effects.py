@@ -25,15 +25,18 @@ HELPERS_MODULE = "__import_torch_dot__dynamo_dot_utils"
 _SCALAR_FIELDS = frozenset(
     {"ctx", "id", "attr", "kind", "conversion", "type_comment", "is_async", "level", "module"}
 )
-_NODE_FIELDS: Dict[Any, Tuple[str, ...]] = {}
 
 
-def node_fields(kind: Any) -> Tuple[str, ...]:
-    """The fields of nodes of class *kind* that can hold nodes (the walks here run per step)."""
-    fields = _NODE_FIELDS.get(kind)
-    if fields is None:
-        fields = _NODE_FIELDS[kind] = tuple(field for field in kind._fields if field not in _SCALAR_FIELDS)
-    return fields
+class _FieldsByKind(Dict[Any, Tuple[str, ...]]):
+    """Node class -> the fields of its nodes that can hold nodes (filled as classes are met)."""
+
+    def __missing__(self, kind: Any) -> Tuple[str, ...]:
+        fields = self[kind] = tuple(field for field in kind._fields if field not in _SCALAR_FIELDS)
+        return fields
+
+
+#: ``NODE_FIELDS[type(node)]``: the fields of *node* that can hold nodes (the walks here run per step).
+NODE_FIELDS = _FieldsByKind()
 
 
 def is_helper(node: Any) -> bool:
@@ -99,7 +102,7 @@ def reads(node: Any, names: AbstractSet[str]) -> bool:
             if isinstance(current, ast.Name) and current.id in names:
                 return True
             continue
-        for field in node_fields(type(current)):
+        for field in NODE_FIELDS[type(current)]:
             value = getattr(current, field, None)
             if isinstance(value, ast.AST):
                 todo.append(value)

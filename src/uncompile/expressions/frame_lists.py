@@ -32,7 +32,7 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Set, Union
 from ..bytecode import versions as V
 from ..bytecode.instructions import Instr
 from . import values as M
-from .dynamo_effects import empty_insert, node_fields, stable
+from .dynamo_effects import NODE_FIELDS, empty_insert, stable
 
 Stack = List[Any]
 Key = Union[int, slice]
@@ -46,12 +46,11 @@ _LISTS = (ast.List, ast.Starred)
 
 def held(node: Any) -> bool:
     """A list display that only the value stack (or another held list) refers to."""
-    return isinstance(node, ast.List) and _held_list(node)
-
-
-def _held_list(node: ast.List) -> bool:
-    """:func:`held` for a list display."""
-    return getattr(node, _HELD, False) and not getattr(node, "uncompile_comprehension", None)
+    return (
+        isinstance(node, ast.List)
+        and getattr(node, _HELD, False)
+        and not getattr(node, "uncompile_comprehension", None)
+    )
 
 
 def hold(node: Any) -> None:
@@ -78,10 +77,11 @@ def _collect(items: Iterable[Any], found: List[Any], seen: Set[int], lists: bool
     for node in items:
         if isinstance(node, ast.Starred):
             node = node.value
-        if id(node) in seen:
+        key = id(node)
+        if key in seen:
             continue
-        seen.add(id(node))
-        if isinstance(node, ast.List) and _held_list(node):
+        seen.add(key)
+        if isinstance(node, ast.List) and held(node):
             if lists:
                 found.append(node)
             _collect(node.elts, found, seen, lists)
@@ -99,7 +99,7 @@ def references(roots: Iterable[Any], node: Any) -> int:
         if isinstance(current, _NO_CHILDREN) or id(current) in seen or not isinstance(current, ast.AST):
             continue
         seen.add(id(current))
-        for field in node_fields(type(current)):
+        for field in NODE_FIELDS[type(current)]:
             value = getattr(current, field, None)
             if isinstance(value, list):
                 for item in value:
@@ -124,10 +124,21 @@ def _held_below(item: ast.AST, settled: Dict[int, Any]) -> List[Any]:
     return found
 
 
+def _held_in(statement: ast.AST) -> List[Any]:
+    """The held lists in *statement*, in ``ast.walk`` order (breadth first)."""
+    found: List[Any] = []
+    pending = [statement]
+    for node in pending:  # grows as it goes: each node's children are visited after the nodes before
+        if isinstance(node, ast.List) and held(node):
+            found.append(node)
+        pending.extend(_children(node))
+    return found
+
+
 def _children(node: ast.AST) -> List[Any]:
     """The nodes right below *node* (``ast.iter_child_nodes`` without the load/store contexts)."""
     found: List[Any] = []
-    for field in node_fields(type(node)):
+    for field in NODE_FIELDS[type(node)]:
         value = getattr(node, field, None)
         if isinstance(value, list):
             for item in value:
@@ -324,7 +335,7 @@ class FrameListOps:
         """Before *statement* is emitted: the held lists in it that the stack also holds get names."""
         if not self.built_lists:
             return  # no list was built: none is held
-        inside = [sub for sub in ast.walk(statement) if held(sub)]
+        inside = _held_in(statement)
         for node in inside:
             if held(node) and references(stack, node):
                 name = self.materialize(stack, node)

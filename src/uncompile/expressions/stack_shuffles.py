@@ -139,10 +139,11 @@ class DynamoSimulator(DynamoTemporaries, FrameListOps, Simulator):
 
         *items*: ``parts(stack)`` when the caller has it already (*start* is 0 then).
         """
-        found = (
-            leaves(stack[start:] if start else stack) if items is None else [p for p in items if not held(p)]
-        )
-        return [item for item in found if isinstance(item, _SPILLABLE) and not stable(item)]
+        if items is None:
+            items = leaves(stack[start:] if start else stack)
+        else:
+            items = [item for item in items if not (isinstance(item, ast.List) and held(item))]
+        return [item for item in items if isinstance(item, _SPILLABLE) and not stable(item)]
 
     def readers(self, stack: Stack, names: Set[str], items: Optional[List[Any]] = None) -> List[Any]:
         """The items on *stack* (inside held lists too) that read one of *names*. A held list

@@ -60,7 +60,13 @@ class LegacyExceptClauses:
                         ast.Try(body=body or [ast.Pass()], handlers=clauses, orelse=orelse, finalbody=[])
                     )
                     return afters[0]
-        if body_exit is not None and (afters or dead_afters) and body_exit not in afters:
+        header = self._legacy_next_iteration(body_exit, afters, ctx)
+        if header is not None and body_exit is not None:
+            # the clauses' jumps past the else go on to the loop's next iteration: the else ends
+            # the loop body
+            orelse = self._legacy_walk_to(body_exit, None, ctx.stop_at(self.block_of[header]), list(stack))
+            follow = header
+        elif body_exit is not None and (afters or dead_afters) and body_exit not in afters:
             later = [a for a in afters + dead_afters if a > body_exit]
             if later and V.RETURN_COPIED_TO_BRANCHES and self._legacy_same_return(min(later), body_exit):
                 later = []  # the clauses end in copies of the return after the try: no else
@@ -73,6 +79,24 @@ class LegacyExceptClauses:
             follow = afters[0]
         self.sim.emit(ast.Try(body=body or [ast.Pass()], handlers=clauses, orelse=orelse, finalbody=[]))
         return follow
+
+    def _legacy_next_iteration(
+        self, body_exit: Optional[int], afters: List[int], ctx: Context
+    ) -> Optional[int]:
+        """Where the loop's next iteration starts when every clause goes on there, past the
+        ``else`` at *body_exit* (None otherwise).
+
+        The jump past a ``try``'s ``else`` that ends a loop body is sent on to the loop's header;
+        a clause ending in ``continue`` is no normal end (3.8 - 3.9: its own exit stays behind,
+        dead; 3.10: a jump to the header is taken for one).
+        """
+        loop = ctx.loop
+        if loop is None or body_exit is None or not afters:
+            return None
+        header = self.blocks[loop.continue_to].start
+        if header < body_exit and all(a == header for a in afters):
+            return header
+        return None
 
     def _legacy_original_return(self, after: int, body_exit: int) -> int:
         """Where a clause that goes on at *after*, before the ``else`` at *body_exit*, really goes.

@@ -218,7 +218,7 @@ class HandlerRegions:
                 op in ("RERAISE", "POP_EXCEPT", "RETURN_VALUE", "STORE_FAST", "STORE_NAME")
                 or self.instrs[i].target is not None
             ):
-                return op == "RERAISE" and self.instrs[i].arg == 0 and i == handler_index + 1
+                return False
             i += 1
         return False
 

@@ -25,6 +25,7 @@ class LegacyLayout:
 
     block_of: Any
     block_stacks: Any
+    cfg: Any
     blocks: Any
     instrs: Any
     jump_past_else: Any
@@ -124,6 +125,52 @@ class LegacyLayout:
             and delete.op.startswith("DELETE_")
             and store.arg == delete.arg
         )
+
+    def legacy_mark_written_continues(self, body: List[ast.stmt], header: int) -> None:
+        """Mark the ``continue`` statements that end *body* (of the loop at block *header*) as written.
+
+        3.8 - 3.9 keep the loop's own jump back after a ``continue`` that ends the body (also
+        as the last statement of a trailing ``if``'s branch), dead: the ``continue`` was written.
+        Where the walk ended an ``if`` at that ``continue``'s jump, it follows the ``if``.
+        """
+        if not V.KEEPS_DEAD_CODE:
+            return
+        pending = [body]
+        while pending:
+            stmts = pending.pop()
+            at = len(stmts) - 1
+            if at >= 0 and isinstance(stmts[at], ast.Continue):
+                if self._legacy_jumps_to_dead_back_edge(stmts[at], header):
+                    stmts[at].uncompile_written = True  # type: ignore[attr-defined]
+                    continue
+                at -= 1  # the loop's own end: the statement before it ends the body
+            last = stmts[at] if at >= 0 else None
+            if not isinstance(last, ast.If):
+                continue
+            if self._legacy_jumps_to_dead_back_edge(last, header):
+                written = ast.Continue()
+                written.uncompile_written = True  # type: ignore[attr-defined]
+                stmts.insert(at + 1, written)
+            else:
+                pending.extend((last.body, last.orelse))
+
+    def _legacy_jumps_to_dead_back_edge(self, stmt: ast.stmt, header: int) -> bool:
+        """Whether *stmt* ran a jump to block *header* that an unreachable one there follows."""
+        target = self.blocks[header].offset
+        jumps = [
+            k
+            for k in map(self.cfg.index_for, getattr(stmt, "uncompile_offsets", ()))
+            if self.instrs[k].op == "JUMP" and self.instrs[k].target == target
+        ]
+        return bool(jumps) and self._legacy_dead_jump_to(jumps[-1] + 1, header)
+
+    def _legacy_dead_jump_to(self, k: int, header: int) -> bool:
+        """Whether instruction *k* is an unreachable jump, a block of its own, to block *header*."""
+        if k >= len(self.instrs):
+            return False
+        block = self.blocks[self.block_of[k]]
+        dead = block.start == k and not block.preds
+        return dead and self._legacy_lone_jump(block.id) and block.jump == header
 
     def legacy_jumps_to_written_break(
         self, block_id: int, then_b: Optional[int], else_b: Optional[int], fall: Optional[int], ctx: Context
@@ -333,6 +380,20 @@ class LegacyLayout:
         if block.jump == loop.break_to:
             return ast.Break()
         return None
+
+    def legacy_threaded_jump(self, fall: Optional[int], then_b: Optional[int], ctx: Context) -> bool:
+        """Whether block *fall*, after a test, is a ``continue``/``break`` that the test's jump to
+        *then_b* was sent past (see :meth:`legacy_thread_exits`: ``if a or b: continue``)."""
+        loop = ctx.loop
+        if loop is None or fall is None or then_b is None or fall == then_b:
+            return False
+        block = self.blocks[fall]
+        return (
+            then_b in (loop.continue_to, loop.break_to)
+            and self._legacy_lone_jump(fall)
+            and block.jump == then_b
+            and len(block.preds) == 1
+        )
 
     def legacy_if_jump(
         self, test: ast.expr, then_b: int, else_b: int, ctx: Context, stack: List[Any]

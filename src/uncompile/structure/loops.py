@@ -40,6 +40,7 @@ class LoopStructurer(BottomTestedLoops):
     starts_finally_copy: Any
     is_try_handler: Any
     legacy_loop_span: Any
+    legacy_mark_written_continues: Any
     sim: Any
     span: Any
     start_of: Any
@@ -162,6 +163,8 @@ class LoopStructurer(BottomTestedLoops):
         self.sim.pending.append(self.instrs[head.start].offset)
         inner = ctx._replace(loop=info, region=frozenset(body), stops=frozenset())
         stmts = self.walk(self.start_of(head.fall), inner, stack + [iterator] + slots + [target])
+        if V.LAYOUT_IN_SOURCE_ORDER:
+            self.legacy_mark_written_continues(stmts, header)
         orelse: List[ast.stmt] = []
         after = self.start_of(break_to)
         cut = self.copied_break_cuts.get(header)
@@ -232,6 +235,7 @@ class LoopStructurer(BottomTestedLoops):
             and b.end - b.start == 1
             and self.instrs[b.start].op == "JUMP"
         }
+        body |= self._straight_line_ends(body)
         chain_exit = self._chain_exit(head)
         outs = self._exits(body, None) or self._handler_exits(head, body)
         exit_b = outs[0] if outs else None
@@ -277,6 +281,8 @@ class LoopStructurer(BottomTestedLoops):
                     stmts = self.walk(start, inner, list(stack), entering=True)
                     return self._emit_while(test, stmts, True, break_to, else_b, ctx, stack)
         stmts = self.walk(start, inner, list(stack), entering=start == head.start)
+        if V.LAYOUT_IN_SOURCE_ORDER:
+            self.legacy_mark_written_continues(stmts, header)
         # the end of the body would repeat the test there: a jump back to the test is ``continue``
         explicit = V.DUPLICATES_WHILE_CONDITION and start != head.start
         return self._emit_while(test, stmts, explicit, break_to, else_b, ctx, stack)
@@ -304,6 +310,18 @@ class LoopStructurer(BottomTestedLoops):
         if link is None or self.instrs[self.blocks[link].end - 1].op not in V.CONDITIONAL_JUMPS:
             return None
         return self.blocks[link].jump
+
+    def _straight_line_ends(self, body: Set[int]) -> Set[int]:
+        """Blocks that end the function (``return``, ``raise``) run straight on from a body block
+        (split from it where a try's range ends: ``while True: try: return f() ...``)."""
+        found = set()
+        for b in self.blocks:
+            if b.succs or b.id in body or b.preds != [b.id - 1] or b.id - 1 not in body:
+                continue
+            before = self.blocks[b.id - 1]
+            if before.fall == b.id and self.instrs[before.end - 1].target is None:
+                found.add(b.id)
+        return found
 
     def _tries_inside(self, head: Any, body: set, ctx: Context) -> Set[int]:
         """The blocks of the try bodies that start inside a loop body: a try statement lies

@@ -11,7 +11,7 @@ structurer compares the pure tails of blocks to find a ``while`` test copied to 
 from __future__ import annotations
 
 import ast
-from typing import Any, List, Optional, Tuple
+from typing import Any, List, Optional, Sequence, Set, Tuple
 
 from ..bytecode import versions as V
 from ..errors import DecompileError
@@ -68,10 +68,15 @@ class PureBlocks:
     sim: Any
     walk: Any
 
-    def _pure(self, block_id: int, start: int, stack: List[Any]) -> Optional[Tuple[Any, str, int]]:
-        """Evaluate a block without statements: (value, how it ends, end index) or None."""
+    def _pure(
+        self, block_id: int, start: int, stack: List[Any], operands: Sequence[Any] = ()
+    ) -> Optional[Tuple[Any, str, int]]:
+        """Evaluate a block without statements: (value, how it ends, end index) or None.
+
+        *operands* are values pushed on *stack* before the block that the block consumes (the
+        value of ``b or c`` that ``not (b or c)`` negates where the two meet)."""
         block = self.blocks[block_id]
-        work = list(stack)
+        work = list(stack) + list(operands)
         try:
             with self.sim.scratch():
                 for i in range(start, block.end - 1):
@@ -209,6 +214,37 @@ class PureBlocks:
         ):
             return None
         return work[-1], "jump", jump
+
+    def _walked_operand(
+        self, fall: int, start: int, merges: Set[Any], ctx: Any, stack: List[Any]
+    ) -> Optional[Tuple[Any, str, int]]:
+        """``a or any(w for w in (b or ()))``: an operand of ``and``/``or`` that holds a boolean
+        value of its own, walked from instruction *start* of block *fall* up to the nearest later
+        merge point of the operands before it; (value, "walked", that merge block) or None."""
+        offset = self.blocks[fall].offset
+        later = [m for m in merges if m is not None and self.blocks[m].offset > offset]
+        if not later:
+            return None
+        merge = min(later, key=lambda m: self.blocks[m].offset)
+        work = list(stack)
+        saved_exit = self.exit
+        try:
+            with self.sim.scratch():
+                body = self.walk(start, ctx.stop_at(merge), work)
+                reached = self.exit
+        except DecompileError:
+            return None
+        finally:
+            self.exit = saved_exit
+        if (
+            body
+            or reached != self.blocks[merge].start
+            or len(work) != len(stack) + 1
+            or any(a is not b for a, b in zip(work, stack))
+            or M.is_marker(work[-1])
+        ):
+            return None
+        return work[-1], "walked", merge
 
     def _pure_suffix(self, a: int, b: int) -> int:
         """How many pure instructions before the final jumps of blocks *a* and *b* match."""

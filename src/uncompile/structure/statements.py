@@ -20,18 +20,20 @@ __all__ = ["iter_statements", "statement_lists"]
 _STATEMENT_FIELDS = ("body", "orelse", "finalbody")
 _HOLDER_FIELDS = ("handlers", "cases")
 
-#: Per statement class: (field, holds handlers/cases) for each of its ``_fields`` above, in order.
-_fields_of: Dict[type, Tuple[Tuple[str, bool], ...]] = {}
-
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
-def _list_fields(kind: Type[ast.AST]) -> Tuple[Tuple[str, bool], ...]:
-    fields = _fields_of.get(kind)
-    if fields is None:
+class _ListFields(Dict[type, Tuple[Tuple[str, bool], ...]]):
+    """Per statement class: (field, holds handlers/cases) for each of its ``_fields`` above, in
+    order (none for a simple statement); worked out on first use."""
+
+    def __missing__(self, kind: Type[ast.AST]) -> Tuple[Tuple[str, bool], ...]:
         names = [name for name in _STATEMENT_FIELDS + _HOLDER_FIELDS if name in kind._fields]
-        fields = _fields_of[kind] = tuple((name, name in _HOLDER_FIELDS) for name in names)
-    return fields
+        fields = self[kind] = tuple((name, name in _HOLDER_FIELDS) for name in names)
+        return fields
+
+
+_list_fields = _ListFields()
 
 
 def statement_lists(node: ast.stmt) -> List[List[ast.stmt]]:
@@ -39,7 +41,7 @@ def statement_lists(node: ast.stmt) -> List[List[ast.stmt]]:
 
     A field left unset (before 3.13 a node built without ``orelse`` has none) holds no list."""
     lists: List[List[ast.stmt]] = []
-    for field, holds_bodies in _list_fields(type(node)):
+    for field, holds_bodies in _list_fields[type(node)]:
         value = getattr(node, field, None)
         if value:
             if holds_bodies:
@@ -59,6 +61,7 @@ def iter_statements(stmts: Iterable[ast.stmt], into_definitions: bool = True) ->
         if not into_definitions and isinstance(node, _DEFINITIONS):
             yield node
             continue
-        for inner in reversed(statement_lists(node)):
-            stack.extend(reversed(inner))
+        if _list_fields[type(node)]:  # a compound statement
+            for inner in reversed(statement_lists(node)):
+                stack.extend(reversed(inner))
         yield node
