@@ -84,3 +84,14 @@ def test_unset_fields_hold_no_list() -> None:
     loop = ast.While(test=ast.Name(id="a", ctx=ast.Load()), body=[ast.Pass()])  # no orelse before 3.13
     assert statement_lists(loop) == [loop.body]
     assert statement_lists(ast.Pass()) == []
+
+
+def test_same_tree_compares_fields_not_positions() -> None:
+    from uncompile.structure.statements import same_tree
+
+    first = ast.parse("x = f(a, b=1)\nif x:\n    pass\n").body
+    moved = ast.parse("\n\nx = f(a,  b=1)\nif x:\n    pass\n").body
+    assert same_tree(first, moved)
+    assert not same_tree(first, ast.parse("x = f(a, b=2)\nif x:\n    pass\n").body)
+    assert not same_tree(first, first[:1])
+    assert not same_tree(first[0], ast.parse("x: int = f(a, b=1)").body[0])

@@ -21,7 +21,7 @@ from typing import Any, List
 from ..bytecode import versions as V
 from ..bytecode.reader import has_instruction
 from .annotations import restore_annotations
-from .statements import statement_lists
+from .statements import same_tree, statement_lists
 
 _CLASS_BOOKKEEPING = (
     "__module__",
@@ -113,11 +113,10 @@ def _drop_copies_of_rest(stmt: ast.Try, rest: List[ast.stmt]) -> None:
         rest = rest[:-1]  # the final return itself, not yet dropped
     if not rest:
         return
-    copy = [ast.dump(s) for s in rest]
     for field in ("orelse", "body"):
         branch = getattr(stmt, field)
-        if _ends_in_return(branch) and [ast.dump(s) for s in branch[-1 - len(copy) : -1]] == copy:
-            kept = branch[: -1 - len(copy)]
+        if _ends_in_return(branch) and same_tree(branch[-1 - len(rest) : -1], rest):
+            kept = branch[: -1 - len(rest)]
             setattr(stmt, field, kept if kept or field == "orelse" else [ast.Pass()])
             return
 

@@ -5,7 +5,8 @@ of ``except`` handlers and ``match`` cases); expressions never hold statements. 
 that looks only at statements (tidying loops, tagging offsets) need not visit the many
 expression nodes :func:`ast.walk` goes through: :func:`iter_statements` yields every
 statement :func:`ast.walk` would (each time it occurs, nested definitions included), in
-depth-first order; :func:`statement_lists` gives the lists directly inside one statement.
+depth-first order; :func:`statement_lists` gives the lists directly inside one statement;
+:func:`same_tree` compares two trees.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import ast
 from typing import Dict, Iterable, Iterator, List, Tuple, Type
 
-__all__ = ["iter_statements", "statement_lists"]
+__all__ = ["iter_statements", "statement_lists", "same_tree"]
 
 #: Fields of a statement that hold statements, and those that hold handlers or ``match`` cases
 #: (each with a ``body`` of statements).
@@ -65,3 +66,23 @@ def iter_statements(stmts: Iterable[ast.stmt], into_definitions: bool = True) ->
             for inner in reversed(statement_lists(node)):
                 stack.extend(reversed(inner))
         yield node
+
+
+def same_tree(a: object, b: object) -> bool:
+    """Whether two syntax trees (or lists of them) are equal field by field, positions aside:
+    what comparing their :func:`ast.dump` says, without its nested helper function, which
+    leaves a reference cycle behind on every call."""
+    pending = [(a, b)]
+    while pending:
+        x, y = pending.pop()
+        if type(x) is not type(y):
+            return False
+        if isinstance(x, ast.AST):
+            pending.extend((getattr(x, field, None), getattr(y, field, None)) for field in x._fields)
+        elif isinstance(x, list):
+            if len(x) != len(y):  # type: ignore[arg-type]
+                return False
+            pending.extend(zip(x, y))  # type: ignore[call-overload]
+        elif x != y:
+            return False
+    return True
