@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import dis
 from types import CodeType
-from typing import Any, Callable, Dict, Iterator, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Any, Callable, Collection, Dict, Iterator, List, NamedTuple, Optional, Sequence, Tuple
 
 from . import versions as V
 
@@ -33,6 +33,7 @@ __all__ = [
     "decode",
     "raw_instruction",
     "read_raw",
+    "instruction_args",
     "instruction_lines",
     "instruction_starts",
 ]
@@ -312,23 +313,22 @@ def instruction_starts(code: CodeType) -> List[Tuple[int, str]]:
     return out
 
 
-def opnames_and_args(code: CodeType) -> List[Tuple[str, Optional[int]]]:
-    """(opname, arg) of the instructions :func:`read_raw` gives, arguments with their
-    ``EXTENDED_ARG`` prefixes applied, without line numbers or argument values."""
+def instruction_args(code: CodeType, opnames: Collection[str]) -> Iterator[Optional[int]]:
+    """The ``arg`` (``EXTENDED_ARG`` prefixes applied; None where it takes none) of each
+    instruction of *code* named in *opnames*, in order, without decoding the others."""
     raw = code.co_code
+    wanted = {dis.opmap[name] for name in opnames if name in dis.opmap}
+    if not any(opcode in raw for opcode in wanted):  # no such byte at all: no such instruction
+        return
     opcodes = _OPCODES
-    out: List[Tuple[str, Optional[int]]] = []
     extended = 0
     offset = 0
     size = len(raw)
     while offset < size:
-        name, kind, caches, _flag_bits = opcodes[raw[offset]]
-        if kind == _NO_ARG:
-            out.append((name, None))
-            extended = 0
-        else:
-            arg = raw[offset + 1] | extended
-            out.append((name, arg))
-            extended = arg << 8 if kind == _EXTENDED_ARG else 0
+        opcode = raw[offset]
+        _name, kind, caches, _flag_bits = opcodes[opcode]
+        arg = None if kind == _NO_ARG else raw[offset + 1] | extended
+        if opcode in wanted:
+            yield arg
+        extended = arg << 8 if kind == _EXTENDED_ARG else 0  # type: ignore[operator]
         offset += 2 + 2 * caches
-    return out

@@ -17,7 +17,7 @@ from types import CodeType
 from typing import Any, List
 
 from ..bytecode import versions as V
-from ..bytecode.reader import opnames_and_args
+from ..bytecode.reader import instruction_args
 from .annotations import restore_annotations
 from .statements import iter_statements
 
@@ -199,5 +199,4 @@ def _has_docstring(code: CodeType) -> bool:
     first = code.co_consts[0]
     if not isinstance(first, str):
         return False
-    loads = ("LOAD_CONST", "RETURN_CONST")
-    return not any(name in loads and arg == 0 for name, arg in opnames_and_args(code))
+    return not any(arg == 0 for arg in instruction_args(code, ("LOAD_CONST", "RETURN_CONST")))
