@@ -17,6 +17,7 @@ from types import CodeType, FunctionType
 from typing import Any, Callable, Optional, TypeVar
 
 from .errors import DecompileError
+from .source.printer import to_source
 from .structure.annotations import evaluator_statement, is_lazy_evaluator
 from .structure.definitions import Nested, body_of, signature
 from .structure.live_function import complete_definition
@@ -49,15 +50,11 @@ def _collector_paused(entry: _Entry) -> _Entry:
     return paused  # type: ignore[return-value]
 
 
-def _tag(node: ast.stmt, offsets: tuple = ()) -> ast.stmt:
-    if not hasattr(node, "uncompile_offsets"):
-        node.uncompile_offsets = offsets  # type: ignore[attr-defined]
-    return node
-
-
 def _tag_all(tree: ast.Module) -> ast.Module:
+    """Give every statement ``uncompile_offsets``: none for those not made from instructions."""
     for node in iter_statements(tree.body):
-        _tag(node)
+        if not hasattr(node, "uncompile_offsets"):
+            node.uncompile_offsets = ()  # type: ignore[attr-defined]
     return tree
 
 
@@ -117,12 +114,7 @@ def _decompile(code: CodeType) -> list:
 
 
 def _print(tree: ast.Module) -> str:
-    """Source text for *tree*: the project's printer when present, else ``ast.unparse``."""
-    try:
-        from .source.printer import to_source
-    except ImportError:  # pragma: no cover - the printer is part of the package
-        ast.fix_missing_locations(tree)
-        return str(getattr(ast, "unparse")(tree))  # noqa: B009 - absent on 3.8
+    """Source text for *tree* (the project's printer: ``ast.unparse`` is absent on 3.8)."""
     return to_source(tree)
 
 

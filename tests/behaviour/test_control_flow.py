@@ -11,19 +11,8 @@ from uncompile.verification.behaviour import Cases
 
 cases = Cases()
 
-_LEGACY = {(3, 8), (3, 9), (3, 10)}
 #: Cases that cannot pass yet, with the versions where they fail (see conftest.py).
-EXPECTED_FAILURES = {
-    "while_else_continues_outer_loop": (
-        _LEGACY,
-        "3.8 - 3.10: a while loop's else that ends with 'continue' of the enclosing loop: the "
-        "break's exit is taken for the else",
-    ),
-    "nested_while_else": (
-        _LEGACY,
-        "3.8 - 3.10: a while/else inside a while/else whose else continues the outer loop: as above",
-    ),
-}
+EXPECTED_FAILURES: dict = {}
 
 
 @cases((-5,), (0,), (3,), (50,))

@@ -11,11 +11,17 @@ import dis
 import os
 import tokenize
 from types import CodeType
-from typing import Any, Iterator, List, Optional, Tuple
+from typing import Any, Iterator, List, Optional
 
 import pytest
 
-from uncompile.bytecode.reader import instruction_args, instruction_lines, instruction_starts, read_raw
+from uncompile.bytecode.reader import (
+    has_instruction,
+    instruction_lines,
+    instruction_starts,
+    opnames_and_args,
+    read_raw,
+)
 from uncompile.verification.stdlib_sample import stdlib_files, stdlib_root
 
 #: Instructions whose ``argrepr`` the normalizer reads (the reader leaves the others empty).
@@ -32,7 +38,6 @@ def many(a, *b, c=1, **d):
         return a, x, f"{a!r:>{c}} {b!s} {d!a}"
     return inner, sys.f(1, k=2), a < c, a in b, a is not c
 class K(o.B):
-    label: str = "k"
     def m(self):
         return super().m(), super().n
 async def co(s):
@@ -99,14 +104,28 @@ def test_instruction_starts_are_the_offsets_and_names_dis_shows() -> None:
         assert instruction_starts(code) == expected, code.co_name
 
 
-@pytest.mark.parametrize(
-    "opnames", [("LOAD_CONST",), ("LOAD_FAST", "STORE_FAST", "RETURN_VALUE"), ("SETUP_ANNOTATIONS",)]
-)
-def test_instruction_args_are_the_arguments_dis_shows(opnames: Tuple[str, ...]) -> None:
+def test_opnames_and_args_are_the_names_and_arguments_dis_shows() -> None:
     module = compile(_HAND_WRITTEN, "<hand>", "exec")  # EXTENDED_ARG, inline caches (3.11+)
     for code in _code_objects(module):
-        expected = [ins.arg for ins in dis.get_instructions(code) if ins.opname in opnames]
-        assert list(instruction_args(code, opnames)) == expected, code.co_name
+        expected = [(ins.opname, ins.arg) for ins in dis.get_instructions(code)]
+        assert opnames_and_args(code) == expected, code.co_name
+
+
+def test_has_instruction_agrees_with_the_instructions_listed() -> None:
+    # In ``constants`` LOAD_CONST 256 is EXTENDED_ARG 1, LOAD_CONST 0: its low byte alone is no 0
+    # (before 3.14 constant 0 is its unused None, so LOAD_CONST 0 is absent there).
+    items = ", ".join("x + %d" % (1000 + index) for index in range(300))
+    module = compile(_HAND_WRITTEN + "\ndef constants(x):\n    return [%s]\n" % items, "<hand>", "exec")
+    asked = [("LOAD_CONST", 0), ("LOAD_CONST", 1), ("LOAD_CONST", 256), ("LOAD_CONST", None)]
+    asked += [("SETUP_ANNOTATIONS", None), ("RETURN_CONST", 0), ("LOAD_FAST", 0), ("NO_SUCH_OPCODE", None)]
+    codes = list(_code_objects(module))
+    for code in codes:
+        listed = opnames_and_args(code)
+        for name, arg in asked:
+            expected = any(have == name and arg in (None, value) for have, value in listed)
+            assert has_instruction(code, name, arg) == expected, (code.co_name, name, arg)
+    constants = next(code for code in codes if code.co_name == "constants")
+    assert has_instruction(constants, "EXTENDED_ARG") and has_instruction(constants, "LOAD_CONST", 256)
 
 
 def _sample_modules(count: int) -> List[str]:

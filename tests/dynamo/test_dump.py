@@ -361,6 +361,7 @@ def test_hooks_removed_even_when_the_body_raises(tmp_path: Path) -> None:
 
     import uncompile
 
+    torch.compile(lambda x: x - 1, backend="eager")(torch.ones(2))  # torch sets up its logging once
     export_before = export_trace._export, torch.export.export
     trace_logger = logging.getLogger("torch.__trace")
     hooks_before = dict(convert_frame._bytecode_hooks)
@@ -407,6 +408,31 @@ def test_unused_trace_events_build_nothing(tmp_path: Path) -> None:
         trace_logger.handlers = handlers
     assert built == ["graph", "guards"]  # the guard text is built when the dump is written
     assert any("captured_graph" in path.name for path in tmp_path.iterdir())
+
+
+def test_observers_see_only_the_events_they_name() -> None:
+    """An event no observer names goes straight to PyTorch's own function (issue #4: the
+    timing events, hundreds per compile, cost the dump nothing)."""
+    import torch._logging
+
+    from uncompile.dynamo._torch_private import observe_structured_trace
+
+    named: List[str] = []
+    every: List[str] = []
+    undo_named = observe_structured_trace(lambda name, *_: named.append(name), {"dynamo_output_graph"})
+    assert undo_named is not None
+    try:
+        torch._logging.trace_structured("chromium_event")
+        undo_every = observe_structured_trace(lambda name, *_: every.append(name))
+        assert undo_every is not None
+        torch._logging.trace_structured("chromium_event")
+        torch._logging.trace_structured("dynamo_output_graph")
+        undo_every()
+        torch._logging.trace_structured("chromium_event")
+    finally:
+        undo_named()
+    assert named == ["dynamo_output_graph"]
+    assert every == ["chromium_event", "dynamo_output_graph"]
 
 
 def test_import_changes_nothing_in_torch() -> None:

@@ -43,9 +43,9 @@ def test_recompiles_share_a_shape_other_code_does_not() -> None:
 def test_a_recompile_gets_the_source_a_decompile_gives_without_decompiling(monkeypatch: Any) -> None:
     decompiled: List[str] = []
 
-    def counting(code: CodeType, verify: bool = True) -> Any:
+    def counting(code: CodeType, verify: bool = True, checked: bool = True) -> Any:
         decompiled.append(code.co_names[0])
-        return decompile_for_dump(code, verify)
+        return decompile_for_dump(code, verify, checked)
 
     monkeypatch.setattr(recompiles, "decompile_for_dump", counting)
     sources = recompiles.RecompileSources()

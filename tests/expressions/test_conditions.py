@@ -111,3 +111,14 @@ def test_not_around_a_boolop_keeps_the_leaf_comparisons():
     exec(compile(NOT_AROUND_BOOLOP, "<test>", "exec", dont_inherit=True), namespace)
     result = verify_code(namespace["f"].__code__)
     assert result.identical, (result.difference, result.source)
+
+
+def test_ternary_of_conditions_merges_when_exits_lead_to_the_same_blocks():
+    # if (x if c else y): c false -> 3; x true -> 4 (a jump to 6), false -> 9; y true -> 6, false -> 9
+    nodes = [Node(1, name("c"), 2, 3), Node(2, name("x"), 4, 9), Node(3, name("y"), 6, 9)]
+    reduced, _ = reduce_nodes(nodes)
+    assert len(reduced) == 3  # block 4 is not block 6 unless the caller says where it leads
+    reduced, sizes = reduce_nodes(nodes, lambda exit: 6 if exit == 4 else exit)
+    assert sizes == [3]
+    assert isinstance(reduced[0].expr, ast.IfExp)
+    assert (reduced[0].true, reduced[0].false) == (6, 9)

@@ -9,7 +9,13 @@ from typing import Any
 
 import pytest
 
-from uncompile.source.literals import docstring_literal, quote_allowed, string_literal
+from uncompile.source.literals import (
+    cleaned_docstring,
+    docstring_compiles_to,
+    docstring_literal,
+    quote_allowed,
+    string_literal,
+)
 from uncompile.source.printer import to_source
 
 
@@ -176,3 +182,28 @@ def test_docstring_read_back_from_bytecode_is_reindented() -> None:
     assert "\n        Details.\n" in text
     exec(text, namespace)
     assert namespace["C"].f.__doc__ == cleaned
+
+
+#: Docstrings whose indentation the 3.13+ compiler treats in every way it can: tabs expanded,
+#: lines of spaces only (in the middle and at the end) not counted in the margin but cut by it,
+#: other whitespace counted as text, leading spaces of the first line removed.
+INDENTED_DOCSTRINGS = DOCSTRINGS + [
+    "  Summary.\n    body\n      deeper\n    ",
+    "Summary.\n\tTabbed\n        spaces\n",
+    "a\n  \t b\n    c",
+    "a\n      \n    b\n  ",
+    "a\n\x0c    b\n    c",
+    "a\n\u3000  b\n  c",
+    "a\n    b\r\n    c",
+    "\n\n    only later lines\n    ",
+    "no margin\nat all\n  but here",
+    "   \n   ",
+]
+
+
+@pytest.mark.skipif(sys.version_info < (3, 13), reason="the compiler strips docstring indentation from 3.13")
+@pytest.mark.parametrize("text", INDENTED_DOCSTRINGS, ids=repr)
+def test_cleaned_docstring_is_what_the_compiler_keeps(text: str) -> None:
+    for indent in ("", "    ", "\t"):
+        indented = text.replace("\n", "\n" + indent)
+        assert cleaned_docstring(indented) == docstring_compiles_to(docstring_literal(indented))

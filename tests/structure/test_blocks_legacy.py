@@ -207,6 +207,43 @@ CASES = {
                         pass
             return h
     """,
+    # 3.10: each branch of the if ending the finally body ends in a copy of its RERAISE; at the
+    # loop's end the copy on the normal path jumps back to the header from each branch
+    "finally_if_else_at_loop_end": """
+        def f(items):
+            for x in items:
+                try:
+                    a(x)
+                finally:
+                    if c:
+                        b()
+                    else:
+                        d()
+    """,
+    "finally_if_elif_else_then_more": """
+        def f(a):
+            try:
+                a()
+            finally:
+                if c:
+                    b()
+                elif d:
+                    e()
+                else:
+                    g()
+            h()
+    """,
+    "finally_try_except_then_return": """
+        def f(a):
+            try:
+                out = a()
+            finally:
+                try:
+                    b()
+                except OSError:
+                    pass
+            return out
+    """,
 }
 
 

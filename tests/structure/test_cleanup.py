@@ -21,6 +21,18 @@ CASES = {
             finally:
                 self.done = False
     """,
+    # one walk tidies every nested statement list: ``assert False`` in a handler inside a loop,
+    # a loop inside a loop
+    "tidied_at_every_depth": """
+        def f(items, log):
+            for item in items:
+                try:
+                    log(item)
+                except KeyError:
+                    assert False, item
+                while item:
+                    item = log(item)
+    """,
 }
 
 
@@ -96,6 +108,13 @@ ASYNC_GENERATORS = {
                 finally:
                     await manager.close()
     """,
+    "return_in_loop": """
+        async def f(items):
+            for item in items:
+                if item is None:
+                    return
+                yield item
+    """,
 }
 
 
@@ -104,3 +123,67 @@ def test_async_generator_returns_no_value(name: str) -> None:
     result = verify_code(define(ASYNC_GENERATORS[name]).__code__, qualname="f")
     assert result.identical, "%s\n%s" % (result.difference or result.error, result.source)
     assert result.source is not None and "return None" not in result.source
+
+
+BODIES_WITHOUT_RETURN = {
+    "module_if_else": """\
+import os
+if os.sep:
+    first = 1
+elif os.name:
+    if os.curdir:
+        second = 2
+    else:
+        third = 3
+else:
+    fourth = 4
+""",
+    "module_try_with": """\
+if __name__:
+    try:
+        import os
+    except ImportError:
+        os = None
+else:
+    with open(__file__) as handle:
+        text = handle.read()
+""",
+    "module_loops_with_break": """\
+import sys
+for name in sys.argv:
+    if name:
+        break
+    print(name)
+if sys.argv:
+    while sys.path:
+        if sys.path.pop():
+            break
+        print(sys.path)
+""",
+    "module_try_then_short_rest": """\
+try:
+    from os import sep
+except ImportError:
+    sep = "/"
+names = ("a", "b")
+""",
+    "class_if_else": """\
+class C:
+    if __name__:
+        def first(self):
+            return super().first()
+    else:
+        def second(self):
+            return 2
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(BODIES_WITHOUT_RETURN))
+def test_final_return_copied_into_branches_of_a_module_or_class(name: str) -> None:
+    """A module or class body has no ``return``: the copies of its final one end the branches of
+    an if/else (or a try inside one), and what follows the if is its else; in a loop ending the
+    body, one is a ``break``; a short rest copied into a try's normal exit (3.12+) is the rest."""
+    code = compile(BODIES_WITHOUT_RETURN[name], "<snippet>", "exec", dont_inherit=True)
+    result = verify_code(code)
+    assert result.identical, "%s\n%s" % (result.difference or result.error, result.source)

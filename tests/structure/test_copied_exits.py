@@ -57,6 +57,14 @@ def ternary_in_raise(kind, flag):
     raise ValueError(kind, "a" if flag else "b")
 
 
+def ternary_returned_from_try(items, flag):
+    # the try's range ends before each copy's return: the copies run on into blocks of their own
+    try:
+        return (len(items), [items[0]] if flag else [])
+    except ValueError:
+        return None
+
+
 CASES = [
     break_then_return,
     break_skips_else,
@@ -65,6 +73,7 @@ CASES = [
     ternary_argument_returned,
     ternary_operand_returned,
     ternary_in_raise,
+    ternary_returned_from_try,
 ]
 INPUTS = {
     break_then_return: [([1, 2, 3], 2), ([], 1), ([1], 5)],
@@ -74,6 +83,7 @@ INPUTS = {
     ternary_argument_returned: [({"x": 1}, True), ({"y": 2}, False), (None, True)],
     ternary_operand_returned: [(1, True), (1, False)],
     ternary_in_raise: [("k", True), ("k", False)],
+    ternary_returned_from_try: [([1, 2], True), ([1], False)],
 }
 
 

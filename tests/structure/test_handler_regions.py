@@ -45,7 +45,53 @@ def f(lock, load, key):
     return load(None)
 """
 
+# the copy of the finally body on the continue's path jumps back to the loop's header: its test
+# is inverted over a jump back (3.12+: also the copy on the normal exit at the loop's end)
+CONTINUE_THROUGH_FINALLY_WITH_IF = """
+def f(items, a, b, c):
+    for x in items:
+        try:
+            if a(x):
+                continue
+        finally:
+            if c:
+                b()
+"""
+
+CONTINUE_THROUGH_FINALLY_WITH_IF_IN_WHILE = """
+def f(items, a, b, c):
+    while items:
+        try:
+            if a(items.pop()):
+                continue
+        finally:
+            if not c:
+                b()
+    return 1
+"""
+
+# 3.11+: an empty finally body leaves a handler that only re-raises; it is no except clause
+FINALLY_PASS = """
+def f(items, check, report):
+    for item in items:
+        try:
+            try:
+                check(item)
+            except ValueError as error:
+                report(error)
+        finally:
+            pass
+    try:
+        check(None)
+    finally:
+        pass
+    return len(items)
+"""
+
 SNIPPETS = {
+    "continue_through_finally_with_if": CONTINUE_THROUGH_FINALLY_WITH_IF,
+    "continue_through_finally_with_if_in_while": CONTINUE_THROUGH_FINALLY_WITH_IF_IN_WHILE,
+    "finally_pass": FINALLY_PASS,
     "try_after_statement_in_with": TRY_AFTER_STATEMENT_IN_WITH,
     "try_after_statement_in_try": TRY_AFTER_STATEMENT_IN_TRY,
     "return_from_named_clause_in_with": RETURN_FROM_NAMED_CLAUSE_IN_WITH,

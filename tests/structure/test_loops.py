@@ -8,7 +8,7 @@ import copy
 import sys
 
 import pytest
-from snippets import decompiled
+from snippets import decompiled, define
 
 from uncompile.verification import verify_code
 
@@ -196,22 +196,14 @@ INPUTS = {
 
 @pytest.mark.parametrize("function", CASES, ids=lambda f: f.__name__)
 def test_recompiles_identically(function):
-    if function is break_then_trailing_continue and sys.version_info < (3, 10):
-        pytest.xfail("3.8 - 3.9: a trailing continue before the loop's own jump back is dropped")
     if function is break_to_enclosing_for and sys.version_info < (3, 10):
         pytest.xfail("3.8 - 3.9: a break out of a while that ends a for body keeps a dead jump")
-    if function is while_else_continue_in_for and sys.version_info < (3, 11):
-        pytest.xfail("3.8 - 3.10: a while's else that continues the enclosing loop is not read yet")
-    if function is while_else_with_break and sys.version_info < (3, 10):
-        pytest.xfail("3.8 - 3.9: the break past a while's else comes back as a return")
     result = verify_code(function.__code__)
     assert result.identical, (result.difference, result.error, result.source)
 
 
 @pytest.mark.parametrize("function", CASES, ids=lambda f: f.__name__)
 def test_behaves_the_same(function):
-    if function is while_else_continue_in_for and sys.version_info[:2] == (3, 10):
-        pytest.xfail("3.10: the break out of a while whose else continues the enclosing loop is lost")
     again = decompiled(function)
     for args in INPUTS[function]:  # each call gets its own copy of the (mutable) arguments
         assert again(*copy.deepcopy(args)) == function(*copy.deepcopy(args))
@@ -431,7 +423,19 @@ def try_at_loop_start_with_inner_finally(expected, actual, out):
     return out
 
 
+def return_from_try_at_loop_start(table, keys):
+    # the return's own block (past the try's range) runs straight on from the try body
+    while True:
+        try:
+            return table[next(keys)]
+        except StopIteration:
+            return None
+        except KeyError:
+            continue
+
+
 LOOPS_HOLDING_A_TRY = [
+    return_from_try_at_loop_start,
     try_at_loop_start_with_inner_finally,
     finally_then_break,
     break_from_except,
@@ -448,7 +452,12 @@ LOOPS_HOLDING_A_TRY = [
 _LEGACY_OPEN = (
     {break_from_try_body, while_test_with_except, finally_then_break}
     if sys.version_info[:2] == (3, 10)
-    else {break_from_try_body, finally_then_break, try_at_loop_start_with_inner_finally}
+    else {
+        break_from_try_body,
+        finally_then_break,
+        try_at_loop_start_with_inner_finally,
+        return_from_try_at_loop_start,
+    }
 )
 
 
@@ -518,8 +527,6 @@ def while_else_before_long_tail(n, out):
 )
 def test_while_else_recompiles_identically(function):
     """A ``while`` loop's ``else`` runs where the test fails; its ``break`` jumps past the else."""
-    if sys.version_info < (3, 11):
-        pytest.xfail("3.8 - 3.10: a while loop's else is not looked for in the block-stack layout yet")
     result = verify_code(function.__code__)
     assert result.identical, (result.difference, result.error, result.source)
     if function is while_else_before_long_tail:  # (a break before a short return copies it)
@@ -542,3 +549,54 @@ def test_bottom_test_leaving_by_a_jump_to_a_return():
     result = verify_code(while_around_async_for.__code__)
     assert result.identical, (result.difference, result.error, result.source)
     assert result.source is not None and result.source.count("while ") == 1
+
+
+WHILE_CHAINS = {
+    # the header's test is a chained comparison: it leaves through the chain's cleanup, and
+    # 3.10 - 3.13 copy all of its links to the bottom of the body
+    "chain": """
+        def f(x, a, b, c):
+            while a < b < c:
+                x = g(x)
+            return x
+    """,
+    "chain_with_break": """
+        def f(text, end, pos):
+            while 0 <= pos < end:
+                found = g(text, pos)
+                if not found:
+                    break
+                pos = found.end(0)
+            return pos
+    """,
+    # 3.10 - 3.13: the copy of the chain's cleanup lies between the copied tests
+    "chain_then_test": """
+        def f(x, a, b, c):
+            while a < b < c and x:
+                x = g(x)
+            return x
+    """,
+    # ``continue`` keeps the test at the top (its cleanup then ends in a copy of the exit)
+    "chain_with_continue": """
+        def f(x, a, b, c):
+            while a < b < c:
+                x = g(x)
+                if x:
+                    continue
+                h(x)
+            return x
+    """,
+    "test_then_chain": """
+        def f(x, a, b, c):
+            while x and a < b < c:
+                x = g(x)
+            return x
+    """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(WHILE_CHAINS))
+def test_while_test_with_a_chained_comparison(name: str) -> None:
+    result = verify_code(define(WHILE_CHAINS[name]).__code__, qualname="f")
+    assert result.identical, result
+    assert result.source is not None and "while " in result.source

@@ -83,6 +83,8 @@ def exception_handlers(code: CodeType, instrs: List[Instr]) -> List[Handler]:
     if not V.HAS_EXCEPTION_TABLE:
         return legacy_regions(instrs)
     entries = parse_exception_table(code.co_exceptiontable)  # type: ignore[attr-defined]
+    if not entries:
+        return []
     kept = sorted([ins.offset for ins in instrs])
     out: List[Handler] = []
     for entry in entries:

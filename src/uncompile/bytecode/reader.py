@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import dis
 from types import CodeType
-from typing import Any, Callable, Collection, Dict, Iterator, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterator, List, NamedTuple, Optional, Sequence, Tuple
 
 from . import versions as V
 
@@ -33,9 +33,9 @@ __all__ = [
     "decode",
     "raw_instruction",
     "read_raw",
-    "instruction_args",
     "instruction_lines",
     "instruction_starts",
+    "has_instruction",
 ]
 
 
@@ -313,22 +313,53 @@ def instruction_starts(code: CodeType) -> List[Tuple[int, str]]:
     return out
 
 
-def instruction_args(code: CodeType, opnames: Collection[str]) -> Iterator[Optional[int]]:
-    """The ``arg`` (``EXTENDED_ARG`` prefixes applied; None where it takes none) of each
-    instruction of *code* named in *opnames*, in order, without decoding the others."""
+def opnames_and_args(code: CodeType) -> List[Tuple[str, Optional[int]]]:
+    """(opname, arg) of the instructions :func:`read_raw` gives, arguments with their
+    ``EXTENDED_ARG`` prefixes applied, without line numbers or argument values."""
     raw = code.co_code
-    wanted = {dis.opmap[name] for name in opnames if name in dis.opmap}
-    if not any(opcode in raw for opcode in wanted):  # no such byte at all: no such instruction
-        return
     opcodes = _OPCODES
+    out: List[Tuple[str, Optional[int]]] = []
     extended = 0
     offset = 0
     size = len(raw)
     while offset < size:
-        opcode = raw[offset]
-        _name, kind, caches, _flag_bits = opcodes[opcode]
-        arg = None if kind == _NO_ARG else raw[offset + 1] | extended
-        if opcode in wanted:
-            yield arg
-        extended = arg << 8 if kind == _EXTENDED_ARG else 0  # type: ignore[operator]
+        name, kind, caches, _flag_bits = opcodes[raw[offset]]
+        if kind == _NO_ARG:
+            out.append((name, None))
+            extended = 0
+        else:
+            arg = raw[offset + 1] | extended
+            out.append((name, arg))
+            extended = arg << 8 if kind == _EXTENDED_ARG else 0
         offset += 2 + 2 * caches
+    return out
+
+
+_EXTENDED_ARG_OPCODE = dis.opmap["EXTENDED_ARG"]
+
+
+def has_instruction(code: CodeType, opname: str, arg: Optional[int] = None) -> bool:
+    """Whether *code* holds an *opname* instruction (with argument *arg*, ``EXTENDED_ARG``
+    prefixes applied, when given), as :func:`opnames_and_args` would list it.
+
+    Only the code units holding that opcode are looked at: an instruction starts at an even
+    offset, and the inline caches between instructions read as zeros in ``co_code``.
+    """
+    opcode = dis.opmap.get(opname)
+    if opcode is None:
+        return False
+    raw = code.co_code
+    opcodes, operands = raw[::2], raw[1::2]
+    unit = opcodes.find(opcode)
+    while unit >= 0:
+        if arg is None:
+            return True
+        value, shift, prefix = operands[unit], 8, unit - 1
+        while prefix >= 0 and opcodes[prefix] == _EXTENDED_ARG_OPCODE:
+            value |= operands[prefix] << shift
+            shift += 8
+            prefix -= 1
+        if value == arg:
+            return True
+        unit = opcodes.find(opcode, unit + 1)
+    return False

@@ -87,6 +87,12 @@ ITERATOR_SLOTS = 2 if VERSION >= (3, 15) else 1
 #: keep the ``not`` as a reversed jump, so negating a condition must not flip its operator.
 FOLDS_NOT_INTO_COMPARISON = VERSION < (3, 14)
 
+#: 3.9+ build a list/set display of at least 3 constants (and nothing else) by extending an
+#: empty one with a constant tuple/frozenset; 3.14+ do so for such a run of constants before
+#: the display's first ``*item`` too (the optimizer folds it, not the code generator).
+SHORTEST_FOLDED_DISPLAY = 3
+FOLDS_CONSTANTS_BEFORE_UNPACKING = VERSION >= (3, 14)
+
 #: 3.15 folds ``GET_YIELD_FROM_ITER`` into ``GET_ITER`` with this operand (None: not folded).
 GET_ITER_YIELD_FROM = 3 if VERSION >= (3, 15) else None
 
@@ -228,6 +234,10 @@ JUMP_OPERAND_BYTES = 1 if VERSION < (3, 10) else 2
 
 #: 3.12+ relative jumps are measured from the end of the jump's inline cache entries.
 JUMPS_SKIP_CACHES = VERSION >= (3, 12)
+
+#: 3.12+ conditional jumps go forward only: a conditional jump back is the inverted jump over
+#: an unconditional ``JUMP_BACKWARD``.
+CONDITIONAL_JUMPS_FORWARD_ONLY = VERSION >= (3, 12)
 
 #: Relative jumps that go backwards (3.11+); 3.14+ ``END_ASYNC_FOR`` is encoded as one too.
 BACKWARD_JUMPS: FrozenSet[str] = frozenset(

@@ -16,7 +16,7 @@ import sys
 import threading
 import warnings
 from types import CodeType, ModuleType
-from typing import Any, Callable, Dict, List, Optional, Set
+from typing import Any, Callable, Dict, FrozenSet, Iterable, List, Optional, Set
 
 SUPPORTED_TORCH = ">=2.13,<2.14"
 
@@ -343,6 +343,9 @@ class _TraceInterception:
 
     def __init__(self) -> None:
         self.observers: List[TraceObserver] = []
+        #: The event names some observer wants (None: every name); others skip the observers.
+        self.wanted: Optional[FrozenSet[str]] = frozenset()
+        self._wants: Dict[int, Optional[FrozenSet[str]]] = {}  # id(observer) -> its names
         self.original: Optional[Callable[..., Any]] = None
         self.lock = threading.Lock()
         #: Names of the modules searched for a ``trace_structured`` global, and of those having one.
@@ -365,16 +368,20 @@ class _TraceInterception:
         **options: Any,
     ) -> None:
         observers = self.observers  # replaced, never changed in place
-        if observers:
+        wanted = self.wanted
+        if observers and (wanted is None or name in wanted):
             metadata_fn, payload_fn = _Once(metadata_fn), _Once(payload_fn)
             context_fn = _Once(lambda: _trace_context(suppress_context, options.get("compile_id")))
+            wants = self._wants
             for observer in observers:
-                observer(name, metadata_fn, payload_fn, context_fn)
+                names = wants.get(id(observer))
+                if names is None or name in names:
+                    observer(name, metadata_fn, payload_fn, context_fn)
         original = self.original
         if original is not None:
             original(name, metadata_fn, payload_fn=payload_fn, suppress_context=suppress_context, **options)
 
-    def add(self, observer: TraceObserver) -> None:
+    def add(self, observer: TraceObserver, names: Optional[Iterable[str]] = None) -> None:
         with self.lock:
             if not self.observers:
                 if self.original is None:
@@ -382,13 +389,21 @@ class _TraceInterception:
 
                     self.original = _internal.trace_structured
                 self._rebind(self.original, self.replacement)
+            self._wants[id(observer)] = None if names is None else frozenset(names)
             self.observers = self.observers + [observer]
+            self._update_wanted()
 
     def remove(self, observer: TraceObserver) -> None:
         with self.lock:
             self.observers = [known for known in self.observers if known is not observer]
+            self._wants.pop(id(observer), None)
+            self._update_wanted()
             if not self.observers and self.original is not None:
                 self._rebind(self.replacement, self.original)
+
+    def _update_wanted(self) -> None:
+        wants = [self._wants.get(id(observer)) for observer in self.observers]
+        self.wanted = None if None in wants else frozenset().union(*wants)  # type: ignore[arg-type]
 
     def _rebind(self, old: Any, new: Any) -> None:
         """Every loaded module's global ``trace_structured`` that is *old* becomes *new*.
@@ -413,15 +428,18 @@ class _TraceInterception:
 _INTERCEPTION = _TraceInterception()
 
 
-def observe_structured_trace(observer: TraceObserver) -> Optional[Callable[[], None]]:
-    """Show *observer* every ``torch._logging.trace_structured`` event; returns the undo, or None.
+def observe_structured_trace(
+    observer: TraceObserver, names: Optional[Iterable[str]] = None
+) -> Optional[Callable[[], None]]:
+    """Show *observer* every ``torch._logging.trace_structured`` event (or those of *names*);
+    returns the undo, or None.
 
     The observer gets the event's name and three memoized zero-argument callables: its
     metadata, its payload and its context (``frame_id``, ``frame_compile_id``, ``attempt``,
     ``compiled_autograd_id`` as ``trace_structured`` would add them). It must not raise.
     """
     try:
-        _INTERCEPTION.add(observer)
+        _INTERCEPTION.add(observer, names)
     except Exception as error:  # noqa: BLE001
         warn_once("cannot observe PyTorch's structured trace", repr(error))
         return None

@@ -50,21 +50,26 @@ class DebuggableSource:
         return relabel_offsets(self.code, listing.offset_lines, path, header_lines, def_line=listing.def_line)
 
 
-def printed_source(code: CodeType, tree: ast.Module) -> DebuggableSource:
-    """*tree*, the decompiler's module for *code*, printed; raises when the text does not compile."""
+def printed_source(code: CodeType, tree: ast.Module, checked: bool = True) -> DebuggableSource:
+    """*tree*, the decompiler's module for *code*, printed; raises when the text does not compile
+    (unless not *checked*: then the caller checks it later)."""
     from ..source.printer import emit
 
     emitted = emit(tree)
-    compile(emitted.text, "<uncompile dump>", "exec")
+    if checked:
+        compile(emitted.text, "<uncompile dump>", "exec")
     return DebuggableSource(code, emitted.text, tree, emitted, "")
 
 
-def debuggable_source(code: CodeType) -> DebuggableSource:
-    """Decompile *code* for the dump, falling back to a breakable instruction listing."""
+def debuggable_source(code: CodeType, checked: bool = True) -> DebuggableSource:
+    """Decompile *code* for the dump, falling back to a breakable instruction listing.
+
+    Not *checked*: the text is not compiled here, so it may not compile (rare); the caller
+    compiles it later anyway (see :func:`.decompiled.checked_source`)."""
     try:
         from ..decompiler import decompile_to_ast
 
-        return printed_source(code, decompile_to_ast(code))
+        return printed_source(code, decompile_to_ast(code), checked)
     except Exception as error:  # noqa: BLE001 - any decompiler failure falls back to the listing
         reason = "%s: %s" % (type(error).__name__, error)
         return DebuggableSource(code, instruction_listing(code, reason).text, None, None, reason)

@@ -107,8 +107,9 @@ def _offset_lines(tree: Any, spans: Dict[Any, Any]) -> Dict[int, int]:
     return lines
 
 
-def _verification(code: CodeType, text: str) -> "tuple[str, Optional[str]]":
-    """("verified" or "unverified", first difference) from the project's verifier.
+def _verification(code: CodeType, text: str) -> "tuple[str, Optional[str], bool]":
+    """("verified" or "unverified", first difference, whether *text* compiles) from the
+    project's verifier.
 
     *text* is the decompiled source of *code* (what the decompiler gives for it): it is
     recompiled and compared, not made again.
@@ -119,53 +120,81 @@ def _verification(code: CodeType, text: str) -> "tuple[str, Optional[str]]":
         verification = verify_code(code, decompile=lambda _: text)
         identical = bool(getattr(verification, "identical", False))
         difference = getattr(verification, "difference", None) or getattr(verification, "error", None)
+        compiles = bool(getattr(verification, "compiles", True))
     except Exception as error:  # noqa: BLE001
-        return "unverified", "verification failed: %r" % (error,)
-    return ("verified", None) if identical else ("unverified", str(difference))
+        return "unverified", "verification failed: %r" % (error,), True
+    return ("verified", None, True) if identical else ("unverified", str(difference), compiles)
 
 
 def verify_source(code: CodeType, source: DecompiledSource) -> DecompiledSource:
-    """Fill in the verification result of *source* (decompiled with ``verify=False``)."""
+    """Fill in the verification result of *source* (decompiled with ``verify=False``); the
+    instruction listing instead when its text does not compile."""
     if source.ok:
-        source.status, source.difference = _verification(code, source.text)
+        source.status, source.difference, compiles = _verification(code, source.text)
+        if not compiles:
+            return _listing_source(code, "decompiled source does not compile: %s" % source.difference)
     return source
 
 
-def decompile_for_dump(code: CodeType, verify: bool = True) -> DecompiledSource:
-    """Decompile *code* for the dump; on any failure return a listing that still compiles."""
+def checked_source(code: CodeType, source: DecompiledSource) -> DecompiledSource:
+    """*source*, or the instruction listing when its text does not compile (for sources
+    decompiled with ``checked=False`` and not verified)."""
+    if not source.ok:
+        return source
+    try:
+        compile(source.text, "<uncompile dump>", "exec")
+    except (SyntaxError, ValueError) as error:
+        reason = "%s: %s" % (type(error).__name__, error)
+        return _listing_source(code, "decompiled source does not compile: " + reason)
+    return source
+
+
+def decompile_for_dump(code: CodeType, verify: bool = True, checked: bool = True) -> DecompiledSource:
+    """Decompile *code* for the dump; on any failure return a listing that still compiles.
+
+    With neither *verify* nor *checked*, the text is not compiled here (the bytecode hook's
+    case: :func:`checked_source` or :func:`verify_source` does it when the dump is written)."""
     try:
         from .debuggable import debuggable_source
-        from .listing import instruction_listing
 
-        source = debuggable_source(code)
+        source = debuggable_source(code, checked=False)
         if not source.decompiled:
-            listing = instruction_listing(code, source.error)
-            text = (
-                source.text
-                + "\n\n# The bytecode (dis) of this code object and the code nested in it:\n"
-                + as_comments(dis_listing(code))
-            )
-            return DecompiledSource(
-                text,
-                "failed",
-                error=source.error,
-                debuggable=source,
-                given_offset_lines=dict(listing.offset_lines),
-            )
+            return _listing_source(code, source.error, source)
     except Exception as error:  # noqa: BLE001 - even the listing failed: comments only
         reason = "%s: %s" % (type(error).__name__, error)
         return DecompiledSource(failure_text(code, reason), "failed", error=reason)
     result = _unverified(source)
-    return verify_source(code, result) if verify else result
+    if verify:
+        return verify_source(code, result)
+    return checked_source(code, result) if checked else result
 
 
-def decompiled_source(code: CodeType, tree: Any) -> Optional[DecompiledSource]:
+def _listing_source(code: CodeType, reason: str, source: Any = None) -> DecompiledSource:
+    """The breakable instruction listing of *code* (see :mod:`.listing`) with its ``dis`` output,
+    saying *reason*; *source* is the :class:`.debuggable.DebuggableSource` for it, if made."""
+    from .debuggable import DebuggableSource
+    from .listing import instruction_listing
+
+    listing = instruction_listing(code, reason)
+    if source is None:
+        source = DebuggableSource(code, listing.text, None, None, reason)
+    text = (
+        listing.text
+        + "\n\n# The bytecode (dis) of this code object and the code nested in it:\n"
+        + as_comments(dis_listing(code))
+    )
+    return DecompiledSource(
+        text, "failed", error=reason, debuggable=source, given_offset_lines=dict(listing.offset_lines)
+    )
+
+
+def decompiled_source(code: CodeType, tree: Any, checked: bool = True) -> Optional[DecompiledSource]:
     """*tree*, the decompiler's module for *code*, printed for the dump (not verified); None
-    when that fails."""
+    when that fails (or, if *checked*, when the text does not compile)."""
     try:
         from .debuggable import printed_source
 
-        return _unverified(printed_source(code, tree))
+        return _unverified(printed_source(code, tree, checked))
     except Exception:  # noqa: BLE001 - the caller decompiles instead
         return None
 

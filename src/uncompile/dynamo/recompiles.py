@@ -40,7 +40,8 @@ class RecompileSources:
         self._known: Dict[Any, Tuple[CodeType, DecompiledSource, List[ast.Name]]] = {}
 
     def source(self, code: CodeType) -> DecompiledSource:
-        """The source of *code* as :func:`.decompiled.decompile_for_dump` gives it (unverified)."""
+        """The source of *code* as :func:`.decompiled.decompile_for_dump` gives it (unverified, and
+        not compiled yet: the dump's writer does that)."""
         key = shape(code)
         known = self._known.get(key)
         if known is not None:
@@ -48,7 +49,7 @@ class RecompileSources:
             if renamed is not None:
                 self._known[key] = (code, renamed, known[2])
                 return renamed
-        source = decompile_for_dump(code, verify=False)
+        source = decompile_for_dump(code, verify=False, checked=False)
         if source.tree is not None:
             generated = {name for name in code.co_names if _GENERATED.match(name)}
             names = [
@@ -66,7 +67,7 @@ def _renamed(
     renames = {old: new for old, new in zip(previous.co_names, code.co_names) if old != new}
     for node in names:
         node.id = renames.get(node.id, node.id)
-    result = decompiled_source(code, source.tree)
+    result = decompiled_source(code, source.tree, checked=False)
     gone = [re.escape(old) for old in renames if old not in code.co_names]
     if result is None or (gone and re.search(r"\b(%s)\b" % "|".join(gone), result.text)):
         return None

@@ -56,6 +56,8 @@ _KEPT_ARTIFACTS = (
 #: Events kept for their metadata, built when the dump is written.
 _METRICS_EVENTS = {"compilation_metrics": "metrics", "bwd_compilation_metrics": "backward_metrics"}
 _GUARDS_EVENT = "dynamo_cpp_guards_str"
+#: Every event name :meth:`TraceCollector.observe` looks at (the others skip it).
+OBSERVED_EVENTS = _TEXT_EVENTS | frozenset(_METRICS_EVENTS) | {_GUARDS_EVENT}
 
 
 @dataclass
@@ -206,4 +208,4 @@ def record_export(collector: TraceCollector, program: Any) -> None:
 
 def attach(collector: TraceCollector) -> Optional[Callable[[], None]]:
     """Start showing PyTorch's structured-trace events to *collector*; returns the undo, or None."""
-    return _torch_private.observe_structured_trace(collector.observe)
+    return _torch_private.observe_structured_trace(collector.observe, OBSERVED_EVENTS)

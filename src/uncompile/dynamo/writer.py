@@ -9,7 +9,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from . import _torch_private, full_code, graphs, guards, names, reasons
 from .capture import CapturedCode
-from .decompiled import DecompiledSource, decompile_for_dump, dis_listing, verify_source
+from .decompiled import DecompiledSource, checked_source, decompile_for_dump, dis_listing, verify_source
 from .early import HEADER_LINES
 from .files import DumpDirectory
 from .model import EntryRecord, FunctionRecord, GraphRecord
@@ -226,8 +226,17 @@ class DumpWriter:
                     obj,
                 )
             )
-        if item.source is not None:
-            source = verify_source(item.transformed, item.source) if self.options.verify else item.source
+        if item.source is not None:  # decompiled in the bytecode hook, not compiled yet
+            if self.options.verify:
+                source = verify_source(item.transformed, item.source)
+            else:
+                source = checked_source(item.transformed, item.source)
+            if item.cached is not None and not source.ok:
+                _torch_private.warn_once(
+                    "decompiled source does not compile; the dump shows the instruction listing and "
+                    "the debugger shows wrong lines in that code",
+                    "%s: %s" % (code_name, source.error),
+                )
         else:
             source = decompile_for_dump(item.transformed, verify=self.options.verify)
         file_names = [file for _, file in written]

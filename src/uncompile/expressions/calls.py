@@ -161,10 +161,10 @@ class CallBuilder:
             del stack[len(stack) - ins.arg :]
             stack.append(params)
             return
-        stack.append(ast.Tuple(elts=sim.pop_n(stack, ins.arg, ins), ctx=ast.Load()))
+        stack.append(ast.Tuple(elts=_display_items(stack, ins.arg, ins, sim), ctx=ast.Load()))
 
     def op_BUILD_LIST(self, ins: Instr, stack: Stack, sim: Any) -> None:
-        stack.append(ast.List(elts=sim.pop_n(stack, ins.arg, ins), ctx=ast.Load()))
+        stack.append(ast.List(elts=_display_items(stack, ins.arg, ins, sim), ctx=ast.Load()))
 
     def op_BUILD_SET(self, ins: Instr, stack: Stack, sim: Any) -> None:
         stack.append(ast.Set(elts=sim.pop_n(stack, ins.arg, ins)))
@@ -186,8 +186,11 @@ class CallBuilder:
             sim.emit(ast.Expr(value=_ComprehensionItem(kind, ast.Starred(value=item, ctx=ast.Load()), None)))
             display.uncompile_comprehension = kind
             return
-        if isinstance(item, ast.Constant) and isinstance(item.value, (tuple, frozenset)) and not display.elts:
-            display.elts.extend(ast.Constant(value=v) for v in item.value)
+        _unfold_constants(display, unpacking=starred)
+        folded = _folded_constants(item, ins.op == "SET_UPDATE")
+        if folded and not display.elts:
+            display.elts.extend(folded)
+            display.uncompile_folded = item
         elif starred:
             display.elts.append(ast.Starred(value=item, ctx=ast.Load()))
         else:
@@ -207,6 +210,7 @@ class CallBuilder:
             sim.emit(ast.Expr(value=_ComprehensionItem(kind, item, None)))
             target.uncompile_comprehension = kind
             return
+        _unfold_constants(target, unpacking=False)
         target.elts.append(item)
 
     op_SET_ADD = op_LIST_APPEND
@@ -329,6 +333,45 @@ class CallBuilder:
         field = {8: "closure", 4: "annotations", 2: "kwdefaults", 1: "defaults", 16: "annotations"}
         setattr(func, field.get(ins.arg, "annotations"), attribute)
         stack.append(func)
+
+
+def _display_items(stack: Stack, count: int, ins: Instr, sim: Any) -> List[Any]:
+    """The top *count* items, as the elements of a tuple or list display.
+
+    ``class C(*bases)`` passes ``__build_class__`` its arguments as one sequence that starts
+    with the class body: that function stays a value for :meth:`CallBuilder._finish_call`.
+    """
+    items = sim.pop_n_raw(stack, count, ins)
+    below = [item for item in stack[-2:] if not isinstance(item, M.Null)][-1:]  # under a NULL (3.14+)
+    builds_class = below and isinstance(below[0], M.BuildClass)
+    body = items[:1] if builds_class and items and isinstance(items[0], M.FunctionValue) else []
+    return body + [sim.expr(item, ins) for item in items[len(body) :]]
+
+
+def _folded_constants(item: Any, into_set: bool) -> List[ast.expr]:
+    """The items of a tuple constant (a frozenset *into_set*) that the compiler may have made
+    of a display's items (none: it cannot have)."""
+    if isinstance(item, ast.Constant) and isinstance(item.value, tuple) and not into_set:
+        items: List[ast.expr] = [ast.Constant(value=v) for v in item.value]
+    elif isinstance(item, ast.Set) and getattr(item, "uncompile_const", False) and into_set:  # a frozenset
+        items = list(item.elts)
+    else:
+        return []
+    return items if len(items) >= V.SHORTEST_FOLDED_DISPLAY else []
+
+
+def _unfold_constants(display: Any, unpacking: bool) -> None:
+    """A display that started as constants folded into one (``[1, 2, 3]``) goes on with another
+    item: unless the compiler folds the constants before a ``*item`` (3.14+) and *unpacking*
+    is one, the folded constant was an unpacked one in the source (``[*(1, 2, 3), 4]``)."""
+    folded = getattr(display, "uncompile_folded", None)
+    if folded is None:
+        return
+    del display.uncompile_folded
+    if not (unpacking and V.FOLDS_CONSTANTS_BEFORE_UNPACKING):
+        display.elts[: len(_folded_constants(folded, isinstance(display, ast.Set)))] = [
+            ast.Starred(value=folded, ctx=ast.Load())
+        ]
 
 
 def _generic_base(node: ast.expr) -> bool:

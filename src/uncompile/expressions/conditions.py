@@ -9,6 +9,8 @@ Adjacent nodes are merged until no rule applies:
 * ``A.false is B and A.true == B.true``   ->  ``A or B``
 * the same with ``not A`` when A's exits are blocks (the compiler folds ``not`` into jumps)
 * ``A.true is B, A.false is C``, B and C values  ->  ``B if A else C``
+* the same when B and C are conditions with the same two exits (``if (b if a else c):``);
+  exits are compared by where they lead (a caller may see through blocks that only jump)
 
 What is left in front is an ``if`` condition (exits are blocks) or a value.
 """
@@ -16,7 +18,7 @@ What is left in front is an ``if`` condition (exits are blocks) or a value.
 from __future__ import annotations
 
 import ast
-from typing import Any, List, Optional, Tuple
+from typing import Any, Callable, List, Optional, Tuple
 
 from ..bytecode import versions as V
 
@@ -25,12 +27,17 @@ VALUE = "value"
 
 Exit = Any  # a block id (int), ("value", merge block id), or a Node
 
+#: Where an exit leads: the exit itself, or for a block that only jumps, where it jumps to.
+Leads = Callable[[Exit], Exit]
+
 
 class Node:
-    """One condition node; ``entry`` is the block where its evaluation starts."""
+    """One condition node; ``entry`` is the block where its evaluation starts, ``last`` the
+    block whose jump ends it (a chained comparison's last test; else the entry)."""
 
     def __init__(self, entry: int, expr: ast.expr, true: Exit, false: Exit) -> None:
         self.entry = entry
+        self.last = entry
         self.expr = expr
         self.true = true
         self.false = false
@@ -40,6 +47,12 @@ class Node:
 
     def __repr__(self) -> str:
         return "<Node %s t=%r f=%r>" % (self.entry, self.true, self.false)
+
+
+def tested_blocks(nodes: List[Node]) -> List[int]:
+    """The blocks that test *nodes*, in layout order (a chained comparison's links are
+    consecutive blocks)."""
+    return [block for node in nodes for block in range(node.entry, node.last + 1)]
 
 
 def _is_value(exit: Exit) -> bool:
@@ -132,15 +145,32 @@ def _merge_pair(a: Node, b: Node) -> Optional[Node]:
     return None
 
 
-def _merge_ternary(a: Node, b: Node, c: Node) -> Optional[Node]:
-    if not (b.is_value() and c.is_value()) or _is_value(a.true) or _is_value(a.false):
+def _is_block(exit: Exit) -> bool:
+    return isinstance(exit, int)
+
+
+def _branch_exits(b: Node, c: Node, leads: Leads) -> Optional[Tuple[Exit, Exit]]:
+    """The exits of a ternary whose branches are *b* and *c*: both values going to one merge
+    point, or both conditions whose exits lead to the same blocks (the last branch's exits)."""
+    if b.is_value() and c.is_value():
+        return (b.true, b.false) if _same(b.true, c.true) else None
+    if all(_is_block(side) for side in (b.true, b.false, c.true, c.false)) and (
+        leads(b.true) == leads(c.true) and leads(b.false) == leads(c.false)
+    ):
+        return c.true, c.false
+    return None
+
+
+def _merge_ternary(a: Node, b: Node, c: Node, leads: Leads) -> Optional[Node]:
+    if _is_value(a.true) or _is_value(a.false):
         return None
-    if not _same(b.true, c.true):
+    exits = _branch_exits(b, c, leads)
+    if exits is None:
         return None
     if (a.true is b or a.true == b.entry) and (a.false is c or a.false == c.entry):
-        return Node(a.entry, ast.IfExp(test=a.expr, body=b.expr, orelse=c.expr), b.true, b.false)
+        return Node(a.entry, ast.IfExp(test=a.expr, body=b.expr, orelse=c.expr), *exits)
     if (a.false is b or a.false == b.entry) and (a.true is c or a.true == c.entry):
-        return Node(a.entry, ast.IfExp(test=negate(a.expr), body=b.expr, orelse=c.expr), b.true, b.false)
+        return Node(a.entry, ast.IfExp(test=negate(a.expr), body=b.expr, orelse=c.expr), *exits)
     return None
 
 
@@ -160,8 +190,13 @@ def _entered_from_elsewhere(nodes: List[Node], k: int) -> bool:
     return False
 
 
-def reduce_nodes(nodes: List[Node]) -> Tuple[List[Node], List[int]]:
-    """Merge adjacent nodes (rules in the module docstring) until none applies.
+def _itself(exit: Exit) -> Exit:
+    return exit
+
+
+def reduce_nodes(nodes: List[Node], leads: Leads = _itself) -> Tuple[List[Node], List[int]]:
+    """Merge adjacent nodes (rules in the module docstring) until none applies; *leads* says
+    where a block exit leads (default: the block itself).
 
     Returns the remaining nodes and, for each, how many original nodes it absorbed.
     """
@@ -173,7 +208,7 @@ def reduce_nodes(nodes: List[Node]) -> Tuple[List[Node], List[int]]:
         for k in range(len(nodes) - 2):
             if _entered_from_elsewhere(nodes, k):
                 continue
-            merged = _merge_ternary(nodes[k], nodes[k + 1], nodes[k + 2])
+            merged = _merge_ternary(nodes[k], nodes[k + 1], nodes[k + 2], leads)
             if merged is not None:
                 nodes[k : k + 3] = [merged]
                 sizes[k : k + 3] = [sum(sizes[k : k + 3])]

@@ -21,9 +21,13 @@ def literal(value: Any) -> ast.expr:
     return ast.Constant(value=value)
 
 
+#: Constants that are their own literal (most of them: checked first).
+_PLAIN = frozenset({type(None), bool, int, str, bytes})
+
+
 def constant_expr(value: Any, index: Any) -> ast.expr:
     """``co_consts[index]`` (which is *value*) as an expression."""
-    if has_source_form(value):
+    if type(value) in _PLAIN or has_source_form(value):
         node = literal(value)
         node.uncompile_const = True  # type: ignore[attr-defined]
         return node

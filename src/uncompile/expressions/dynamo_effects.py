@@ -10,14 +10,33 @@ Dynamo's helpers, closure cells, resume functions made from them), which stateme
 from __future__ import annotations
 
 import ast
+import functools
 import re
-from typing import AbstractSet, Any, List, Set
+from typing import AbstractSet, Any, Dict, List, Set, Tuple
 
-from . import values as M
-
+#: Stable by their kind alone (the commonest stack items).
+_PLAIN = (ast.Name, ast.Constant)
 _GRAPH_OUTPUT = re.compile(r"graph_out_\d+$")
 #: The module Dynamo's generated code loads its helpers from.
 HELPERS_MODULE = "__import_torch_dot__dynamo_dot_utils"
+
+
+#: Fields that hold a name, a flag or a load/store context, never an expression: walks skip them.
+_SCALAR_FIELDS = frozenset(
+    {"ctx", "id", "attr", "kind", "conversion", "type_comment", "is_async", "level", "module"}
+)
+
+
+class _FieldsByKind(Dict[Any, Tuple[str, ...]]):
+    """Node class -> the fields of its nodes that can hold nodes (filled as classes are met)."""
+
+    def __missing__(self, kind: Any) -> Tuple[str, ...]:
+        fields = self[kind] = tuple(field for field in kind._fields if field not in _SCALAR_FIELDS)
+        return fields
+
+
+#: ``NODE_FIELDS[type(node)]``: the fields of *node* that can hold nodes (the walks here run per step).
+NODE_FIELDS = _FieldsByKind()
 
 
 def is_helper(node: Any) -> bool:
@@ -31,37 +50,37 @@ def is_helper(node: Any) -> bool:
 
 def stable(node: Any) -> bool:
     """Items whose evaluation has no effect and whose value only changes when a name is rebound."""
-    if M.is_marker(node) or not isinstance(node, ast.AST):
+    if isinstance(node, _PLAIN) or not isinstance(node, ast.AST):
+        return True  # markers (the interpreter's own items) included
+    if getattr(node, "uncompile_cells", False) or getattr(node, "uncompile_fixed", False):
         return True
-    if (
-        isinstance(node, (ast.Constant, ast.Name))
-        or is_helper(node)
-        or getattr(node, "uncompile_cells", False)
-        or getattr(node, "uncompile_fixed", False)
-    ):
-        return True
-    if (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Name)
-        and node.func.id.startswith("__resume_at_")
-    ):
-        return not node.keywords and all(stable(arg) for arg in node.args)  # makes a closure
+    if isinstance(node, ast.Attribute):
+        return is_helper(node)
+    if isinstance(node, ast.Subscript):
+        value = node.value  # an item of the outputs of a graph: a tuple only Dynamo's code holds
+        return (
+            isinstance(value, ast.Name) and isinstance(node.slice, ast.Constant) and _graph_output(value.id)
+        )
+    if isinstance(node, ast.Call):
+        func = node.func
+        if isinstance(func, ast.Name) and func.id.startswith("__resume_at_"):
+            return not node.keywords and all(stable(arg) for arg in node.args)  # makes a closure
+        return False
     if isinstance(node, (ast.Tuple, ast.List, ast.Set)):  # a fresh list is one only the stack holds
         return all(stable(item) for item in node.elts)
     if isinstance(node, ast.Dict):
         return all(stable(item) for item in node.keys + node.values if item is not None)
     if isinstance(node, ast.Starred):
         return stable(node.value)
-    if (
-        isinstance(node, ast.Subscript)
-        and isinstance(node.value, ast.Name)
-        and isinstance(node.slice, ast.Constant)
-        and _GRAPH_OUTPUT.match(node.value.id)
-    ):
-        return True  # an item of the outputs of a graph: a tuple only Dynamo's code holds
     if isinstance(node, ast.Slice):
         return all(stable(part) for part in (node.lower, node.upper, node.step) if part is not None)
     return False
+
+
+@functools.lru_cache(maxsize=256)
+def _graph_output(name: str) -> bool:
+    """A local holding the outputs of a graph (``graph_out_0``)."""
+    return bool(_GRAPH_OUTPUT.match(name))
 
 
 def mutable(node: Any) -> bool:
@@ -79,16 +98,18 @@ def reads(node: Any, names: AbstractSet[str]) -> bool:
     todo = [node]
     while todo:
         current = todo.pop()
-        if isinstance(current, ast.Name):
-            if current.id in names:
+        if isinstance(current, _PLAIN):
+            if isinstance(current, ast.Name) and current.id in names:
                 return True
             continue
-        for field in current._fields:
+        for field in NODE_FIELDS[type(current)]:
             value = getattr(current, field, None)
             if isinstance(value, ast.AST):
                 todo.append(value)
             elif isinstance(value, list):
-                todo.extend(item for item in value if isinstance(item, ast.AST))
+                for item in value:
+                    if isinstance(item, ast.AST):
+                        todo.append(item)
     return False
 
 

@@ -22,7 +22,7 @@ import ast
 import copy
 import inspect
 from collections import Counter
-from typing import Any, Dict, Iterable, List, Set
+from typing import Any, Dict, FrozenSet, Iterable, List, Set
 
 from ..bytecode.instructions import Instr
 from .dynamo_effects import is_helper
@@ -37,9 +37,15 @@ _STORES = frozenset({"STORE_FAST", "STORE_DEREF", "STORE_NAME"})
 _DELETES = frozenset({"DELETE_FAST", "DELETE_DEREF", "DELETE_NAME"})
 
 
-def _count(instrs: Iterable[Instr], ops: Iterable[str]) -> "Counter[str]":
-    wanted = frozenset(ops)
-    return Counter(ins.arg for ins in instrs if ins.op in wanted and isinstance(ins.arg, str))
+def _count(instrs: Iterable[Instr], *kinds: FrozenSet[str]) -> List["Counter[str]"]:
+    """Per set of ops in *kinds*: how often each name is the argument of one of them."""
+    counts: List["Counter[str]"] = [Counter() for _ in kinds]
+    counter_of = {op: count for ops, count in zip(kinds, counts) for op in ops}
+    for ins in instrs:
+        count = counter_of.get(ins.op)
+        if count is not None and isinstance(ins.arg, str):
+            count[ins.arg] += 1
+    return counts
 
 
 class DynamoTemporaries:
@@ -48,9 +54,7 @@ class DynamoTemporaries:
     code: Any
 
     def init_temporaries(self, instrs: List[Instr]) -> None:
-        self._loads = _count(instrs, _LOADS)
-        self._stores = _count(instrs, _STORES)
-        self._deletes = _count(instrs, _DELETES)
+        self._loads, self._stores, self._deletes = _count(instrs, _LOADS, _STORES, _DELETES)
         self._unread: Set[str] = set()
         self._aliases: Dict[str, ast.expr] = {}
 

@@ -32,12 +32,14 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Set, Union
 from ..bytecode import versions as V
 from ..bytecode.instructions import Instr
 from . import values as M
-from .dynamo_effects import empty_insert, stable
+from .dynamo_effects import NODE_FIELDS, empty_insert, stable
 
 Stack = List[Any]
 Key = Union[int, slice]
 
 _HELD = "uncompile_frame_list"
+#: Nodes with no nodes below them (the commonest leaves, skipped early by the walks).
+_NO_CHILDREN = (ast.Name, ast.Constant)
 #: What a held list is on the stack (a starred item stands for its value).
 _LISTS = (ast.List, ast.Starred)
 
@@ -59,41 +61,54 @@ def parts(items: Iterable[Any]) -> List[Any]:
     """The held lists and the leaves (their items that are no held list) of *items*, depth first,
     each object once. A starred item stands for its value."""
     found: List[Any] = []
-    seen: Set[int] = set()
-    pending = list(items)
-    pending.reverse()
-    while pending:
-        node = pending.pop()
-        if isinstance(node, ast.Starred):
-            node = node.value
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        found.append(node)
-        if isinstance(node, ast.List) and held(node):
-            pending.extend(reversed(node.elts))
+    _collect(items, found, set(), True)
     return found
 
 
 def leaves(items: Iterable[Any]) -> List[Any]:
     """The items of *items* that are no held list, looking inside held lists."""
-    return [node for node in parts(items) if not (isinstance(node, ast.List) and held(node))]
+    found: List[Any] = []
+    _collect(items, found, set(), False)
+    return found
+
+
+def _collect(items: Iterable[Any], found: List[Any], seen: Set[int], lists: bool) -> None:
+    """Add the parts of *items* not in *seen* to *found* (the held lists too when *lists*)."""
+    for node in items:
+        if isinstance(node, ast.Starred):
+            node = node.value
+        key = id(node)
+        if key in seen:
+            continue
+        seen.add(key)
+        if isinstance(node, ast.List) and held(node):
+            if lists:
+                found.append(node)
+            _collect(node.elts, found, seen, lists)
+        else:
+            found.append(node)
 
 
 def references(roots: Iterable[Any], node: Any) -> int:
     """How many places in *roots* (stack items and everything below them) refer to *node*."""
-    count = 0
     seen: Set[int] = set()
     pending = list(roots)
-    count += sum(1 for root in pending if root is node)
+    count = pending.count(node)  # identity: no stack item defines ``==``
     while pending:
         current = pending.pop()
-        if id(current) in seen or not isinstance(current, ast.AST):
+        if isinstance(current, _NO_CHILDREN) or id(current) in seen or not isinstance(current, ast.AST):
             continue
         seen.add(id(current))
-        for child in _children(current):
-            count += child is node
-            pending.append(child)
+        for field in NODE_FIELDS[type(current)]:
+            value = getattr(current, field, None)
+            if isinstance(value, list):
+                for item in value:
+                    if isinstance(item, ast.AST):
+                        count += item is node
+                        pending.append(item)
+            elif isinstance(value, ast.AST) and not isinstance(value, ast.expr_context):
+                count += value is node
+                pending.append(value)
     return count
 
 
@@ -109,13 +124,26 @@ def _held_below(item: ast.AST, settled: Dict[int, Any]) -> List[Any]:
     return found
 
 
+def _held_in(statement: ast.AST) -> List[Any]:
+    """The held lists in *statement*, in ``ast.walk`` order (breadth first)."""
+    found: List[Any] = []
+    pending = [statement]
+    for node in pending:  # grows as it goes: each node's children are visited after the nodes before
+        if isinstance(node, ast.List) and held(node):
+            found.append(node)
+        pending.extend(_children(node))
+    return found
+
+
 def _children(node: ast.AST) -> List[Any]:
     """The nodes right below *node* (``ast.iter_child_nodes`` without the load/store contexts)."""
     found: List[Any] = []
-    for field in node._fields:
+    for field in NODE_FIELDS[type(node)]:
         value = getattr(node, field, None)
         if isinstance(value, list):
-            found.extend(item for item in value if isinstance(item, ast.AST))
+            for item in value:
+                if isinstance(item, ast.AST):
+                    found.append(item)
         elif isinstance(value, ast.AST) and not isinstance(value, ast.expr_context):
             found.append(value)
     return found
@@ -201,12 +229,22 @@ def _slice_key(stack: Stack) -> Optional[Key]:
 def _shared_bottom(first: List[Any], second: List[Any]) -> int:
     """How many items at the start of *first* and *second* are the same objects."""
     count = min(len(first), len(second))
+    while count and first[count - 1] is not second[count - 1]:
+        count -= 1  # a step changes the top of the stack: the rest is usually shared
     if first[:count] == second[:count]:  # identity: no stack item defines ``==``
         return count
     shared = 0
     while first[shared] is second[shared]:
         shared += 1
     return shared
+
+
+def _lists_left(before: Stack, after: Stack) -> bool:
+    """Whether a list display (or ``*list``) on the stack *before* a step is not on it *after*."""
+    for item in before:
+        if isinstance(item, _LISTS) and item not in after:  # ``in``: identity, see _shared_bottom
+            return True
+    return False
 
 
 def _seq(node: Any) -> int:
@@ -270,16 +308,20 @@ class FrameListOps:
         """
         if not self.built_lists:
             return  # every held list starts as a BUILD_LIST: none yet, nothing to settle
-        now = set(map(id, stack))
-        if not any(isinstance(item, _LISTS) and id(item) not in now for item in before):
-            old = set(map(id, before))
-            for item in stack:
-                if id(item) not in old and isinstance(item, ast.AST) and not held(item):
-                    self.settled[id(item)] = item
+        pushed = stack[: len(before)] == before  # ``==``: identity, see _shared_bottom
+        if not pushed and _lists_left(before, stack):
+            self._release(stack)
             return
+        for item in stack[len(before) :] if pushed else stack:
+            if isinstance(item, ast.AST) and item not in before and not held(item):
+                self.settled[id(item)] = item
+
+    def _release(self, stack: Stack) -> None:
+        """:meth:`settle` after a step that took held lists off the stack: the expressions not
+        settled yet are settled, and the held lists in them released."""
         settled = self.settled
-        for item in list(parts(stack)):
-            if held(item) or not isinstance(item, ast.AST) or settled.get(id(item)) is item:
+        for item in parts(stack):
+            if not isinstance(item, ast.AST) or settled.get(id(item)) is item or held(item):
                 continue  # a settled expression holds no held list, and none is held again
             settled[id(item)] = item
             inside = _held_below(item, settled)
@@ -293,7 +335,7 @@ class FrameListOps:
         """Before *statement* is emitted: the held lists in it that the stack also holds get names."""
         if not self.built_lists:
             return  # no list was built: none is held
-        inside = [sub for sub in ast.walk(statement) if held(sub)]
+        inside = _held_in(statement)
         for node in inside:
             if held(node) and references(stack, node):
                 name = self.materialize(stack, node)

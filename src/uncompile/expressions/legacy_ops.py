@@ -13,7 +13,7 @@ structurer's model needs (the value stack holds no ``NULL`` of a ``BEGIN_FINALLY
 from __future__ import annotations
 
 import ast
-from typing import Any, List
+from typing import Any, Callable, List, cast
 
 from . import values as M
 
@@ -89,41 +89,89 @@ def _plain(value: Any) -> bool:
     )
 
 
-def _sequence_items(part: Any) -> List[ast.expr]:
-    """The items one operand of a 3.8 ``BUILD_*_UNPACK`` contributes: a display's own, or ``*part``."""
-    display = isinstance(part, (ast.Tuple, ast.List, ast.Set))
-    if display and not getattr(part, "uncompile_comprehension", None):
-        return list(part.elts)
-    if isinstance(part, ast.Constant) and isinstance(part.value, (tuple, frozenset)):
-        return [ast.Constant(value=item) for item in part.value]
-    return [ast.Starred(value=part, ctx=ast.Load())]
+def _plain_groups(parts: List[Any], is_group: Callable[[Any], bool]) -> List[bool]:
+    """Which operands of a 3.8 ``BUILD_*_UNPACK`` are the compiler's groups of plain items.
+
+    The compiler puts each run of plain items (``1, x`` in ``[*a, 1, x, *b]``) in one display
+    (a tuple, a set or a dict, as *is_group* tells) and each unpacked value (``*a``, ``**d``)
+    on its own. A run is never empty and ends only at an unpacked value, so a display right
+    after a group, an empty display and the only operand were unpacked in the source
+    (``[*(), 1]``, ``{**{}, 'a': 1}``, ``{**{'a': 1}}``).
+    """
+    plain: List[bool] = []
+    for part in parts:
+        plain.append(is_group(part) and not (plain and plain[-1]))
+    return plain if len(parts) > 1 else [False] * len(parts)
+
+
+def _tuple_group(part: Any) -> bool:
+    """A tuple of plain items: a display, or a constant the peephole optimizer folded one into."""
+    if isinstance(part, ast.Constant):
+        return isinstance(part.value, tuple) and bool(part.value)
+    return isinstance(part, ast.Tuple) and _plain_items(part.elts)
+
+
+def _set_group(part: Any) -> bool:
+    return (
+        isinstance(part, ast.Set)
+        and not getattr(part, "uncompile_comprehension", None)
+        and _plain_items(part.elts)
+    )
+
+
+def _dict_group(part: Any) -> bool:
+    return (
+        isinstance(part, ast.Dict)
+        and not getattr(part, "uncompile_comprehension", None)
+        and bool(part.keys)
+        and None not in part.keys
+    )
+
+
+def _plain_items(items: List[ast.expr]) -> bool:
+    """Items a display of plain items can hold: at least one, none unpacked."""
+    return bool(items) and not any(isinstance(item, ast.Starred) for item in items)
+
+
+def _sequence_items(parts: List[Any], is_group: Callable[[Any], bool]) -> List[ast.expr]:
+    """The items of a 3.8 ``BUILD_{TUPLE,LIST,SET}_UNPACK``: each group's own, or ``*part``."""
+    items: List[ast.expr] = []
+    for part, plain in zip(parts, _plain_groups(parts, is_group)):
+        if not plain:
+            items.append(ast.Starred(value=part, ctx=ast.Load()))
+        elif isinstance(part, ast.Constant):
+            items.extend(ast.Constant(value=item) for item in cast(tuple, part.value))
+        else:
+            items.extend(part.elts)
+    return items
 
 
 class LegacyUnpackOps:
     """3.8's ``BUILD_*_UNPACK`` (3.9+ build displays with ``LIST_EXTEND``/``DICT_UPDATE``...)."""
 
-    def _unpack_parts(self, ins: Any, stack: Stack) -> List[ast.expr]:
+    def _unpack_parts(self, ins: Any, stack: Stack) -> List[Any]:
         return self.pop_n(stack, ins.arg, ins)  # type: ignore[attr-defined]
 
     def op_BUILD_TUPLE_UNPACK(self, ins: Any, stack: Stack) -> None:
-        items = [item for part in self._unpack_parts(ins, stack) for item in _sequence_items(part)]
+        items = _sequence_items(self._unpack_parts(ins, stack), _tuple_group)
         stack.append(ast.Tuple(elts=items, ctx=ast.Load()))
 
     op_BUILD_TUPLE_UNPACK_WITH_CALL = op_BUILD_TUPLE_UNPACK
 
     def op_BUILD_LIST_UNPACK(self, ins: Any, stack: Stack) -> None:
-        items = [item for part in self._unpack_parts(ins, stack) for item in _sequence_items(part)]
+        items = _sequence_items(self._unpack_parts(ins, stack), _tuple_group)
         stack.append(ast.List(elts=items, ctx=ast.Load()))
 
     def op_BUILD_SET_UNPACK(self, ins: Any, stack: Stack) -> None:
-        items = [item for part in self._unpack_parts(ins, stack) for item in _sequence_items(part)]
+        items = _sequence_items(self._unpack_parts(ins, stack), _set_group)
         stack.append(ast.Set(elts=items))
 
     def op_BUILD_MAP_UNPACK(self, ins: Any, stack: Stack) -> None:
         keys: List[Any] = []
         values: List[ast.expr] = []
-        for part in self._unpack_parts(ins, stack):
-            if isinstance(part, ast.Dict) and not getattr(part, "uncompile_comprehension", None):
+        parts = self._unpack_parts(ins, stack)
+        for part, plain in zip(parts, _plain_groups(parts, _dict_group)):
+            if plain:
                 keys.extend(part.keys)
                 values.extend(part.values)
             else:

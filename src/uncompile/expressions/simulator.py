@@ -25,17 +25,20 @@ from .ops314 import Ops314, unpacked_item
 from .targets import LOAD, TargetOps, name_node, slice_node, subscript_key
 
 Stack = List[Any]
+_EXPRESSIONS = (ast.expr, ast.Slice)  # ast.Slice is no ast.expr on 3.8
 Handler = Callable[[Any, Instr, Stack], None]  # a Simulator method: (self, ins, stack)
 
 #: Per simulator class: op -> the method that executes it (filled as ops are met).
 _HANDLERS: Dict[type, Dict[str, Handler]] = {}
 
 
+_TARGETS = (ast.Name, ast.Attribute, ast.Subscript, ast.Starred, ast.Tuple, ast.List)
+_STORE = ast.Store()  # shared, like LOAD: a load replaces a node's context, never changes it
+
+
 def _store(target: ast.expr) -> ast.expr:
-    if isinstance(target, (ast.Name, ast.Attribute, ast.Subscript, ast.Starred)):
-        target.ctx = ast.Store()
-    if isinstance(target, (ast.Tuple, ast.List)):
-        target.ctx = ast.Store()
+    if isinstance(target, _TARGETS):
+        target.ctx = _STORE
     return target
 
 
@@ -99,15 +102,7 @@ class Simulator(Ops314, TargetOps, LegacyBlockOps, LegacyUnpackOps):
     def assign(self, target: ast.expr, value: Any, stack: Stack, ins: Instr) -> None:
         """Store *value* into *target*: plain, chained, augmented, unpacking or definition."""
         target = _store(target)
-        if self._binds_type_params(target, value):
-            return
-        if isinstance(value, M.TargetSlot):
-            self._fill_slot(value, target, stack, ins)
-            return
-        if isinstance(value, M.SavedLocal) or self.deferred_store(target, value):
-            return
-        if isinstance(value, M.LoopTarget):
-            value.target = target
+        if isinstance(value, M.Marker) and self._stored_marker(target, value, stack, ins):
             return
         if self.chain is not None and value is self.chain_named:
             self.chain.targets.append(target)
@@ -159,6 +154,21 @@ class Simulator(Ops314, TargetOps, LegacyBlockOps, LegacyUnpackOps):
             return
         self.emit(ast.Assign(targets=[target], value=self.expr(value, ins), type_comment=None))
 
+    def _stored_marker(self, target: ast.expr, value: M.Marker, stack: Stack, ins: Instr) -> bool:
+        """Stores of markers that are no assignment of their own (unpacking slots, loop targets,
+        bookkeeping); True when handled here."""
+        if self._binds_type_params(target, value):
+            return True
+        if isinstance(value, M.TargetSlot):
+            self._fill_slot(value, target, stack, ins)
+            return True
+        if isinstance(value, M.SavedLocal) or self.deferred_store(target, value):
+            return True
+        if isinstance(value, M.LoopTarget):
+            value.target = target
+            return True
+        return False
+
     def _import(self, name: str, value: Any) -> bool:
         """Emit ``import``/``from ... import`` for storing an import result; False if not one."""
         info: Any = getattr(value, "uncompile_import", None)
@@ -195,7 +205,7 @@ class Simulator(Ops314, TargetOps, LegacyBlockOps, LegacyUnpackOps):
 
     def expr(self, value: Any, ins: Instr) -> ast.expr:
         """*value* as an expression; markers that have none are an error."""
-        if isinstance(value, (ast.expr, ast.Slice)):  # ast.Slice is no ast.expr on 3.8
+        if isinstance(value, _EXPRESSIONS):
             return value
         if isinstance(value, M.FunctionValue):
             return self.calls.function_expr(value)
@@ -207,7 +217,10 @@ class Simulator(Ops314, TargetOps, LegacyBlockOps, LegacyUnpackOps):
         return stack.pop()
 
     def pop_expr(self, stack: Stack, ins: Instr) -> ast.expr:
-        return self.expr(self.pop(stack, ins), ins)
+        if not stack:
+            raise self.fail(ins, "value stack underflow")
+        value = stack.pop()
+        return value if isinstance(value, _EXPRESSIONS) else self.expr(value, ins)
 
     def pop_n_raw(self, stack: Stack, n: int, ins: Instr) -> List[Any]:
         if n > len(stack):
@@ -228,18 +241,15 @@ class Simulator(Ops314, TargetOps, LegacyBlockOps, LegacyUnpackOps):
     def step(self, ins: Instr, stack: Stack) -> None:
         """Execute *ins* on *stack*; statements it completes go to ``self.out``."""
         self.pending.append(ins.offset)
-        self._dispatch(ins, stack)
+        handler = self._handlers.get(ins.op)
+        if handler is None:
+            handler = self._handlers[ins.op] = self._handler_for(ins.op)
+        handler(self, ins, stack)
         if stack:
             top = stack[-1]
             if isinstance(top, ast.AST) and not hasattr(top, "uncompile_seq"):
                 self.seq += 1
                 top.uncompile_seq = self.seq  # type: ignore[attr-defined]
-
-    def _dispatch(self, ins: Instr, stack: Stack) -> None:
-        handler = self._handlers.get(ins.op)
-        if handler is None:
-            handler = self._handlers[ins.op] = self._handler_for(ins.op)
-        handler(self, ins, stack)
 
     def _handler_for(self, op: str) -> Handler:
         """What executes *op* (looked up once per op and class): an ``op_*`` method of the simulator, a
@@ -251,7 +261,10 @@ class Simulator(Ops314, TargetOps, LegacyBlockOps, LegacyUnpackOps):
             return type(self)._binary
         if op in UNARY:
             return type(self)._unary
-        return type(self)._call_step
+        builder_op = getattr(CallBuilder, "op_" + op, None)
+        if builder_op is None:
+            return type(self)._unsupported
+        return lambda sim, ins, stack: builder_op(sim.calls, ins, stack, sim)
 
     def _binary(self, ins: Instr, stack: Stack) -> None:
         right = self.pop_expr(stack, ins)
@@ -260,9 +273,8 @@ class Simulator(Ops314, TargetOps, LegacyBlockOps, LegacyUnpackOps):
     def _unary(self, ins: Instr, stack: Stack) -> None:
         stack.append(ast.UnaryOp(op=UNARY[ins.op](), operand=self.pop_expr(stack, ins)))
 
-    def _call_step(self, ins: Instr, stack: Stack) -> None:
-        if not self.calls.step(ins, stack, self):
-            raise self.fail(ins, "unsupported instruction")
+    def _unsupported(self, ins: Instr, stack: Stack) -> None:
+        raise self.fail(ins, "unsupported instruction")
 
     # loads
 

@@ -66,6 +66,8 @@ _SIMPLE_STATEMENTS = (ast.Assign, ast.AugAssign, ast.Expr, ast.Delete, ast.Retur
 _NOT_STRAIGHT = frozenset(
     {"RAISE_VARARGS", "RERAISE", "SETUP_FINALLY", "SETUP_WITH", "BEFORE_WITH", "PUSH_EXC_INFO", "YIELD_VALUE"}
 )
+#: The stack items a spill can name (values, and functions not yet stored).
+_SPILLABLE = (ast.expr, ast.Slice, M.FunctionValue)
 #: The prefix of the locals that hold spilled stack items.
 SPILL_PREFIX = "stack_"
 
@@ -130,20 +132,30 @@ class DynamoSimulator(DynamoTemporaries, FrameListOps, Simulator):
                 self.spill(stack, item)
 
     def _spillable(self, item: Any) -> bool:
-        return isinstance(item, (ast.expr, ast.Slice)) or isinstance(item, M.FunctionValue)
+        return isinstance(item, _SPILLABLE)
 
-    def unstable(self, stack: Stack, start: int = 0) -> List[Any]:
-        """The values with effects on *stack* from *start* on, looking inside held lists."""
-        return [item for item in leaves(stack[start:]) if self._spillable(item) and not stable(item)]
+    def unstable(self, stack: Stack, start: int = 0, items: Optional[List[Any]] = None) -> List[Any]:
+        """The values with effects on *stack* from *start* on, looking inside held lists.
 
-    def readers(self, stack: Stack, names: Set[str]) -> List[Any]:
+        *items*: ``parts(stack)`` when the caller has it already (*start* is 0 then).
+        """
+        if items is None:
+            items = leaves(stack[start:] if start else stack)
+        else:
+            items = [item for item in items if not (isinstance(item, ast.List) and held(item))]
+        return [item for item in items if isinstance(item, _SPILLABLE) and not stable(item)]
+
+    def readers(self, stack: Stack, names: Set[str], items: Optional[List[Any]] = None) -> List[Any]:
         """The items on *stack* (inside held lists too) that read one of *names*. A held list
-        with ``*x`` in it counts as a whole: it copied the items of x when it was made."""
+        with ``*x`` in it counts as a whole: it copied the items of x when it was made.
+
+        *items*: ``parts(stack)`` when the caller has it already.
+        """
         if not names:
             return []
         copies, starred, found = [], set(), []
-        for part in parts(stack):
-            if not held(part):
+        for part in parts(stack) if items is None else items:
+            if not (isinstance(part, ast.List) and held(part)):
                 found.append(part)
                 continue
             spread = [item.value for item in part.elts if isinstance(item, ast.Starred)]
@@ -151,7 +163,9 @@ class DynamoSimulator(DynamoTemporaries, FrameListOps, Simulator):
                 copies.append(part)
                 starred |= {id(value) for value in spread}
         return copies + [
-            item for item in found if id(item) not in starred and self._spillable(item) and reads(item, names)
+            item
+            for item in found
+            if isinstance(item, _SPILLABLE) and id(item) not in starred and reads(item, names)
         ]
 
     def before_branch(self, stack: Stack, condition: Any = None) -> None:
@@ -185,21 +199,26 @@ class DynamoSimulator(DynamoTemporaries, FrameListOps, Simulator):
         stack = self.stack
         if stack and isinstance(stmt, _SIMPLE_STATEMENTS):
             bound = names_bound(stmt)
-            readers = self.readers(stack, bound)
+            items = parts(stack)
+            readers = self.readers(stack, bound, items)
             if self.deferred and bound & {name for d in self.deferred for name in names_bound(d)}:
                 self.flush_deferred(stack)
-                readers = self.readers(stack, bound)
+                items = parts(stack)
+                readers = self.readers(stack, bound, items)
             if readers and isinstance(stmt, ast.Delete) and commutes(stmt) and self._straight_segment():
                 self.deferred.append(stmt)  # ``del graph_out_0`` before ``return graph_out_0[0]``
                 return
-            if isinstance(stmt, ast.Raise):
+            if isinstance(stmt, ast.Raise) and self.deferred:
                 self.flush_deferred(stack)
+                items = parts(stack)
             hazards = readers
             helpers = self._bookkeeping_names
             if loads_only_assignment(stmt, helpers) or self._bookkeeping(stmt):
-                hazards += [item for item in self.unstable(stack) if not loads_only(item, helpers)]
+                hazards += [
+                    item for item in self.unstable(stack, items=items) if not loads_only(item, helpers)
+                ]
             elif not commutes(stmt):
-                hazards += self.unstable(stack)
+                hazards += self.unstable(stack, items=items)
             hazards = [item for item in hazards if item is not self._exempt]
             if hazards:
                 pending, self.pending = self.pending, []

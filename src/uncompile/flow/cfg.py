@@ -9,7 +9,7 @@ normal control flow only; exception edges are kept separately as handler entries
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from typing import Dict, List, Optional, Set
+from typing import Dict, FrozenSet, List, Optional, Set
 
 from ..bytecode import versions as V
 from ..bytecode.exception_table import Handler
@@ -48,8 +48,12 @@ class Block:
 class ControlFlowGraph:
     """Blocks in layout order plus lookup from offsets to blocks."""
 
-    def __init__(self, instrs: List[Instr], handlers: List[Handler]) -> None:
+    def __init__(
+        self, instrs: List[Instr], handlers: List[Handler], leaders: FrozenSet[int] = frozenset()
+    ) -> None:
+        """*leaders*: indices of more instructions that start blocks."""
         self.instrs = instrs
+        self._extra_leaders = leaders
         self.handlers = handlers
         self.index_of = {ins.offset: ins.index for ins in reversed(instrs)}  # the first at each offset
         self._offsets: Optional[List[int]] = None  # of every instruction, in order (made when needed)
@@ -75,7 +79,7 @@ class ControlFlowGraph:
         """The indices of the instructions that start a block."""
         instrs = self.instrs
         index_for = self.index_for
-        leaders: Set[int] = {0}
+        leaders: Set[int] = {0} | self._extra_leaders
         leaders.update([ins.index + 1 for ins in instrs if ins.op in ENDS_PATH and ins.target is None])
         for ins in [ins for ins in instrs if ins.target is not None]:
             if ins.op == "FOR_ITER":  # a loop header, even when its body never jumps back

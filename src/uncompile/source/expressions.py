@@ -22,9 +22,10 @@ from .precedence import (
     UNARY_OPERATORS,
     UNARY_PRECEDENCE,
     Precedence,
+    above,
 )
 
-Rendered = Tuple[str, Precedence]
+Rendered = Tuple[str, int]
 
 _SET_CONTEXT_COMPARISONS = (ast.In, ast.NotIn)
 
@@ -38,22 +39,48 @@ def optional(node: ast.AST, name: str, default: Any = None) -> Any:
     return getattr(node, name, default)
 
 
+class MethodsByNode(Dict[type, Callable[..., Any]]):
+    """Node class -> the method of a printer class named after it (``_Name`` for ``ast.Name``).
+
+    Built once per printer class, so that finding the method for a node is one dictionary
+    lookup; a node class made outside ``ast`` is looked up by its name on first use.
+    """
+
+    def __init__(self, owner: type, nodes: str) -> None:
+        super().__init__()
+        self.owner = owner
+        self.nodes = nodes  # what the printer writes, for the error message
+        for name in vars(owner):
+            kind = getattr(ast, name[1:], None)
+            if isinstance(kind, type) and issubclass(kind, ast.AST):
+                self[kind] = getattr(owner, name)
+
+    def __missing__(self, kind: type) -> Callable[..., Any]:
+        method = getattr(self.owner, "_" + kind.__name__, None)
+        if method is None:
+            raise ValueError("cannot print %s node %s" % (self.nodes, kind.__name__))
+        self[kind] = method
+        return method
+
+
 class ExpressionPrinter:
     """Renders ``ast.expr`` nodes (and argument lists, comprehensions, type parameters)."""
 
     def __init__(self) -> None:
         #: Quotes of the f-strings being written around the current expression.
         self.forbidden_quotes: List[str] = []
-        self._renderers: Dict[type, Callable[[ast.AST], Rendered]] = {}
 
     # -- entry points --------------------------------------------------------------
 
-    def expression(self, node: ast.expr, minimum: Precedence = Precedence.TEST) -> str:
+    def expression(self, node: ast.expr, minimum: int = Precedence.TEST) -> str:
         """*node* as source, parenthesized if its precedence is below *minimum*."""
-        text, precedence = self._render(node)
+        kind = type(node)
+        if kind is ast.Name:  # the commonest node; an atom never needs parentheses
+            return node.id  # type: ignore[attr-defined]
+        text, precedence = _RENDERERS[kind](self, node)
         return "(%s)" % text if precedence < minimum else text
 
-    def iterable(self, node: ast.expr, minimum: Precedence) -> str:
+    def iterable(self, node: ast.expr, minimum: int) -> str:
         """Like :meth:`expression` for something iterated over or tested with ``in``.
 
         There a frozenset constant comes from a set display, so it is written as one.
@@ -65,15 +92,6 @@ class ExpressionPrinter:
     def target_list(self, node: ast.expr) -> str:
         """An assignment or ``for`` target: a tuple needs no parentheses there."""
         return self.expression(node, Precedence.TUPLE)
-
-    def _render(self, node: ast.AST) -> Rendered:
-        renderer = self._renderers.get(type(node))
-        if renderer is None:
-            method = getattr(self, "_" + type(node).__name__, None)
-            if method is None:
-                raise ValueError("cannot print expression node %s" % type(node).__name__)
-            renderer = self._renderers[type(node)] = method
-        return renderer(node)
 
     # -- atoms ---------------------------------------------------------------------
 
@@ -143,10 +161,11 @@ class ExpressionPrinter:
 
     def _Call(self, node: ast.Call) -> Rendered:
         function = self.expression(node.func, Precedence.ATOM)
-        arguments = self.call_arguments(optional(node, "args", []), optional(node, "keywords", []))
+        args, keywords = getattr(node, "args", ()), getattr(node, "keywords", ())  # as optional() reads them
+        arguments = self.call_arguments(args, keywords)
         return "%s(%s)" % (function, arguments), Precedence.ATOM
 
-    def call_arguments(self, args: List[ast.expr], keywords: List[ast.keyword]) -> str:
+    def call_arguments(self, args: Sequence[ast.expr], keywords: Sequence[ast.keyword]) -> str:
         """The inside of a call's (or a class definition's) parentheses."""
         if len(args) == 1 and not keywords and isinstance(args[0], ast.GeneratorExp):
             return self._comprehension_body(args[0])
@@ -166,7 +185,7 @@ class ExpressionPrinter:
         conditional expression (a tuple, ``yield``) still does.
         """
         if isinstance(node, ast.NamedExpr):
-            return self._render(node)[0]
+            return self._NamedExpr(node)[0]
         return self.expression(node)
 
     def keyword(self, node: ast.keyword) -> str:
@@ -256,7 +275,7 @@ class ExpressionPrinter:
         pieces = [self.expression(current, precedence)]
         for symbol, right in reversed(tail):
             pieces.append(symbol)
-            pieces.append(self.expression(right, precedence.above()))
+            pieces.append(self.expression(right, above(precedence)))
         return " ".join(pieces), precedence
 
     def _UnaryOp(self, node: ast.UnaryOp) -> Rendered:
@@ -267,7 +286,7 @@ class ExpressionPrinter:
     def _BoolOp(self, node: ast.BoolOp) -> Rendered:
         precedence = BOOLEAN_PRECEDENCE[type(node.op)]
         separator = " %s " % BOOLEAN_OPERATORS[type(node.op)]
-        return separator.join(self.expression(value, precedence.above()) for value in node.values), precedence
+        return separator.join(self.expression(value, above(precedence)) for value in node.values), precedence
 
     def _Compare(self, node: ast.Compare) -> Rendered:
         pieces = [self.expression(node.left, Precedence.BOR)]
@@ -361,3 +380,7 @@ class ExpressionPrinter:
         if default is not None:
             text += " = " + self.expression(default)
         return text
+
+
+#: Node class -> the method that renders it: ``_Name`` renders ``ast.Name``.
+_RENDERERS = MethodsByNode(ExpressionPrinter, "expression")

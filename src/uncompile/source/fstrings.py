@@ -28,7 +28,7 @@ class ExpressionWriter(Protocol):
 
     forbidden_quotes: List[str]
 
-    def expression(self, node: ast.expr, minimum: Precedence = Precedence.TEST) -> str: ...
+    def expression(self, node: ast.expr, minimum: int = Precedence.TEST) -> str: ...
 
 
 def formatted_string(printer: ExpressionWriter, values: List[ast.expr], prefix: str) -> str:

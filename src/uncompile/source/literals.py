@@ -122,7 +122,8 @@ def docstring_literal(text: str, prefix: str = "") -> str:
         body = body.replace(quote[0], "\\" + quote[0])
     literal = prefix + quote + body + quote
     try:
-        if ast.literal_eval(literal) == text:
+        parsed = ast.parse(literal, mode="eval").body  # not literal_eval: its helpers make a cycle per call
+        if isinstance(parsed, ast.Constant) and parsed.value == text:
             return literal
     except (SyntaxError, ValueError):  # pragma: no cover - defensive, escapes above are complete
         pass
@@ -146,7 +147,7 @@ def float_literal(value: float) -> str:
     return repr(value)
 
 
-def complex_literal(value: complex) -> Tuple[str, Precedence]:
+def complex_literal(value: complex) -> Tuple[str, int]:
     """Text and precedence for a complex constant: ``2j``, ``-2j`` or ``(1+2j)``."""
     imaginary = float_literal(value.imag)
     imaginary = (imaginary[:-2] if imaginary.endswith(".0") else imaginary) + "j"
@@ -164,7 +165,7 @@ def constant_literal(
     as_set: bool = False,
     kind: Optional[str] = None,
     without_backslash: bool = False,
-) -> Tuple[str, Precedence]:
+) -> Tuple[str, int]:
     """Text and precedence for a constant; *as_set* writes a frozenset as a set display.
 
     A tuple of two or more items comes back without parentheses (precedence TUPLE); the
@@ -199,7 +200,7 @@ def _item(value: Any, forbidden: Sequence[str]) -> str:
     return "(%s)" % text if precedence < Precedence.TEST else text
 
 
-def _tuple_literal(value: tuple, forbidden: Sequence[str]) -> Tuple[str, Precedence]:
+def _tuple_literal(value: tuple, forbidden: Sequence[str]) -> Tuple[str, int]:
     items = [_item(item, forbidden) for item in value]
     if not items:
         return "()", Precedence.ATOM
@@ -208,7 +209,7 @@ def _tuple_literal(value: tuple, forbidden: Sequence[str]) -> Tuple[str, Precede
     return ", ".join(items), Precedence.TUPLE
 
 
-def _frozenset_literal(value: frozenset, forbidden: Sequence[str], as_set: bool) -> Tuple[str, Precedence]:
+def _frozenset_literal(value: frozenset, forbidden: Sequence[str], as_set: bool) -> Tuple[str, int]:
     if not value:
         return "frozenset()", Precedence.ATOM
     ordered = sorted(value, key=lambda item: (type(item).__name__, repr(item)))
@@ -226,4 +227,25 @@ def docstring_compiles_to(literal: str) -> Any:
     return code.co_consts[0] if code.co_consts else None
 
 
+def cleaned_docstring(text: str) -> str:
+    """The value that a docstring literal of value *text* compiles to on Python 3.13 and later.
+
+    The compiler expands tabs, then removes the leading spaces of the first line and the
+    common indentation (in spaces) of the lines after it that hold more than spaces; blank
+    lines stay (:func:`inspect.cleandoc` without its trimming). Written out here, checking
+    a re-indented docstring needs no compilation; the tests hold it to the running compiler
+    (:func:`docstring_compiles_to`).
+    """
+    lines = text.expandtabs().split("\n")
+    indents = [len(line) - len(line.lstrip(" ")) for line in lines]
+    margin = min((indent for line, indent in zip(lines[1:], indents[1:]) if indent < len(line)), default=0)
+    return "\n".join(
+        [lines[0][indents[0] :]]
+        + [line[min(margin, indent) :] for line, indent in zip(lines[1:], indents[1:])]
+    )
+
+
 CLEANS_DOCSTRINGS = sys.version_info >= (3, 13)
+
+#: Whether the compiler keeps docstrings at all (``python -OO`` drops them).
+KEEPS_DOCSTRINGS = sys.flags.optimize < 2

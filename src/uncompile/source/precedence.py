@@ -1,20 +1,21 @@
 """Operator precedence of Python expressions, and the spelling of every operator.
 
-The printer gives each expression node a :class:`Precedence` and each operand the
-lowest precedence it may have without parentheses; an operand below that gets
-parentheses. The levels follow the grammar, from the loosest binding (``:=``) to
-atoms (names, literals, calls, subscripts, attribute access).
+The printer gives each expression node a precedence level (one of :class:`Precedence`)
+and each operand the lowest level it may have without parentheses; an operand below
+that gets parentheses. The levels follow the grammar, from the loosest binding (``:=``)
+to atoms (names, literals, calls, subscripts, attribute access). They are plain ints:
+the printer compares them for every node it writes, and an ``enum`` member costs a
+Python-level lookup on each use before 3.12.
 """
 
 from __future__ import annotations
 
 import ast
-import enum
 from typing import Dict, Type
 
 
-class Precedence(enum.IntEnum):
-    """Binding strength of an expression, loosest first."""
+class Precedence:
+    """Binding strength of an expression, loosest first (the levels; not instantiated)."""
 
     NAMED_EXPR = 1  # x := y
     YIELD = 2  # yield, yield from: bare only as an assignment's value or a statement
@@ -35,9 +36,10 @@ class Precedence(enum.IntEnum):
     AWAIT = 17  # await x
     ATOM = 18  # names, literals, displays, calls, subscripts, attributes
 
-    def above(self) -> "Precedence":
-        """The next tighter level (operands of a left-associative operator use this on the right)."""
-        return Precedence(min(self + 1, Precedence.ATOM))
+
+def above(level: int) -> int:
+    """The next tighter level (operands of a left-associative operator use this on the right)."""
+    return min(level + 1, Precedence.ATOM)
 
 
 BINARY_OPERATORS: Dict[Type[ast.operator], str] = {
@@ -56,7 +58,7 @@ BINARY_OPERATORS: Dict[Type[ast.operator], str] = {
     ast.BitAnd: "&",
 }
 
-BINARY_PRECEDENCE: Dict[Type[ast.operator], Precedence] = {
+BINARY_PRECEDENCE: Dict[Type[ast.operator], int] = {
     ast.Add: Precedence.ARITH,
     ast.Sub: Precedence.ARITH,
     ast.Mult: Precedence.TERM,
@@ -79,7 +81,7 @@ UNARY_OPERATORS: Dict[Type[ast.unaryop], str] = {
     ast.USub: "-",
 }
 
-UNARY_PRECEDENCE: Dict[Type[ast.unaryop], Precedence] = {
+UNARY_PRECEDENCE: Dict[Type[ast.unaryop], int] = {
     ast.Not: Precedence.NOT,
     ast.Invert: Precedence.FACTOR,
     ast.UAdd: Precedence.FACTOR,
@@ -101,7 +103,7 @@ COMPARISON_OPERATORS: Dict[Type[ast.cmpop], str] = {
 
 BOOLEAN_OPERATORS: Dict[Type[ast.boolop], str] = {ast.And: "and", ast.Or: "or"}
 
-BOOLEAN_PRECEDENCE: Dict[Type[ast.boolop], Precedence] = {
+BOOLEAN_PRECEDENCE: Dict[Type[ast.boolop], int] = {
     ast.And: Precedence.AND,
     ast.Or: Precedence.OR,
 }

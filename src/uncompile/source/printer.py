@@ -12,10 +12,16 @@ its last nested block. Exception handlers and ``case`` blocks get spans too.
 from __future__ import annotations
 
 import ast
-from typing import Callable, Dict, List, NamedTuple, Tuple, Union
+from typing import Dict, List, NamedTuple, Tuple, Union
 
-from .expressions import ExpressionPrinter, optional
-from .literals import CLEANS_DOCSTRINGS, docstring_compiles_to, docstring_literal
+from .expressions import ExpressionPrinter, MethodsByNode, optional
+from .literals import (
+    CLEANS_DOCSTRINGS,
+    KEEPS_DOCSTRINGS,
+    cleaned_docstring,
+    docstring_compiles_to,
+    docstring_literal,
+)
 from .patterns import pattern_source
 from .precedence import BINARY_OPERATORS, Precedence
 
@@ -67,7 +73,6 @@ class _StatementWriter:
         self.spans: Dict[ast.AST, Tuple[int, int]] = {}
         self.line_count = 0  # physical lines so far (a docstring entry may hold several)
         self.depth = 0
-        self._writers: Dict[type, Callable[[ast.AST], None]] = {}
 
     # -- layout --------------------------------------------------------------------
 
@@ -79,13 +84,7 @@ class _StatementWriter:
     def statement(self, node: ast.AST) -> None:
         """Write *node* and record its span."""
         first = self.line_count + 1
-        writer = self._writers.get(type(node))
-        if writer is None:
-            method = getattr(self, "_" + type(node).__name__, None)
-            if method is None:
-                raise ValueError("cannot print statement node %s" % type(node).__name__)
-            writer = self._writers[type(node)] = method
-        writer(node)
+        _WRITERS[type(node)](self, node)
         self.spans[node] = (first, self.line_count)
 
     def body(self, statements: List[ast.stmt], docstring: bool = False) -> None:
@@ -93,10 +92,13 @@ class _StatementWriter:
         if not statements:
             self.line("pass")
             return
+        after_definition = False
         for index, node in enumerate(statements):
-            if index and (isinstance(node, _DEFINITIONS) or isinstance(statements[index - 1], _DEFINITIONS)):
+            is_definition = isinstance(node, _DEFINITIONS)
+            if index and (is_definition or after_definition):
                 for _ in range(2 if self.depth == 0 else 1):
                     self.line("")
+            after_definition = is_definition
             if index == 0 and docstring and _is_docstring(node):
                 self._docstring(node)  # type: ignore[arg-type]
             else:
@@ -117,7 +119,7 @@ class _StatementWriter:
         self.line(_docstring_text(constant.value, prefix, INDENT * self.depth))
         self.spans[node] = (first, self.line_count)
 
-    def expression(self, node: ast.expr, minimum: Precedence = Precedence.TEST) -> str:
+    def expression(self, node: ast.expr, minimum: int = Precedence.TEST) -> str:
         return self.expressions.expression(node, minimum)
 
     # -- simple statements ---------------------------------------------------------
@@ -126,7 +128,7 @@ class _StatementWriter:
         self.line(self.expression(node.value, Precedence.YIELD))
 
     def _Assign(self, node: ast.Assign) -> None:
-        targets = "".join(self.expressions.target_list(target) + " = " for target in node.targets)
+        targets = "".join([self.expressions.target_list(target) + " = " for target in node.targets])
         self.line(targets + self.expression(node.value, Precedence.YIELD))
 
     def _AugAssign(self, node: ast.AugAssign) -> None:
@@ -308,6 +310,10 @@ class _StatementWriter:
         self.block(header, node.body)  # type: ignore[attr-defined]
 
 
+#: Node class -> the method that writes it: ``_If`` writes ``ast.If``.
+_WRITERS = MethodsByNode(_StatementWriter, "statement")
+
+
 def _is_docstring(node: ast.stmt) -> bool:
     return (
         isinstance(node, ast.Expr)
@@ -343,12 +349,18 @@ def _docstring_text(text: str, prefix: str, indent: str) -> str:
         return literal
     lines = text.split("\n")
     if any(line[:1] not in (" ", "") for line in lines[1:]) or all(not line.strip() for line in lines[1:]):
-        expected = docstring_compiles_to(literal)
+        expected = _compiled_docstring(text, literal)
         for candidate in _reindented(lines, indent):
             candidate_literal = docstring_literal(candidate, prefix)
-            if docstring_compiles_to(candidate_literal) == expected:
+            if _compiled_docstring(candidate, candidate_literal) == expected:
                 return candidate_literal
     return literal
+
+
+def _compiled_docstring(text: str, literal: str) -> object:
+    """What the docstring *literal*, of value *text*, compiles to (the compiler is asked only
+    when it drops docstrings)."""
+    return cleaned_docstring(text) if KEEPS_DOCSTRINGS else docstring_compiles_to(literal)
 
 
 def _reindented(lines: List[str], indent: str) -> List[str]:

@@ -25,7 +25,7 @@ from types import CodeType
 from typing import Any, Dict, List, NamedTuple, Optional, Tuple
 
 from ..bytecode.instructions import Instr, read_instructions
-from ..bytecode.reader import instruction_args
+from ..bytecode.reader import has_instruction
 from ..errors import DecompileError
 
 CONDITIONAL_SET = "__conditional_annotations__"
@@ -298,7 +298,7 @@ def restore_annotations(body: List[ast.stmt], code: Optional[CodeType] = None) -
 
 
 def _sets_up_annotations(code: CodeType) -> bool:
-    return any(True for _arg in instruction_args(code, ("SETUP_ANNOTATIONS",)))
+    return has_instruction(code, "SETUP_ANNOTATIONS")
 
 
 def _stored_annotation(stmt: ast.stmt) -> Optional[Tuple[str, ast.expr]]:

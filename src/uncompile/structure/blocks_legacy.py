@@ -20,11 +20,12 @@ from __future__ import annotations
 
 import ast
 import heapq
-from typing import Any, List, Optional, Tuple
+from typing import Any, FrozenSet, List, Optional, Tuple
 
 from ..bytecode import versions as V
 from ..expressions import values as M
 from ..flow.cfg import ENDS_PATH
+from .clauses_legacy import LegacyExceptClauses
 from .context import Context
 from .handlers import with_finally
 
@@ -51,14 +52,28 @@ _LEAVING = frozenset(
 )
 
 
-class LegacyBlocks:
-    """Mixin of :class:`~uncompile.structure.walker.Walker` for 3.8 - 3.10 blocks."""
+def reraise_leaders(instrs: List[Any]) -> FrozenSet[int]:
+    """The ``RERAISE`` instructions of 3.10 code, each of which starts a block of its own.
+
+    A branch that ends a finally body ends in a copy of its ``RERAISE``; the original follows
+    the last branch in the same block (see :meth:`LegacyBlocks.legacy_link_reraise_copies`).
+    """
+    if not V.RETURN_COPIED_TO_BRANCHES or V.HAS_EXCEPTION_TABLE:
+        return frozenset()
+    return frozenset(ins.index for ins in instrs if ins.op == "RERAISE")
+
+
+class LegacyBlocks(LegacyExceptClauses):
+    """Mixin of :class:`~uncompile.structure.walker.Walker` for 3.8 - 3.10 blocks (``except``
+    clauses in :mod:`.clauses_legacy`)."""
 
     instrs: List[Any]
     blocks: List[Any]
     sim: Any
     exit: Optional[int]
     _legacy_stacks: Optional[Stacks] = None
+    #: The blocks of a finally body's ``RERAISE`` and its copies, which meet (see below).
+    reraise_joins: FrozenSet[int] = frozenset()
 
     # -- the block stack ----------------------------------------------------------------
 
@@ -122,6 +137,34 @@ class LegacyBlocks:
                     block.succs.append(target.id)
                     target.preds.append(block.id)
 
+    def legacy_link_reraise_copies(self) -> None:
+        """Give each copy of the ``RERAISE`` that ends a finally body a jump to the last one (3.10).
+
+        3.10 copies that ``RERAISE`` to the end of each branch of an ``if`` in the body that
+        jumped to it; for the graph (where statements merge) the branches still meet there,
+        each ``RERAISE`` a block of its own (see :func:`reraise_leaders`).
+        """
+        if not V.RETURN_COPIED_TO_BRANCHES:
+            return
+        stacks = self.block_stacks()
+        at = self.cfg.block_at_index  # type: ignore[attr-defined]
+        for ins in self.instrs:
+            if ins.op != "SETUP_FINALLY" or ins.target is None:
+                continue
+            h = self._legacy_index(ins.target)
+            end = self._legacy_finally_end(h)
+            if end is None or self.legacy_is_except(h):
+                continue
+            last = self.blocks[at[end]]
+            for k in range(h, end):
+                stack = stacks[k]
+                if self.instrs[k].op == "RERAISE" and stack and stack[-1] == ("fin", h):
+                    copy = self.blocks[at[k]]
+                    copy.jump = last.id
+                    copy.succs.append(last.id)
+                    last.preds.append(copy.id)
+                    self.reraise_joins |= {copy.id, last.id}
+
     def legacy_final_return_dead(self) -> bool:
         """Whether the code ends in an unreachable ``return None`` the compiler added (3.8, 3.9).
 
@@ -182,10 +225,10 @@ class LegacyBlocks:
             elif tuple(x.op for x in instrs[k : k + 4]) == _EXIT_CALL_LEGACY:
                 k += 4
             else:
-                copy = next((t for t in templates if t and self._matches(k, t)), None)  # type: ignore[attr-defined]
-                if copy is None:
+                n = next((n for n in (self.copy_length(k, t) for t in templates if t) if n), 0)  # type: ignore[attr-defined]
+                if not n:
                     break
-                k += len(copy)
+                k += n
         if k < len(instrs) and instrs[k].op == "RETURN_VALUE":
             return True
         # a constant is loaded after leaving the blocks, any other value before (3.10 copies
@@ -313,14 +356,41 @@ class LegacyBlocks:
             return None
         return ends[0]
 
+    def _legacy_finally_end(self, h: int) -> Optional[int]:
+        """The ``END_FINALLY``/``RERAISE`` that ends the finally body at *h* (None: none).
+
+        The first one that closes its block, but 3.10 copies the ``RERAISE`` to the end of each
+        branch of an ``if`` that jumped to it: then the last one before the code after the
+        statement (unless a nested block's exit leads to one: its ``try`` ends the body).
+        """
+        closer = "END_FINALLY" if V.VERSION < (3, 9) else "RERAISE"
+        block = ("fin", h)
+        stacks = self.block_stacks()
+        found: List[int] = []
+        for k in range(h, len(self.instrs)):
+            stack = stacks[k]
+            if stack is not None and block not in stack:
+                break
+            if stack and stack[-1] == block and self.instrs[k].op == closer:
+                found.append(k)
+        if not found:
+            return None
+        if V.RETURN_COPIED_TO_BRANCHES and all(
+            self.instrs[k - 1].op not in ("POP_BLOCK", "POP_EXCEPT") for k in found
+        ):
+            return found[-1]
+        return found[0]
+
     def _legacy_try_finally(self, i: int, h: int, ctx: Context, stack: List[Any]) -> Optional[int]:
         instrs = self.instrs
-        closer = "END_FINALLY" if V.VERSION < (3, 9) else "RERAISE"
-        found = self._legacy_first(h, closer, ("fin", h))
+        found = self._legacy_finally_end(h)
         if found is None:
             raise self.fail(h, "finally without its end")  # type: ignore[attr-defined]
         end = found
         template = instrs[h:end] if V.VERSION >= (3, 9) else []
+        closes = ("fin", h)
+        while template and template[-1].op == "RERAISE" and self._legacy_top_is(template[-1].index, closes):
+            template = template[:-1]  # (3.10) a branch ending the body ends in a copy of the RERAISE
         normal = self._legacy_body_end(i, h, (template,) + ctx.finally_bodies)
         bodies = (template,) + ctx.finally_bodies if template else ctx.finally_bodies
         body = self._legacy_walk_to(
@@ -332,194 +402,8 @@ class LegacyBlocks:
         if normal is None or V.VERSION < (3, 9):
             return end + 1
         k = normal + 1
-        if template and self._matches(k, template):  # type: ignore[attr-defined]
-            k += len(template)
+        if template:
+            k += self.copy_length(k, template)  # type: ignore[attr-defined]
         if k < len(instrs) and instrs[k].op == "JUMP":
             return self._legacy_index(instrs[k].target)
-        return k
-
-    def _legacy_try_except(self, i: int, h: int, ctx: Context, stack: List[Any]) -> Optional[int]:
-        instrs = self.instrs
-        normal = self._legacy_body_end(i, h, ctx.finally_bodies)
-        if normal is not None and self._legacy_dead_exit(i, h):
-            normal = h - 2  # the body ends in break/continue: its own exit stays behind, dead
-        body = self._legacy_walk_to(i + 1, h if normal is None else normal, ctx, list(stack))
-        body_exit: Optional[int] = None
-        if normal is not None:
-            k = normal + 1
-            body_exit = self._legacy_index(instrs[k].target) if instrs[k].op == "JUMP" else k
-        clauses, afters, dead_afters = self._legacy_clauses(h, ctx, stack)
-        follow = body_exit
-        orelse: List[ast.stmt] = []
-        if body_exit is not None and V.RETURN_COPIED_TO_BRANCHES:
-            afters = [self._legacy_original_return(a, body_exit) for a in afters]
-            if afters and all(a < body_exit and self._legacy_same_return(a, a) for a in afters):
-                # the clauses end in the only copy left of the return after the try: the else
-                # ends in return/raise, so the original became unreachable and was dropped
-                orelse = self._legacy_walk_to(body_exit, None, ctx, list(stack))
-                if self.exit is None:
-                    self.sim.emit(
-                        ast.Try(body=body or [ast.Pass()], handlers=clauses, orelse=orelse, finalbody=[])
-                    )
-                    return afters[0]
-        if body_exit is not None and (afters or dead_afters) and body_exit not in afters:
-            later = [a for a in afters + dead_afters if a > body_exit]
-            if later and V.RETURN_COPIED_TO_BRANCHES and self._legacy_same_return(min(later), body_exit):
-                later = []  # the clauses end in copies of the return after the try: no else
-            if later:
-                follow = min(later)
-                stop = self.blocks[self.block_of[follow]]  # type: ignore[attr-defined]
-                inner = ctx.stop_at(stop.id) if stop.start == follow else ctx  # else: a copied return
-                orelse = self._legacy_walk_to(body_exit, follow, inner, list(stack))
-        elif body_exit is None and afters:
-            follow = afters[0]
-        self.sim.emit(ast.Try(body=body or [ast.Pass()], handlers=clauses, orelse=orelse, finalbody=[]))
-        return follow
-
-    def _legacy_original_return(self, after: int, body_exit: int) -> int:
-        """Where a clause that goes on at *after*, before the ``else`` at *body_exit*, really goes.
-
-        3.10 copies a ``return`` that follows a ``try``/``except``/``else`` into the clause's
-        exit; the original comes after the ``else``: the first copy of the same code there.
-        """
-        if after >= body_exit:
-            return after
-        for b in range(body_exit + 1, len(self.instrs)):
-            if self.instrs[b].op == self.instrs[after].op and self._legacy_same_return(after, b):
-                return b
-        return after
-
-    def _legacy_dead_exit(self, i: int, h: int) -> bool:
-        """Whether the ``try`` body set up at *i* ends in an unreachable ``POP_BLOCK; JUMP`` (3.8, 3.9)."""
-        return (
-            V.KEEPS_DEAD_CODE
-            and i < h - 2
-            and self.instrs[h - 2].op == "POP_BLOCK"
-            and self.instrs[h - 1].op == "JUMP"
-            and self.block_stacks()[h - 2] is None
-        )
-
-    def _legacy_clauses(
-        self, h: int, ctx: Context, stack: List[Any]
-    ) -> Tuple[List[ast.ExceptHandler], List[int], List[int]]:
-        instrs = self.instrs
-        clauses: List[ast.ExceptHandler] = []
-        afters: List[int] = []
-        dead_afters: List[int] = []
-        k = h
-        while k < len(instrs):
-            type_expr: Optional[ast.expr] = None
-            name: Optional[str] = None
-            next_k: Optional[int] = None
-            if instrs[k].op == "COPY" and instrs[k].arg == 1:
-                work = list(stack)
-                j = k + 1
-                while instrs[j].op != "EXC_MATCH":
-                    self.sim.step(instrs[j], work)
-                    j += 1
-                type_expr = self.sim.pop_expr(work, instrs[j])
-                next_k = self._legacy_index(instrs[j + 1].target)
-                j += 2
-                store = instrs[j + 1]
-                if store.op.startswith("STORE_"):
-                    name = store.arg
-                j += 3
-            elif all(instrs[k + n].op == "POP_TOP" for n in range(3)):
-                j = k + 3
-            else:
-                break
-            if name is not None and instrs[j].op == "SETUP_FINALLY":
-                j += 1
-            self.sim.pending = []
-            limit = next_k if next_k is not None else self._legacy_chain_end(j)
-            ends = self._legacy_last(j, limit, "POP_EXCEPT", ("exc", h))
-            end = None
-            if ends and self._legacy_clause_ends(
-                self._legacy_skip_name_cleanup(ends[0] + 1, name), ctx, limit
-            ):
-                end = ends[0]
-            clause_body = self._legacy_walk_to(
-                j,
-                limit if end is None else end,
-                ctx,
-                stack + [M.Discard(), M.Discard(), M.Discard()],
-                except_name=name,
-            )
-            if end is not None:
-                q = self._legacy_skip_name_cleanup(end + 1, name)
-                jumps = q < len(instrs) and instrs[q].op == "JUMP"
-                afters.append(self._legacy_index(instrs[q].target) if jumps else q)
-            else:
-                dead_afters.extend(self._legacy_dead_clause_ends(j, limit))
-            clauses.append(ast.ExceptHandler(type=type_expr, name=name, body=clause_body or [ast.Pass()]))
-            if next_k is None:
-                break
-            k = next_k
-        return clauses, afters, dead_afters
-
-    def _legacy_chain_end(self, start: int) -> int:
-        """Index just past the last (bare) clause starting at *start*: its dead re-raise (3.8, 3.9)."""
-        stacks = self.block_stacks()
-        if V.KEEPS_DEAD_CODE:
-            for k in range(start, len(self.instrs)):
-                if self.instrs[k].op in ("END_FINALLY", "RERAISE") and stacks[k] is None:
-                    return k + 1
-        return len(self.instrs)
-
-    def _legacy_dead_clause_ends(self, start: int, limit: int) -> List[int]:
-        """Where an unreachable ``POP_EXCEPT; JUMP`` left after a clause's ``break``/``return`` goes.
-
-        The compiler still emits a clause's normal exit after its last statement; when that
-        statement leaves (``break``), the exit stays, dead, and shows where the ``try``
-        statement ends (past an ``else``).
-        """
-        stacks = self.block_stacks()
-        for k in range(min(limit, len(self.instrs)) - 2, start - 1, -1):
-            jump = self.instrs[k + 1]
-            if (
-                self.instrs[k].op == "POP_EXCEPT"
-                and stacks[k] is None
-                and jump.op == "JUMP"
-                and jump.target is not None
-                and jump.target > self.instrs[k].offset
-            ):
-                return [self._legacy_index(jump.target)]
-        return []
-
-    def _legacy_clause_ends(self, q: int, ctx: Context, limit: int) -> bool:
-        """Whether a clause's last ``POP_EXCEPT``, followed by the code at *q*, is its normal end.
-
-        Not when it only leads to a ``return``, or leaves more blocks or jumps to the loop's
-        header or exit (a ``break``/``continue`` as the clause's last statement). Where dead
-        code stays (3.8, 3.9) that is known for sure: the clause's real exit follows, dead.
-        """
-        if self._legacy_returns_after(q, ctx.finally_bodies):
-            return False
-        if q >= len(self.instrs):
-            return True
-        if V.KEEPS_DEAD_CODE:
-            return not self._legacy_dead_clause_ends(q, limit)
-        ins = self.instrs[q]
-        if ins.op in ("POP_BLOCK", "CALL_FINALLY", "POP_FINALLY", "BEGIN_FINALLY"):
-            return False
-        loop = ctx.loop
-        if ins.op == "JUMP" and loop is not None:
-            return self.block_of[self._legacy_index(ins.target)] not in (  # type: ignore[attr-defined]
-                loop.continue_to,
-                loop.break_to,
-            )
-        return True
-
-    def _legacy_skip_name_cleanup(self, k: int, name: Optional[str]) -> int:
-        """Past ``name = None; del name`` after an ``except ... as name`` clause (3.9+)."""
-        instrs = self.instrs
-        if (
-            name is not None
-            and k + 2 < len(instrs)
-            and instrs[k].op == "LOAD_CONST"
-            and instrs[k + 1].op.startswith("STORE_")
-            and instrs[k + 2].op.startswith("DELETE_")
-            and instrs[k + 1].arg == name
-        ):
-            return k + 3
         return k

@@ -24,6 +24,7 @@ class BottomTestedLoops(LoopGraph):
 
     _emit_while: Any
     _bottom_cuts: Any
+    _leads_to: Any
     _pure_suffix: Any
     block_of: Any
     blocks: Any
@@ -61,17 +62,35 @@ class BottomTestedLoops(LoopGraph):
         """(where ``break`` goes, the ``else`` block or None) of a while loop whose test leaves
         to *exit_b*: a ``break`` past that block skips the loop's ``else``, which runs into the
         code after the loop or is a ``continue`` of the enclosing loop."""
-        if exit_b is None or V.LAYOUT_IN_SOURCE_ORDER:
+        if exit_b is None:
             return exit_b, None
         exit_off = self.blocks[exit_b].offset
         # a ``break`` that is a block of its own is only a jump to where it goes
-        outs = [self.blocks[b].jump if self._lone_jump(b) else b for b in self._exits(set(body), exit_b)]
+        exits = self._exits(set(body), exit_b)
+        outs = [self.blocks[b].jump if self._lone_jump(b) else b for b in exits]
         later = [b for b in outs if b is not None and self.blocks[b].offset > exit_off]
         outer = ctx.loop
         if outer is not None and is_written_continue(self, exit_b, outer.header):
             return (later[0], exit_b) if later else (exit_b, None)
         later = [b for b in later if self._runs_forward_into(exit_b, b)]
+        if outer is not None and not later and self._leads_to(exit_b) != outer.continue_to:
+            # the loop ends the enclosing loop's body: ``break`` goes to that loop's next
+            # iteration (by a jump there), past the ``else`` at *exit_b* (which may only jump)
+            to_next = self._jump_to_next_iteration(exits, outer.continue_to)
+            if to_next is not None:
+                return to_next, exit_b
         return (later[0], exit_b) if later else (exit_b, None)
+
+    def _jump_to_next_iteration(self, exits: List[int], header: int) -> Optional[int]:
+        """The block that a loop's exit (or the jump ending it) goes to when that leads to the
+        enclosing loop's *header* (through blocks that only jump); None if none does."""
+        for b in exits:
+            block = self.blocks[b]
+            ends_in_jump = self.instrs[block.end - 1].op == "JUMP"
+            for target in (b, block.jump if ends_in_jump else None):
+                if target is not None and self._leads_to(target) == header:
+                    return target
+        return None
 
     def _runs_forward_into(self, start: int, goal: int) -> bool:
         """Whether *goal* follows *start* on a path of forward edges (an ``else`` runs into the
@@ -158,9 +177,9 @@ class BottomTestedLoops(LoopGraph):
         ):
             return None
         top = top or [block_id]
-        if len(top) > 1:  # a condition of several blocks (and/or) is copied block by block
-            first = bottom.id - (len(top) - 1)
-            if first < body_b or any(not self._same_code(t, first + k) for k, t in enumerate(top) if k):
+        if len(top) > 1:  # a condition of several blocks (and/or, chains) is copied block by block
+            first = bottom.id - (top[-1] - top[0])  # blocks between (a chain's cleanup) are copied too
+            if first < body_b or any(not self._same_code(t, first + t - top[0]) for t in top[1:]):
                 return None
             block_id, bottom = top[0], self.blocks[first]
         if any(not bottom.id <= b <= sources[-1] for b in sources):

@@ -26,7 +26,10 @@ def region_follow(walker: Any, block: int, ctx: Context) -> Optional[int]:
         blocks = walker.blocks
         nodes = list(region if region is not None else range(len(blocks)))
         succs = {b: blocks[b].succs + _handler_edges(blocks, b) for b in nodes}
-        raising = [b for b in nodes if walker.instrs[blocks[b].end - 1].op in ("RAISE_VARARGS", "RERAISE")]
+        # (the RERAISEs that end the branches of a finally body meet: see legacy_link_reraise_copies)
+        ends = ("RAISE_VARARGS", "RERAISE")
+        joins = walker.reraise_joins
+        raising = [b for b in nodes if walker.instrs[blocks[b].end - 1].op in ends and b not in joins]
         if region is not None:
             # the re-raise of an unmatched exception or a clause's cleanup laid out past the region
             # never merges back, like a ``raise`` inside

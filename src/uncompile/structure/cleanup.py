@@ -1,7 +1,9 @@
 """Final touches on a decompiled body: what the compiler adds implicitly is taken out again.
 
 * the implicit ``return None`` at the end of a function or module, and a trailing
-  ``continue`` at the end of a loop body;
+  ``continue`` at the end of a loop body; a module or class body has no ``return`` written,
+  so copies of its final one end branches (the statements after the ``if`` are its ``else``)
+  or leave a loop that ends the body (a ``break``);
 * class-body bookkeeping (``__module__``, ``__qualname__``, ``__classcell__``...);
 * the docstring (``co_consts[0]`` of a function, ``__doc__ = ...`` of a class/module);
 * ``global``/``nonlocal`` declarations the bytecode implies;
@@ -17,9 +19,9 @@ from types import CodeType
 from typing import Any, List
 
 from ..bytecode import versions as V
-from ..bytecode.reader import instruction_args
+from ..bytecode.reader import has_instruction
 from .annotations import restore_annotations
-from .statements import iter_statements
+from .statements import statement_lists
 
 _CLASS_BOOKKEEPING = (
     "__module__",
@@ -45,37 +47,126 @@ def _is_return_none(stmt: ast.stmt) -> bool:
     )
 
 
-def _drop_trailing(stmts: List[ast.stmt], kind: Any) -> List[ast.stmt]:
-    """Remove a trailing statement of type/predicate *kind*, also from a trailing ``if``'s branches."""
+def _is_return(stmt: ast.stmt) -> bool:
+    """In module and class bodies, which have no ``return`` written, any return is the final one."""
+    return isinstance(stmt, ast.Return)
+
+
+def _is_class_end(stmt: ast.stmt) -> bool:
+    """The final return of a class body, or the bookkeeping stored before it."""
+    return isinstance(stmt, ast.Return) or _is_class_bookkeeping(stmt)
+
+
+_RETURNS = (_is_return_none, _is_return, _is_class_end)
+
+
+def _drop_trailing(
+    stmts: List[ast.stmt], kind: Any, copied: bool = V.RETURN_COPIED_TO_BRANCHES
+) -> List[ast.stmt]:
+    """Remove a trailing statement of type/predicate *kind*, also from a trailing ``if``'s branches
+    (a return there only when the compiler *copied* the final one into the branches)."""
     if not stmts:
         return stmts
     last = stmts[-1]
-    if kind(last):
+    while kind(last):
         stmts = stmts[:-1]
         if not stmts:
             return stmts
         last = stmts[-1]
-    if kind is _is_return_none and not V.RETURN_COPIED_TO_BRANCHES:
+        if kind is not _is_class_end:  # only a class body ends in a run of such statements
+            break
+    if kind in _RETURNS and not copied:
         return stmts  # 3.8 - 3.9: a return inside a branch was written there
     if isinstance(last, ast.If):
-        last.body = _drop_trailing(last.body, kind) or [ast.Pass()]
+        last.body = _drop_trailing(last.body, kind, copied) or [ast.Pass()]
         if last.orelse:
-            last.orelse = _drop_trailing(last.orelse, kind)
-    if isinstance(last, ast.Try) and kind is _is_return_none:  # a finally body runs before the return
-        last.body = _drop_trailing(last.body, kind) or [ast.Pass()]
+            last.orelse = _drop_trailing(last.orelse, kind, copied)
+    if isinstance(last, ast.Try) and kind in _RETURNS:  # a finally body runs before the return
+        last.body = _drop_trailing(last.body, kind, copied) or [ast.Pass()]
         for handler in last.handlers:
-            handler.body = _drop_trailing(handler.body, kind) or [ast.Pass()]
+            handler.body = _drop_trailing(handler.body, kind, copied) or [ast.Pass()]
         if last.orelse:
-            last.orelse = _drop_trailing(last.orelse, kind)
+            last.orelse = _drop_trailing(last.orelse, kind, copied)
+    if isinstance(last, (ast.With, ast.AsyncWith)) and kind in (_is_return, _is_class_end):
+        last.body = _drop_trailing(last.body, kind, copied) or [ast.Pass()]  # 3.10: after the exit call
     return stmts
 
 
-def _tidy_loops(stmts: List[ast.stmt]) -> None:
-    for child in iter_statements(stmts, into_definitions=False):  # nested bodies are tidied on their own
-        if isinstance(child, (ast.For, ast.While, ast.AsyncFor)) and not getattr(
-            child, "uncompile_explicit_continue", False
-        ):
-            child.body = _drop_trailing(child.body, lambda s: isinstance(s, ast.Continue)) or [ast.Pass()]
+def _ends_in_return(stmts: List[ast.stmt]) -> bool:
+    """Whether *stmts* end in a ``return`` on every path (an ``if`` or ``try`` whose branches all do)."""
+    if not stmts:
+        return False
+    last = stmts[-1]
+    if isinstance(last, ast.If):
+        return _ends_in_return(last.body) and _ends_in_return(last.orelse)
+    if isinstance(last, ast.Try):
+        return _ends_in_return(last.orelse or last.body) and all(
+            _ends_in_return(handler.body) for handler in last.handlers
+        )
+    return isinstance(last, ast.Return)
+
+
+def _drop_copies_of_rest(stmt: ast.Try, rest: List[ast.stmt]) -> None:
+    """3.12+ copy a short rest of a module or class body into the try's normal exit: a try body
+    or ``else`` that ends in such a copy and the final return goes on to the rest instead."""
+    if rest and isinstance(rest[-1], ast.Return):
+        rest = rest[:-1]  # the final return itself, not yet dropped
+    if not rest:
+        return
+    copy = [ast.dump(s) for s in rest]
+    for field in ("orelse", "body"):
+        branch = getattr(stmt, field)
+        if _ends_in_return(branch) and [ast.dump(s) for s in branch[-1 - len(copy) : -1]] == copy:
+            kept = branch[: -1 - len(copy)]
+            setattr(stmt, field, kept if kept or field == "orelse" else [ast.Pass()])
+            return
+
+
+def _else_after_returns(stmts: List[ast.stmt]) -> List[ast.stmt]:
+    """Module and class bodies have no ``return``: an ``if`` branch that ends in a copy of the
+    final one is followed by the other branch, so the statements after the ``if`` go there."""
+    for index, stmt in enumerate(stmts):
+        if isinstance(stmt, ast.Try) and not stmt.finalbody:
+            _drop_copies_of_rest(stmt, stmts[index + 1 :])
+        if not isinstance(stmt, ast.If):
+            continue
+        stmt.body = _else_after_returns(stmt.body)
+        stmt.orelse = _else_after_returns(stmt.orelse)
+        rest = stmts[index + 1 :]
+        if rest and _ends_in_return(stmt.body) != _ends_in_return(stmt.orelse):
+            branch = stmt.orelse if _ends_in_return(stmt.body) else stmt.body
+            branch.extend(_else_after_returns(rest))
+            return stmts[: index + 1]
+    return stmts
+
+
+def _breaks_for_returns(stmts: List[ast.stmt]) -> None:
+    """Module and class bodies have no ``return``: in a loop that ends the body (an ``if``,
+    ``try`` or ``with`` in the same place), a copy of the final one leaves the loop: a ``break``."""
+    last = stmts[-1] if stmts else None
+    if isinstance(last, (ast.For, ast.AsyncFor, ast.While)):
+        _returns_to_breaks(last.body)
+    elif isinstance(last, (ast.If, ast.Try, ast.With, ast.AsyncWith)):
+        for branch in _branches(last):
+            _breaks_for_returns(branch)
+
+
+def _branches(stmt: ast.stmt) -> List[List[ast.stmt]]:
+    """The statement lists of an if, try (its finally aside) or with."""
+    branches = [getattr(stmt, "body", []), getattr(stmt, "orelse", [])]
+    return branches + [handler.body for handler in getattr(stmt, "handlers", [])]
+
+
+def _returns_to_breaks(stmts: List[ast.stmt]) -> None:
+    """The returns of one loop's body (not of the loops inside) made ``break`` (in place)."""
+    for index, stmt in enumerate(stmts):
+        if isinstance(stmt, ast.Return):
+            jump = ast.Break()
+            jump.uncompile_offsets = getattr(stmt, "uncompile_offsets", ())  # type: ignore[attr-defined]
+            stmts[index] = jump
+        elif isinstance(stmt, (ast.If, ast.Try, ast.With, ast.AsyncWith)):
+            for branch in _branches(stmt):
+                _returns_to_breaks(branch)
 
 
 def _assert_false(stmt: ast.stmt) -> ast.stmt:
@@ -95,30 +186,35 @@ def _assert_false(stmt: ast.stmt) -> ast.stmt:
     return node
 
 
-def _tidy_asserts(stmts: List[ast.stmt]) -> None:
-    _asserts_in(stmts)
-    for child in iter_statements(stmts, into_definitions=False):  # nested bodies are tidied on their own
-        for field in ("body", "orelse", "finalbody"):
-            inner = getattr(child, field, None)
-            if isinstance(inner, list):
-                _asserts_in(inner)
-        for holder in getattr(child, "handlers", None) or getattr(child, "cases", None) or []:
-            _asserts_in(holder.body)
+_LOOPS = (ast.For, ast.While, ast.AsyncFor)
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
-def _asserts_in(stmts: List[ast.stmt]) -> None:
-    """Make the ``raise AssertionError`` statements of *stmts* (in place) ``assert False``."""
-    for index, stmt in enumerate(stmts):
-        if isinstance(stmt, ast.Raise):
-            stmts[index] = _assert_false(stmt)
+def _is_continue(stmt: ast.stmt) -> bool:
+    """A ``continue`` the loop's own jump back may stand for (not one known to be written)."""
+    return isinstance(stmt, ast.Continue) and not getattr(stmt, "uncompile_written", False)
 
 
-def _bare_returns(stmts: List[ast.stmt]) -> None:
-    """``return None`` is ``return`` (an async generator's ``return`` must not name a value)."""
-    for child in iter_statements(stmts, into_definitions=False):  # nested bodies are tidied on their own
-        value = getattr(child, "value", None) if isinstance(child, ast.Return) else None
-        if isinstance(value, ast.Constant) and value.value is None:
-            child.value = None  # type: ignore[attr-defined]
+def _tidy_statements(stmts: List[ast.stmt], bare_returns: bool) -> None:
+    """One walk over the statement lists of a body, changing them in place: a loop body loses
+    its trailing ``continue``, ``raise AssertionError(msg)`` becomes ``assert False, msg`` and,
+    with *bare_returns* (an async generator: its ``return`` must not name a value), ``return
+    None`` becomes ``return``. Nested definitions are left alone: their bodies were tidied on
+    their own."""
+    pending = [stmts]
+    while pending:
+        block = pending.pop()
+        for index, stmt in enumerate(block):
+            if isinstance(stmt, ast.Raise):
+                block[index] = _assert_false(stmt)
+            elif isinstance(stmt, ast.Return):
+                value = getattr(stmt, "value", None)
+                if bare_returns and isinstance(value, ast.Constant) and value.value is None:
+                    stmt.value = None
+            elif not isinstance(stmt, _DEFINITIONS):
+                if isinstance(stmt, _LOOPS) and not getattr(stmt, "uncompile_explicit_continue", False):
+                    stmt.body = _drop_trailing(stmt.body, _is_continue) or [ast.Pass()]
+                pending.extend(statement_lists(stmt))
 
 
 def _is_class_bookkeeping(stmt: ast.stmt) -> bool:
@@ -157,16 +253,15 @@ def tidy_body(stmts: List[ast.stmt], code: CodeType, sim: Any) -> List[ast.stmt]
     """See the module docstring; *sim* knows which names were stored as global/nonlocal."""
     is_function = bool(code.co_flags & inspect.CO_NEWLOCALS)
     # 3.8 - 3.9: when the code's own final ``return None`` is unreachable, one written last was explicit
-    if code.co_name != "<lambda>" and not getattr(sim, "explicit_final_return", False):
+    if not is_function:  # no return written there: every one is the final one, maybe copied
+        end = _is_return if code.co_name == "<module>" else _is_class_end
+        stmts = _drop_trailing(_else_after_returns(stmts), end, copied=True)
+        _breaks_for_returns(stmts)
+    elif code.co_name != "<lambda>" and not getattr(sim, "explicit_final_return", False):
         stmts = _drop_trailing(stmts, _is_return_none)
-    _tidy_loops(stmts)
-    _tidy_asserts(stmts)
-    if code.co_flags & inspect.CO_ASYNC_GENERATOR:
-        _bare_returns(stmts)
+    _tidy_statements(stmts, bare_returns=bool(code.co_flags & inspect.CO_ASYNC_GENERATOR))
     if not is_function:
         stmts = restore_annotations([s for s in stmts if not _is_class_bookkeeping(s)], code)
-        if code.co_name != "<module>":
-            stmts = _drop_trailing(stmts, _is_return_none)
         stmts = _docstring(stmts)
     elif (
         code.co_name != "<lambda>"
@@ -199,4 +294,4 @@ def _has_docstring(code: CodeType) -> bool:
     first = code.co_consts[0]
     if not isinstance(first, str):
         return False
-    return not any(arg == 0 for arg in instruction_args(code, ("LOAD_CONST", "RETURN_CONST")))
+    return not (has_instruction(code, "LOAD_CONST", 0) or has_instruction(code, "RETURN_CONST", 0))

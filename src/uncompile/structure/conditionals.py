@@ -12,7 +12,7 @@ import ast
 from typing import Any, List, Optional, Tuple
 
 from ..bytecode import versions as V
-from ..expressions.conditions import VALUE, Node, negate, reduce_nodes
+from ..expressions.conditions import VALUE, Node, negate, reduce_nodes, tested_blocks
 from .branch_follow import (
     falls_to_outer_follow,
     is_added_jump_back,
@@ -29,10 +29,11 @@ from .copied_exits import copied_tail_ternary
 class Conditionals:
     """Conditional jumps for the walker; uses the walker's graph, simulator and helpers."""
 
+    _copied_return: Any
     _lone_jump: Any
-    _lone_return: Any
     _pure: Any
     _pure_chain: Any
+    _walked_operand: Any
     _walked_value: Any
     block_of: Any
     blocks: Any
@@ -44,6 +45,7 @@ class Conditionals:
     guarded_bottom_tested_loop: Any
     instrs: Any
     is_loop_header: Any
+    line_at: Any
     legacy_dead_jump: Any
     legacy_else_end: Any
     legacy_if_follow: Any
@@ -51,6 +53,7 @@ class Conditionals:
     legacy_jumps_to_written_break: Any
     legacy_resume: Any
     legacy_thread_exits: Any
+    legacy_threaded_jump: Any
     reaches: Any
     sim: Any
     skips_else: Any
@@ -102,6 +105,7 @@ class Conditionals:
             return -1 - chain[2] if chain[2] < 0 else self.start_of(chain[2])
         if chain is not None:
             node, fall = chain[0], chain[1]
+            node.last, node.entry = node.entry, block_id
         else:
             node, fall = self._node(block_id, self.sim.expr(expr, self.instrs[jump]), jump, value)
         nodes = [node]
@@ -109,13 +113,21 @@ class Conditionals:
         merges = {node.true[1]} if isinstance(node.true, tuple) else set()
         if isinstance(node.false, tuple):
             merges.add(node.false[1])
+        past_jumps = None  # how many nodes there were before a ternary's second condition
+        joined = None  # where the jump past that second condition goes
         while fall is not None:
+            skipped = self._ternary_else_branch(nodes, fall) if past_jumps is None else None
+            if skipped is not None:
+                past_jumps = len(nodes)
+                fall, joined = skipped
+                continue
             if fall in merges:
                 tested = self._tested_merge(nodes, fall, stack)
                 if tested is None:
                     break
                 j, node, fall = tested
                 nodes[j:], falls[j:] = [node], [fall]
+                self._thread_dropped_values(nodes)
                 merges = {side[1] for n in nodes for side in (n.true, n.false) if isinstance(side, tuple)}
                 continue
             start = self.blocks[fall].start
@@ -133,22 +145,29 @@ class Conditionals:
             if pure is None and len(nodes) == 1:
                 exits = [side for side in (node.true, node.false) if isinstance(side, int)]
                 pure = self._walked_value(fall, exits, ctx, stack)
+            if pure is None and merges:
+                pure = self._walked_operand(fall, start, merges, ctx, stack)
             if pure is None:
                 break
             item, kind, end = pure
             expr_item = item
             if kind in ("cond", "value-cond"):
                 new, nxt = self._node(fall, expr_item, end, kind == "value-cond")
+            elif kind == "chain-cond":  # a chained comparison tested as a condition
+                new, nxt = self._chain_exits(item, end, nodes), end
             elif kind == "chain-return":  # a value chain ending in a copy of the merge's return
-                returns = [m for m in merges if m is not None and self._lone_return(m)]
+                returns = [m for m in merges if m is not None and self._copied_return(end, m)]
                 if len(returns) != 1:
                     break
                 new = Node(fall, expr_item, (VALUE, returns[0]), (VALUE, returns[0]))
                 nxt = None
             elif kind == "chain":  # the chain's value goes to block *end*; its cleanup follows
                 new = Node(fall, expr_item, (VALUE, end), (VALUE, end))
-                nxt = None
+                nxt = end  # a merge point: the value may be tested again or computed with there
                 merges.add(end)
+            elif kind == "walked":  # an operand holding a boolean value of its own, up to merge *end*
+                new = Node(fall, expr_item, (VALUE, end), (VALUE, end))
+                nxt = end
             elif kind == "jump":  # the value's last block (a walked one's may be later) jumps to the merge
                 last_block = self.block_of[end]
                 target = self.blocks[last_block].jump
@@ -170,7 +189,13 @@ class Conditionals:
             fall = nxt
         if V.LAYOUT_IN_SOURCE_ORDER:
             self.legacy_thread_exits(nodes)
-        reduced, sizes = reduce_nodes(nodes)
+        reduced, sizes = reduce_nodes(nodes, self._leads_to)
+        if past_jumps is not None and not (
+            sizes[0] > past_jumps and self._joins_after(joined, falls[past_jumps : sizes[0]])
+        ):
+            # the nodes past the jumps are no ternary's second condition: the condition ends before
+            nodes, falls = nodes[:past_jumps], falls[:past_jumps]
+            reduced, sizes = reduce_nodes(nodes)
         head = reduced[0]
         used = sizes[0]
         if head.is_value():
@@ -186,25 +211,99 @@ class Conditionals:
             return tail
         if V.DUPLICATES_WHILE_CONDITION:
             loop_exit = self.bottom_tested_loop(
-                block_id, head, fall_block, ctx, stack, [n.entry for n in nodes[:used]]
+                block_id, head, fall_block, ctx, stack, tested_blocks(nodes[:used])
             )
             if loop_exit == -1 and used > 1:
                 loop_exit = self.guarded_bottom_tested_loop(nodes, used, fall_block, ctx, stack)
             if loop_exit != -1:
                 return loop_exit
-        return self.if_statement(nodes[used - 1].entry, head, fall_block, ctx, stack)
+        return self.if_statement(nodes[used - 1].last, head, fall_block, ctx, stack)
+
+    def _chain_exits(self, node: Node, fall: Optional[int], nodes: List[Node]) -> Node:
+        """The exits of a chained comparison tested after *nodes*, as theirs.
+
+        After its last test the chain jumps past its cleanup to where it goes on: that jump
+        may stay a block of its own, and when it goes to a small exit the compiler puts a copy
+        of the exit there instead (3.10+). The chain's exit is then the jump's target, or the
+        original exit, where the other tests go.
+        """
+        others = {exit for n in nodes for exit in (n.true, n.false) if isinstance(exit, int)}
+        for side in ("true", "false"):
+            exit = getattr(node, side)
+            if not isinstance(exit, int) or exit in others:
+                continue
+            block = self.blocks[exit]
+            if self._lone_jump(exit) and block.jump in others:
+                setattr(node, side, block.jump)
+            elif exit == fall and V.COPIES_SMALL_EXITS and self.instrs[block.end - 1].op == "RETURN_VALUE":
+                for other in others:
+                    if self._copied_return(block.start, other):
+                        setattr(node, side, other)
+                        break
+        return node
+
+    def _ternary_else_branch(self, nodes: List[Node], fall: int) -> Optional[Tuple[int, int]]:
+        """``if (b if a else c):``: after the first branch's test, the block past the jumps that
+        end that branch (at *fall*) when it is where a test jumps to (the second branch), and
+        where the last of those jumps, a forward one past the second branch, goes; or None."""
+        last = nodes[-1]
+        if not (isinstance(last.true, int) and isinstance(last.false, int)):
+            return None
+        block = fall
+        while block + 1 < len(self.blocks) and self._lone_jump(block) and not self.is_loop_header(block):
+            block += 1
+        if block == fall or self.is_loop_header(block):
+            return None
+        past = self.blocks[block - 1].jump
+        if past is None or self.blocks[past].offset <= self.blocks[block].offset:
+            return None
+        if any(side == block for node in nodes for side in (node.true, node.false)):
+            return block, past
+        return None
+
+    def _joins_after(self, joined: Optional[int], falls: List[Optional[int]]) -> bool:
+        """Whether the jump past a ternary's second condition goes where one of that condition's
+        tests falls through (on 3.12+ also past a jump back there on the test's line: the test
+        jumping back was inverted; a ``continue`` written there has a line of its own)."""
+        for fall in falls:
+            if fall is None:
+                continue
+            if joined == fall:
+                return True
+            if V.CONDITIONAL_JUMPS_FORWARD_ONLY and self._lone_jump(fall) and joined == fall + 1:
+                block = self.blocks[fall]
+                jump, test = self.instrs[block.start], self.instrs[block.start - 1]
+                if (
+                    block.jump is not None
+                    and self.blocks[block.jump].offset < block.offset
+                    and test.op in V.CONDITIONAL_JUMPS
+                    and self.line_at(jump.offset) == self.line_at(test.offset)
+                ):
+                    return True
+        return False
+
+    def _leads_to(self, exit: Any) -> Any:
+        """Where a condition's exit leads: past blocks that only jump."""
+        seen = set()
+        while isinstance(exit, int) and exit not in seen and self._lone_jump(exit):
+            seen.add(exit)
+            exit = self.blocks[exit].jump
+        return exit
 
     def _tested_merge(
         self, nodes: List[Node], merge: int, stack: List[Any]
     ) -> Optional[Tuple[int, Node, Optional[int]]]:
-        """``a or b and (c and d or e)``: the last nodes make a value that *merge* tests again.
+        """``a or b and (c and d or e)``: the last nodes make a value that *merge* tests again;
+        ``a and not (b or c)``: a value that *merge* computes with (the result goes on to an
+        earlier node's merge point, or is tested there).
 
-        Returns where those nodes start, the node testing their value (entered where they
-        are) and its fall-through block; None if the nodes before *merge* are no such value.
+        Returns where those nodes start, the node of the value made at *merge* (entered where
+        they are) and its fall-through block; None if the nodes before *merge* are no such value.
         """
         block = self.blocks[merge]
-        if self.instrs[block.start].op != "COPY" or self.instrs[block.end - 1].op not in V.CONDITIONAL_JUMPS:
-            return None
+        tested = (
+            self.instrs[block.start].op == "COPY" and self.instrs[block.end - 1].op in V.CONDITIONAL_JUMPS
+        )
         into = (VALUE, merge)
         for j in range(len(nodes) - 1, -1, -1):
             reduced, _ = reduce_nodes(nodes[j:])
@@ -214,6 +313,8 @@ class Conditionals:
             if any(side == into or side in inner for n in nodes[:j] for side in (n.true, n.false)):
                 continue
             value = reduced[0].expr
+            if not tested:
+                return self._merge_operand(nodes, j, value, merge, stack) if j else None
             pure = self._pure(merge, block.start, stack + [value])
             if pure is None or pure[0] is not value or pure[1] != "cond":
                 return None
@@ -221,6 +322,28 @@ class Conditionals:
             node.entry = nodes[j].entry
             return j, node, fall
         return None
+
+    def _merge_operand(
+        self, nodes: List[Node], j: int, value: Any, merge: int, stack: List[Any]
+    ) -> Optional[Tuple[int, Node, Optional[int]]]:
+        """The node of what block *merge* computes from *value* (the value of ``nodes[j:]``),
+        when that goes on to the merge point of an earlier node, or is tested as a value."""
+        pure = self._pure(merge, self.blocks[merge].start, stack, [value])
+        if pure is None:
+            return None
+        result, kind, end = pure
+        if kind == "value-cond":
+            node, fall = self._node(merge, result, end, True)
+        elif kind == "fall":
+            fall = self.blocks[merge].fall
+            into = (VALUE, fall)
+            if fall is None or not any(into in (n.true, n.false) for n in nodes[:j]):
+                return None
+            node = Node(merge, result, into, into)
+        else:
+            return None
+        node.entry = nodes[j].entry
+        return j, node, fall
 
     def _thread_dropped_values(self, nodes: List[Node]) -> bool:
         """Make value exits to the block where the last node's plain exit drops the value plain exits.
@@ -252,6 +375,8 @@ class Conditionals:
             test, then_b, else_b = negate(head.expr), head.false, head.true
         else:
             test, then_b, else_b = head.expr, head.true, head.false
+        if V.LAYOUT_IN_SOURCE_ORDER and self.legacy_threaded_jump(fall, then_b, ctx):
+            then_b = fall  # the ``continue``/``break`` written after the test, which it skips
         if V.LAYOUT_IN_SOURCE_ORDER and then_b == fall and else_b is not None:
             jumped = self.legacy_if_jump(test, then_b, else_b, ctx, stack)
             if jumped != -1:  # ``if c: continue`` / ``if c: break`` kept as written
@@ -350,6 +475,8 @@ class Conditionals:
         last = self.instrs[before.end - 1]
         if (
             last.op == "JUMP"
+            and [ins.op for ins in self.instrs[before.start : before.end - 1]]
+            != ["POP_TOP"]  # a chain's cleanup
             and before.jump is not None
             and before.offset >= self.blocks[block_id].offset
             and self.blocks[before.jump].offset > self.blocks[else_b].offset

@@ -84,16 +84,30 @@ def copied_tail_ternary(walker: Any, head: Node, fall: Optional[int], stack: Lis
         return None
     test = head.expr if fall == head.true else negate(head.expr)
     first, second = walker.blocks[fall], walker.blocks[head.false if fall == head.true else head.true]
-    if any(walker.instrs[b.end - 1].op not in ENDS_PATH or len(b.preds) != 1 for b in (first, second)):
+    if len(first.preds) != 1 or len(second.preds) != 1:
         return None
-    size = min(first.end - first.start, second.end - second.start, V.LONGEST_COPIED_EXIT + 1)
+    first_end, second_end = _straight_end(walker, first), _straight_end(walker, second)
+    if any(walker.instrs[end - 1].op not in ENDS_PATH for end in (first_end, second_end)):
+        return None
+    size = min(first_end - first.start, second_end - second.start, V.LONGEST_COPIED_EXIT + 1)
     for k in range(1, size):  # the shortest common rest whose two heads each push one value
-        p, q = walker.instrs[first.end - k], walker.instrs[second.end - k]
+        p, q = walker.instrs[first_end - k], walker.instrs[second_end - k]
         if p.op != q.op or p.arg != q.arg:
             return None
-        body = pure_value(walker, first.start, first.end - k, stack)
-        orelse = pure_value(walker, second.start, second.end - k, stack) if body is not None else None
+        body = pure_value(walker, first.start, first_end - k, stack)
+        orelse = pure_value(walker, second.start, second_end - k, stack) if body is not None else None
         if body is not None and orelse is not None:
             stack.append(ast.IfExp(test=test, body=body, orelse=orelse))
-            return second.end - k
+            return second_end - k
     return None
+
+
+def _straight_end(walker: Any, block: Any) -> int:
+    """The end of the instructions run straight on from *block*: through the blocks it falls
+    into alone, without a jump (a try's range may end inside a branch)."""
+    while walker.instrs[block.end - 1].op not in ENDS_PATH and block.jump is None and block.fall is not None:
+        following = walker.blocks[block.fall]
+        if following.preds != [block.id]:
+            break
+        block = following
+    return block.end

@@ -171,11 +171,12 @@ class ExceptClauses(HandlerRegions):
         if past != k and self._returns_at(past):
             return None  # a return from inside enclosing clauses
         for template in ctx.finally_bodies[:1]:  # a jump out of the clause runs the finally first
-            if template and self.instrs[k].op == template[0].op and self._matches(k, template):
-                if self._returns_at(k + len(template)):
+            n = self.copy_length(k, template) if template and self.instrs[k].op == template[0].op else 0
+            if n:
+                if self._returns_at(k + n):
                     return None  # a return from the clause, after the finally's copy
-                if self.instrs[k + len(template)].op == "JUMP":
-                    k += len(template)
+                if self.instrs[k + n].op == "JUMP":
+                    k += n
         if k < len(self.instrs) and self.instrs[k].op == "JUMP":
             return self.index_at(self.instrs[k].target)
         after = k

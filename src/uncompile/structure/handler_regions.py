@@ -18,6 +18,12 @@ from ..flow.cfg import ENDS_PATH
 # what leaving enclosing except clauses on the way to a return runs
 _LEAVING_CLAUSES = ("POP_EXCEPT", "SWAP", "POP_TOP")
 _EXIT_CALL = ("LOAD_CONST", "LOAD_CONST", "LOAD_CONST", "CALL")
+_INVERSE_JUMP = {
+    "POP_JUMP_IF_FALSE": "POP_JUMP_IF_TRUE",
+    "POP_JUMP_IF_TRUE": "POP_JUMP_IF_FALSE",
+    "POP_JUMP_IF_NONE": "POP_JUMP_IF_NOT_NONE",
+    "POP_JUMP_IF_NOT_NONE": "POP_JUMP_IF_NONE",
+}
 
 
 class HandlerRegions:
@@ -212,7 +218,7 @@ class HandlerRegions:
                 op in ("RERAISE", "POP_EXCEPT", "RETURN_VALUE", "STORE_FAST", "STORE_NAME")
                 or self.instrs[i].target is not None
             ):
-                return op == "RERAISE" and self.instrs[i].arg == 0 and i == handler_index + 1
+                return False
             i += 1
         return False
 
@@ -253,12 +259,38 @@ class HandlerRegions:
         return i
 
     def _matches(self, i: int, template: List[Any]) -> bool:
-        if i + len(template) > len(self.instrs):
-            return False
-        for a, b in zip(self.instrs[i : i + len(template)], template):
-            if a.op != b.op or (a.target is None and a.arg != b.arg):
-                return False
-        return True
+        return self.copy_length(i, template) > 0
+
+    def copy_length(self, i: int, template: List[Any]) -> int:
+        """How many instructions from *i* are a copy of the finally body *template* (0: none).
+
+        The copy repeats the body's instructions (jump targets aside), with two changes: (3.10)
+        a branch that ends the body in a copy of its ``RERAISE`` jumps on instead, and (3.12+)
+        a test whose jump goes back (to a loop's header) is inverted over a jump back.
+        """
+        instrs = self.instrs
+        n = len(instrs)
+        if i + len(template) > n:
+            return 0
+        k = i
+        for b in template:
+            if k >= n:
+                return 0
+            a = instrs[k]
+            if a.op == b.op and (a.target is not None or a.arg == b.arg):
+                k += 1
+            elif a.op == "JUMP" and b.op == "RERAISE":
+                k += 1
+            elif (
+                a.op == _INVERSE_JUMP.get(b.op)
+                and k + 2 < n
+                and instrs[k + 1].op == "JUMP"
+                and self.index_at(a.target) == k + 2
+            ):
+                k += 2
+            else:
+                return 0
+        return k - i
 
     def _returns_at(self, i: int) -> bool:
         """Whether instructions from *i* only load a value and return it (a ``return x``)."""

@@ -21,6 +21,11 @@ from .context import Context
 from .except_clauses import ExceptClauses
 from .except_star import ExceptStar
 
+#: Where :meth:`HandlerStructurer.skip_copies` can find something outside a finally body's copy:
+#: a with-exit call and a clause's name cleanup start with ``LOAD_CONST None``, an ``except*``
+#: clause's exit is ``LIST_APPEND``.
+COPY_START_OPS = frozenset({"LOAD_CONST", "LIST_APPEND"})
+
 
 class HandlerStructurer(ExceptClauses, ExceptStar):
     """Mixin of :class:`~uncompile.structure.walker.Walker` for exception constructs."""
@@ -35,8 +40,12 @@ class HandlerStructurer(ExceptClauses, ExceptStar):
     def skip_copies(self, i: int, ctx: Context, stack: List[Any]) -> int:
         """How many instructions at *i* are a with-exit call or a finally copy (0: none)."""
         ins = self.instrs[i]
+        if not ctx.finally_bodies and ins.op not in COPY_START_OPS:
+            return 0
         if ins.op != "LOAD_CONST":
             return self.star_clause_exit(i) or self._finally_copy_length(i, ctx)
+        if ins.arg[0] is not None:  # exit calls and clause name cleanups load None
+            return self._finally_copy_length(i, ctx)
         if any(isinstance(v, M.WithExit) for v in stack):
             n = self.exit_call_at(i)
             if n:
@@ -53,7 +62,6 @@ class HandlerStructurer(ExceptClauses, ExceptStar):
                 store.op.startswith("STORE_")
                 and delete.op.startswith("DELETE_")
                 and store.arg == delete.arg == ctx.except_name
-                and ins.arg[0] is None
             ):
                 return 3
         return self._finally_copy_length(i, ctx)
@@ -61,8 +69,8 @@ class HandlerStructurer(ExceptClauses, ExceptStar):
     def _finally_copy_length(self, i: int, ctx: Context) -> int:
         """The length of the copy of the innermost finally body starting at *i* (0: none)."""
         template = ctx.finally_bodies[0] if ctx.finally_bodies else None
-        if template and self.instrs[i].op == template[0].op and self._matches(i, template):
-            return len(template)
+        if template and self.instrs[i].op == template[0].op:
+            return self.copy_length(i, template)
         return 0
 
     def starts_finally_copy(self, i: int, ctx: Context) -> bool:
@@ -101,8 +109,8 @@ class HandlerStructurer(ExceptClauses, ExceptStar):
         block = self.blocks[block_id]
         start = self._past_exit_calls(block.start)
         for template in ctx.finally_bodies[:1]:
-            if template and self._matches(start, template):
-                start += len(template)
+            if template:
+                start += self.copy_length(start, template)
         ops = [ins.op for ins in self.instrs[start : block.end]]
         return ops == ["LOAD_CONST", "RETURN_VALUE"]
 
@@ -113,8 +121,9 @@ class HandlerStructurer(ExceptClauses, ExceptStar):
         if i in self.finally_exits:  # the copy the body falls through to: the try ends there
             return False
         for template in ctx.finally_bodies[:1]:
-            end = i + len(template)
-            if loop is None or not template or end >= len(self.instrs) or not self._matches(i, template):
+            n = self.copy_length(i, template) if template else 0
+            end = i + n
+            if loop is None or not n or end >= len(self.instrs):
                 continue
             jump = self.instrs[end]
             if jump.op == "JUMP" and self.block_of[self.index_at(jump.target)] == loop.continue_to:
@@ -233,7 +242,7 @@ class HandlerStructurer(ExceptClauses, ExceptStar):
         start, end = self._finally_template(handler_index)
         template = self._normal_copy(start, end)
         lo, hi = self.try_body_span(pos, entry.target, ("POP_EXCEPT",))
-        self.finally_exits.add(self.index_at(hi))
+        self.finally_exits.add(self._normal_exit_copy(lo, hi, template))
         inner = ctx.inside(lo, hi, entry.target)._replace(finally_bodies=(template,) + ctx.finally_bodies)
         body_stack = list(stack)
         body = self.walk(pos, inner, body_stack, entering=True)
@@ -247,9 +256,27 @@ class HandlerStructurer(ExceptClauses, ExceptStar):
         self.sim.emit(with_finally(body, final))
         if after is None:
             return None
-        if template and self._matches(after, template):
-            return after + len(template)
+        if template:
+            return after + self.copy_length(after, template)
         return after
+
+    def _normal_exit_copy(self, lo: int, hi: int, template: List[Any]) -> int:
+        """Where the copy of the finally body on the try body's normal exit starts.
+
+        The copy the body falls through to, unless the body ends in a test that jumps past
+        that copy to another: then the test's body, laid out first, leaves the try through
+        the finally (``if c: continue``, whose copy leads to the loop's next iteration) and
+        the other copy is where the rest of the body ends.
+        """
+        fall = self.index_at(hi)
+        if not template or fall == 0 or fall >= len(self.instrs):
+            return fall
+        test = self.instrs[fall - 1]
+        if test.op in V.CONDITIONAL_JUMPS and test.target is not None and test.target > hi:
+            target = self.index_at(test.target)
+            if self.copy_length(fall, template) and self.copy_length(target, template):
+                return target
+        return fall
 
     def _walk_until(self, start: int, end: int, ctx: Context, stack: List[Any]) -> List[ast.stmt]:
         """Statements of instructions ``[start, end)`` (a handler body)."""

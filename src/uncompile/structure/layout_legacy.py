@@ -11,10 +11,13 @@ header is a ``continue`` and one past its exit a ``break``. A mixin of
 from __future__ import annotations
 
 import ast
-from typing import Any, List, Optional
+from typing import Any, List, Optional, Tuple
 
 from ..bytecode import versions as V
 from .context import Context
+
+#: ``with``'s exit call on leaving its body (``None`` three times) and the pop of its result.
+_EXIT_CALL_AND_POP = ("LOAD_CONST", "COPY", "COPY", "CALL", "POP_TOP")
 
 
 class LegacyLayout:
@@ -22,9 +25,11 @@ class LegacyLayout:
 
     block_of: Any
     block_stacks: Any
+    cfg: Any
     blocks: Any
     instrs: Any
     jump_past_else: Any
+    _matches: Any
     reaches: Any
     sim: Any
     walk: Any
@@ -54,30 +59,118 @@ class LegacyLayout:
         return False
 
     def legacy_copied_break(self, i: int, ctx: Context) -> bool:
-        """Whether instruction *i* starts a ``break`` out of a ``for`` loop whose exit was copied.
+        """Whether instruction *i* starts a ``break`` whose jump to the loop's exit was replaced by a copy.
 
-        3.10 replaces a jump to a small block that returns by a copy of it: ``break`` becomes
-        ``POP_TOP`` (the iterator) and the code after the loop. A ``return`` written in the
-        loop computes its value before popping the iterator.
+        3.10 replaces a jump to a small block that returns by a copy of it: ``break`` out of a
+        ``for`` loop becomes ``POP_TOP`` (the iterator) and the code after the loop; out of a
+        ``while`` loop, that code right after leaving the blocks the ``break`` is in (or after
+        the ``NOP`` that keeps its line). A ``return`` written there computes its value before
+        popping the iterator or leaving the blocks (a constant's, loaded after, stays a return).
         """
         loop = ctx.loop
-        if (
-            not V.RETURN_COPIED_TO_BRANCHES
-            or loop is None
-            or loop.break_to is None
-            or self.instrs[i].op != "POP_TOP"
-            or self.instrs[self.blocks[loop.header].start].op != "FOR_ITER"
-        ):
+        if not V.RETURN_COPIED_TO_BRANCHES or loop is None or loop.break_to is None:
+            return False
+        if self.instrs[self.blocks[loop.header].start].op == "FOR_ITER":
+            if self.instrs[i].op != "POP_TOP":
+                return False
+            start = i + 1
+        elif self._legacy_leaves_blocks_before(i, ctx.finally_bodies) and self.instrs[i].op != "LOAD_CONST":
+            start = i
+        else:
             return False
         end = self.blocks[self.block_of[i]].end
         exit_start = self.blocks[loop.break_to].start
-        n = end - i - 1
+        n = end - start
         if n < 1 or exit_start + n > len(self.instrs) or self.instrs[end - 1].op != "RETURN_VALUE":
             return False
         return all(
             a.op == b.op and a.arg == b.arg and a.target is None
-            for a, b in zip(self.instrs[i + 1 : end], self.instrs[exit_start : exit_start + n])
+            for a, b in zip(self.instrs[start:end], self.instrs[exit_start : exit_start + n])
         )
+
+    def _legacy_leaves_blocks_before(self, i: int, templates: Tuple[List[Any], ...]) -> bool:
+        """Whether the instructions before *i* in its block leave ``try``/``with`` blocks (or are a ``NOP``).
+
+        Leaving: ``POP_BLOCK``, ``POP_EXCEPT``, a clause's ``name = None; del name``, a
+        ``with``'s exit call and the copies of enclosing ``finally`` bodies, *templates*.
+        """
+        instrs = self.instrs
+        first = self.blocks[self.block_of[i]].start
+        k = i
+        left = False
+        while k > first:
+            if instrs[k - 1].op in ("POP_BLOCK", "POP_EXCEPT", "NOP"):
+                k -= 1
+                left = True
+            elif k - 3 >= first and self._legacy_name_cleanup(k - 3):
+                k -= 3
+            elif k - 5 >= first and tuple(x.op for x in instrs[k - 5 : k]) == _EXIT_CALL_AND_POP:
+                k -= 5
+            else:
+                copy = next(
+                    (t for t in templates if t and k - len(t) >= first and self._matches(k - len(t), t)), None
+                )
+                if copy is None:
+                    break
+                k -= len(copy)
+        return left
+
+    def _legacy_name_cleanup(self, k: int) -> bool:
+        """Whether ``name = None; del name`` (the end of ``except ... as name``) starts at *k*."""
+        load, store, delete = self.instrs[k : k + 3]
+        return (
+            load.op == "LOAD_CONST"
+            and load.arg[0] is None
+            and store.op.startswith("STORE_")
+            and delete.op.startswith("DELETE_")
+            and store.arg == delete.arg
+        )
+
+    def legacy_mark_written_continues(self, body: List[ast.stmt], header: int) -> None:
+        """Mark the ``continue`` statements that end *body* (of the loop at block *header*) as written.
+
+        3.8 - 3.9 keep the loop's own jump back after a ``continue`` that ends the body (also
+        as the last statement of a trailing ``if``'s branch), dead: the ``continue`` was written.
+        Where the walk ended an ``if`` at that ``continue``'s jump, it follows the ``if``.
+        """
+        if not V.KEEPS_DEAD_CODE:
+            return
+        pending = [body]
+        while pending:
+            stmts = pending.pop()
+            at = len(stmts) - 1
+            if at >= 0 and isinstance(stmts[at], ast.Continue):
+                if self._legacy_jumps_to_dead_back_edge(stmts[at], header):
+                    stmts[at].uncompile_written = True  # type: ignore[attr-defined]
+                    continue
+                at -= 1  # the loop's own end: the statement before it ends the body
+            last = stmts[at] if at >= 0 else None
+            if not isinstance(last, ast.If):
+                continue
+            if self._legacy_jumps_to_dead_back_edge(last, header):
+                written = ast.Continue()
+                written.uncompile_written = True  # type: ignore[attr-defined]
+                stmts.insert(at + 1, written)
+            else:
+                pending.extend((last.body, last.orelse))
+
+    def _legacy_jumps_to_dead_back_edge(self, stmt: ast.stmt, header: int) -> bool:
+        """Whether *stmt* ran a jump to block *header* that an unreachable one there follows."""
+        target = self.blocks[header].offset
+        jumps = [
+            k
+            for k in map(self.cfg.index_for, getattr(stmt, "uncompile_offsets", ()))
+            if self.instrs[k].op == "JUMP" and self.instrs[k].target == target
+        ]
+        return bool(jumps) and self._legacy_dead_jump_to(jumps[-1] + 1, header)
+
+    def _legacy_dead_jump_to(self, k: int, header: int) -> bool:
+        """Whether instruction *k* is an unreachable jump, a block of its own, to block *header*."""
+        if k >= len(self.instrs):
+            return False
+        block = self.blocks[self.block_of[k]]
+        dead = block.start == k and not block.preds
+        return dead and self._legacy_lone_jump(block.id) and block.jump == header
 
     def legacy_jumps_to_written_break(
         self, block_id: int, then_b: Optional[int], else_b: Optional[int], fall: Optional[int], ctx: Context
@@ -137,20 +230,30 @@ class LegacyLayout:
         A ``break`` leaves the blocks it is in before jumping, so a loop's exits have the
         block stack of its header; handler code reached only by an exception does not.
         Code after a loop is reached by a jump (the test, ``break``), never by falling
-        through from the body (that is an ``if`` inside it ending in ``raise``/``return``).
+        through from the body (that is an ``if`` inside it ending in ``raise``/``return``),
+        except a ``break`` that is a block of its own, which an ``if``'s test falls into: a
+        lone jump, whose target is an exit unless no other ``break`` or test jumps there
+        (it may lie past the loop's ``else``).
         """
         if not body:
             return outs
         stacks = self.block_stacks()
         header = min(body, key=lambda b: self.blocks[b].offset)
         expected = stacks[self.blocks[header].start]
-        return {
+        exits = {
             s
             for s in outs
             if stacks[self.blocks[s].start] == expected
             and self.instrs[self.blocks[s].end - 1].op != "RERAISE"
-            and any(self.blocks[p].jump == s for p in self.blocks[s].preds if p in body)
         }
+        jumped = {
+            s for s in exits if any(self.blocks[p].jump == s for p in self.blocks[s].preds if p in body)
+        }
+        return jumped | {s for s in exits if self._legacy_lone_jump(s) and self.blocks[s].jump not in jumped}
+
+    def _legacy_lone_jump(self, block_id: int) -> bool:
+        block = self.blocks[block_id]
+        return block.end - block.start == 1 and self.instrs[block.start].op == "JUMP"
 
     def legacy_thread_exits(self, nodes: List[Any]) -> None:
         """Point condition exits at a lone jump block to that jump's target, when shared.
@@ -204,11 +307,19 @@ class LegacyLayout:
             jumped = self.jump_past_else(block_id, else_b, ctx)
             if jumped is not None:
                 return jumped
-            if else_b in ctx.stops:
+            if else_b in ctx.stops or self._legacy_goes_on_to_until(then_b, else_b, ctx):
                 return else_b
             if self._legacy_continues(else_b - 1, ctx):
                 return None  # the body ends in ``continue``: the if has no else
         return follow
+
+    def _legacy_goes_on_to_until(self, then_b: int, else_b: int, ctx: Context) -> bool:
+        """Whether only the code from *else_b* reaches where the walk ends (the end of a ``try``
+        body, whose exit leads on): the body from *then_b* leaves (``continue`` through a ``finally``)."""
+        if ctx.until >= len(self.instrs):
+            return False
+        until = self.block_of[ctx.until]
+        return else_b == until or (self.reaches(else_b, until, ctx) and not self.reaches(then_b, until, ctx))
 
     def _legacy_continues(self, block_id: int, ctx: Context) -> bool:
         """Whether block *block_id* ends in a jump to a ``while`` loop's top that only ``continue`` makes.
@@ -269,6 +380,20 @@ class LegacyLayout:
         if block.jump == loop.break_to:
             return ast.Break()
         return None
+
+    def legacy_threaded_jump(self, fall: Optional[int], then_b: Optional[int], ctx: Context) -> bool:
+        """Whether block *fall*, after a test, is a ``continue``/``break`` that the test's jump to
+        *then_b* was sent past (see :meth:`legacy_thread_exits`: ``if a or b: continue``)."""
+        loop = ctx.loop
+        if loop is None or fall is None or then_b is None or fall == then_b:
+            return False
+        block = self.blocks[fall]
+        return (
+            then_b in (loop.continue_to, loop.break_to)
+            and self._legacy_lone_jump(fall)
+            and block.jump == then_b
+            and len(block.preds) == 1
+        )
 
     def legacy_if_jump(
         self, test: ast.expr, then_b: int, else_b: int, ctx: Context, stack: List[Any]

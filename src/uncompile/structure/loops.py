@@ -15,6 +15,7 @@ from ..bytecode import versions as V
 from ..bytecode.awaits import ASYNC
 from ..expressions import values as M
 from ..expressions.conditions import Node, negate, reduce_nodes
+from ..flow.cfg import ENDS_PATH
 from .bottom_tested_loops import BottomTestedLoops
 from .branch_follow import outer_loop_jump
 from .comprehensions import contains_item, loop_to_comprehension
@@ -27,6 +28,7 @@ class LoopStructurer(BottomTestedLoops):
     _bottom_cuts: Any
     copied_break_cuts: Any
     _node: Any
+    compare_chain: Any
     blocks: Any
     covering_try: Any
     exit: Any
@@ -37,6 +39,7 @@ class LoopStructurer(BottomTestedLoops):
     starts_finally_copy: Any
     is_try_handler: Any
     legacy_loop_span: Any
+    legacy_mark_written_continues: Any
     sim: Any
     span: Any
     start_of: Any
@@ -159,6 +162,8 @@ class LoopStructurer(BottomTestedLoops):
         self.sim.pending.append(self.instrs[head.start].offset)
         inner = ctx._replace(loop=info, region=frozenset(body), stops=frozenset())
         stmts = self.walk(self.start_of(head.fall), inner, stack + [iterator] + slots + [target])
+        if V.LAYOUT_IN_SOURCE_ORDER:
+            self.legacy_mark_written_continues(stmts, header)
         orelse: List[ast.stmt] = []
         after = self.start_of(break_to)
         cut = self.copied_break_cuts.get(header)
@@ -229,12 +234,16 @@ class LoopStructurer(BottomTestedLoops):
             and b.end - b.start == 1
             and self.instrs[b.start].op == "JUMP"
         }
+        body |= self._straight_line_ends(body)
+        chain_exit = self._chain_exit(head)
         outs = self._exits(body, None) or self._handler_exits(head, body)
         exit_b = outs[0] if outs else None
         last = self.instrs[head.end - 1]
         break_to, else_b = exit_b, None
-        if last.op in V.CONDITIONAL_JUMPS and head.jump in outs:
-            exit_b = head.jump  # where the test leaves; an earlier exit is a ``break`` written before it
+        if last.op in V.CONDITIONAL_JUMPS and (head.jump in outs or chain_exit in outs):
+            # where the test leaves (past a chained comparison's cleanup); an earlier exit is a
+            # ``break`` written before it
+            exit_b = head.jump if chain_exit is None else chain_exit
             break_to, else_b = self._while_else(frozenset(body), exit_b, ctx)
         info = Loop(header, header, break_to, frozenset(body))
         inner = ctx._replace(loop=info, region=frozenset(body), stops=frozenset())
@@ -251,7 +260,13 @@ class LoopStructurer(BottomTestedLoops):
             self.sim.out = saved_out
             if not pre:
                 expr = self.sim.pop_expr(work, last)
-                node, fall = self._node(header, expr, head.end - 1, False)
+                chain = None
+                if isinstance(expr, ast.Compare) and work and work[-1] is expr.comparators[-1]:
+                    chain = self.compare_chain(header, expr, False, work)  # ``while a < b < c``
+                    if chain is None:
+                        raise self.fail(head.end - 1, "comparison chain")
+                node, fall = chain[:2] if chain else self._node(header, expr, head.end - 1, False)
+                node.last, node.entry = node.entry, header
                 node, top, fall = self._while_condition(node, fall, header, body, exit_b, stack)
                 if node.false == exit_b:
                     test, start = node.expr, self.start_of(node.true)
@@ -265,9 +280,47 @@ class LoopStructurer(BottomTestedLoops):
                     stmts = self.walk(start, inner, list(stack), entering=True)
                     return self._emit_while(test, stmts, True, break_to, else_b, ctx, stack)
         stmts = self.walk(start, inner, list(stack), entering=start == head.start)
+        if V.LAYOUT_IN_SOURCE_ORDER:
+            self.legacy_mark_written_continues(stmts, header)
         # the end of the body would repeat the test there: a jump back to the test is ``continue``
         explicit = V.DUPLICATES_WHILE_CONDITION and start != head.start
         return self._emit_while(test, stmts, explicit, break_to, else_b, ctx, stack)
+
+    def _chain_exit(self, head: Any) -> Optional[int]:
+        """Where a ``while`` test that is a chained comparison leaves the loop (None: the header
+        tests no chain).
+
+        The header's test jumps to the chain's cleanup (``POP_TOP`` of the kept operand, then a
+        jump to the exit or a copy of it); the last link jumps to the exit itself.
+        """
+        cleanup = self.blocks[head.jump] if head.jump is not None else None
+        if (
+            cleanup is None
+            or self.instrs[head.end - 2].op != "COMPARE_OP"
+            or self.instrs[cleanup.start].op != "POP_TOP"
+            or cleanup.preds != [head.id]
+            or not (cleanup.end - cleanup.start == 2 and self.instrs[cleanup.end - 1].op == "JUMP")
+            and self.instrs[cleanup.end - 1].op not in ENDS_PATH
+        ):
+            return None
+        link = head.fall
+        while link is not None and self.blocks[link].jump == cleanup.id:
+            link = self.blocks[link].fall
+        if link is None or self.instrs[self.blocks[link].end - 1].op not in V.CONDITIONAL_JUMPS:
+            return None
+        return self.blocks[link].jump
+
+    def _straight_line_ends(self, body: Set[int]) -> Set[int]:
+        """Blocks that end the function (``return``, ``raise``) run straight on from a body block
+        (split from it where a try's range ends: ``while True: try: return f() ...``)."""
+        found = set()
+        for b in self.blocks:
+            if b.succs or b.id in body or b.preds != [b.id - 1] or b.id - 1 not in body:
+                continue
+            before = self.blocks[b.id - 1]
+            if before.fall == b.id and self.instrs[before.end - 1].target is None:
+                found.add(b.id)
+        return found
 
     def _tries_inside(self, head: Any, body: set, ctx: Context) -> Set[int]:
         """The blocks of the try bodies that start inside a loop body: a try statement lies
@@ -350,14 +403,18 @@ class LoopStructurer(BottomTestedLoops):
         nodes = [node]
         falls = [fall]
         while fall is not None and fall in body and fall != header and not self.is_loop_header(fall):
-            pure = self._pure(fall, self.blocks[fall].start, stack)  # type: ignore[attr-defined]
-            if pure is None or pure[1] != "cond":
+            start = self.blocks[fall].start
+            pure = self._pure(fall, start, stack) or self._pure_chain(fall, start, stack)  # type: ignore[attr-defined]
+            if pure is None or pure[1] not in ("cond", "chain-cond"):
                 break
-            new, fall = self._node(fall, pure[0], pure[2], False)
+            if pure[1] == "chain-cond":  # ``while x and a < b < c``
+                new, fall = pure[0], pure[2]
+            else:
+                new, fall = self._node(fall, pure[0], pure[2], False)
             nodes.append(new)
             falls.append(fall)
         if len(nodes) == 1:
-            return node, [header], falls[0]
+            return node, list(range(header, node.last + 1)), falls[0]
         reduced, sizes = reduce_nodes(nodes)
         head = reduced[0]
         if (

@@ -23,17 +23,26 @@ from .branch_follow import region_follow
 from .context import Context
 
 _NOP = dis.opmap["NOP"]
+_MATCH_CLASS = dis.opmap.get("MATCH_CLASS")
 _STRUCTURAL = ("MATCH_SEQUENCE", "MATCH_MAPPING", "MATCH_CLASS")
 _CLASS_LOADS = ("LOAD_GLOBAL", "LOAD_NAME", "LOAD_FAST", "LOAD_DEREF")
 
-#: Instructions a match statement can start with (its subject already on the stack).
-MATCH_STARTS = frozenset(("COPY", "MATCH_SEQUENCE", "MATCH_MAPPING") + _CLASS_LOADS)
+#: Instructions a match statement can start with (its subject already on the stack), in code
+#: without class patterns and in code with them.
+_MATCH_STARTS = frozenset(("COPY", "MATCH_SEQUENCE", "MATCH_MAPPING")) if V.HAS_MATCH else frozenset()
+_MATCH_STARTS_WITH_CLASSES = _MATCH_STARTS | frozenset(_CLASS_LOADS) if V.HAS_MATCH else frozenset()
 
 
 class MatchStructurer:
     """Mixin for the walker: ``match`` statements."""
 
-    _has_class_patterns: Optional[bool] = None  # whether the code has a MATCH_CLASS at all
+    instrs: List[Any]
+
+    def match_start_ops(self, code: Any) -> frozenset:
+        """The instructions a match statement can start with in *code*."""
+        if _MATCH_CLASS is not None and bytes((_MATCH_CLASS,)) in code.co_code[::2]:
+            return _MATCH_STARTS_WITH_CLASSES
+        return _MATCH_STARTS
 
     def is_match_start(self: Any, i: int) -> bool:
         """Whether the first case of a match starts at *i*, its subject on the stack.
@@ -64,10 +73,6 @@ class MatchStructurer:
 
     def _starts_class_pattern(self: Any, i: int) -> bool:
         """Whether *i* loads the class and attribute names of a ``MATCH_CLASS`` of the value below."""
-        if self._has_class_patterns is None:
-            self._has_class_patterns = any(ins.op == "MATCH_CLASS" for ins in self.instrs)
-        if not self._has_class_patterns:
-            return False
         depth = 0
         for ins in self.instrs[i : i + 8]:
             if ins.op == "MATCH_CLASS":

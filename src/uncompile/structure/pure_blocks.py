@@ -11,7 +11,7 @@ structurer compares the pure tails of blocks to find a ``while`` test copied to 
 from __future__ import annotations
 
 import ast
-from typing import Any, List, Optional, Tuple
+from typing import Any, List, Optional, Sequence, Set, Tuple
 
 from ..bytecode import versions as V
 from ..errors import DecompileError
@@ -68,10 +68,15 @@ class PureBlocks:
     sim: Any
     walk: Any
 
-    def _pure(self, block_id: int, start: int, stack: List[Any]) -> Optional[Tuple[Any, str, int]]:
-        """Evaluate a block without statements: (value, how it ends, end index) or None."""
+    def _pure(
+        self, block_id: int, start: int, stack: List[Any], operands: Sequence[Any] = ()
+    ) -> Optional[Tuple[Any, str, int]]:
+        """Evaluate a block without statements: (value, how it ends, end index) or None.
+
+        *operands* are values pushed on *stack* before the block that the block consumes (the
+        value of ``b or c`` that ``not (b or c)`` negates where the two meet)."""
         block = self.blocks[block_id]
-        work = list(stack)
+        work = list(stack) + list(operands)
         try:
             with self.sim.scratch():
                 for i in range(start, block.end - 1):
@@ -113,12 +118,21 @@ class PureBlocks:
             return None
         return work[-1], kind, block.end - 1
 
-    def _lone_return(self, block_id: int) -> bool:
+    def _copied_return(self, i: int, block_id: int) -> bool:
+        """Whether the instructions from *i* to the end of its block are a copy of block
+        *block_id*, which returns (3.10+ copy a small exit into the paths that reach it)."""
         block = self.blocks[block_id]
-        return block.end - block.start == 1 and self.instrs[block.start].op == "RETURN_VALUE"
+        end = block_end_of(self, i)
+        if end - i != block.end - 1 - block.start or self.instrs[end].op != "RETURN_VALUE":
+            return False
+        copy, original = self.instrs[i : end + 1], self.instrs[block.start : block.end]
+        return all(a.op == b.op and a.arg == b.arg for a, b in zip(copy, original))
 
     def _pure_chain(self, block_id: int, start: int, stack: List[Any]) -> Optional[Tuple[Any, str, int]]:
-        """A chained comparison used as a value inside ``and``/``or``: (value, "jump", end)."""
+        """A chained comparison inside ``and``/``or``: used as a value, (value, "chain", the
+        block its value goes to) (or "chain-return" and the index of a copy of the merge's
+        ``return``); tested as a condition, (its condition node, "chain-cond", the block its
+        last test falls through to)."""
         block = self.blocks[block_id]
         last = self.instrs[block.end - 1]
         if last.op not in V.CONDITIONAL_JUMPS:
@@ -132,7 +146,18 @@ class PureBlocks:
                         return None
                     self.sim.step(ins, work)
                 expr = self.sim.pop(work, last)
-                if not work or work[-1] is not expr or not isinstance(expr, ast.Compare):
+                if not isinstance(expr, ast.Compare) or not work:
+                    return None
+                if work[-1] is expr.comparators[-1]:  # a chain tested as a condition
+                    tested = self.compare_chain(block_id, expr, False, work)
+                    if tested is None or tested[1] is None or self.sim.out:
+                        return None
+                    node, after = tested[0], tested[1]
+                    if len(work) != len(stack) or any(a is not b for a, b in zip(work, stack)):
+                        return None
+                    node.last, node.entry = node.entry, block_id
+                    return node, "chain-cond", after
+                if work[-1] is not expr:
                     return None
                 work.pop()
                 if not work or work[-1] is not expr.comparators[-1]:
@@ -140,9 +165,10 @@ class PureBlocks:
                 chain = self.compare_chain(block_id, expr, True, work)
                 if chain is None or chain[2] is None or self.sim.out:
                     return None
-                if chain[2] < 0:  # the chain ends in a copy of the merge point's ``return``
+                if chain[2] < 0:  # the chain goes on with a copy of the merge point's ``return ...``
                     after = -1 - chain[2]
-                    if self.instrs[after].op != "RETURN_VALUE" or after != block_end_of(self, after):
+                    end = block_end_of(self, after)
+                    if self.instrs[end].op != "RETURN_VALUE" or end - after >= V.LONGEST_COPIED_EXIT:
                         return None
                     return chain[0], "chain-return", after
         except DecompileError:
@@ -188,6 +214,37 @@ class PureBlocks:
         ):
             return None
         return work[-1], "jump", jump
+
+    def _walked_operand(
+        self, fall: int, start: int, merges: Set[Any], ctx: Any, stack: List[Any]
+    ) -> Optional[Tuple[Any, str, int]]:
+        """``a or any(w for w in (b or ()))``: an operand of ``and``/``or`` that holds a boolean
+        value of its own, walked from instruction *start* of block *fall* up to the nearest later
+        merge point of the operands before it; (value, "walked", that merge block) or None."""
+        offset = self.blocks[fall].offset
+        later = [m for m in merges if m is not None and self.blocks[m].offset > offset]
+        if not later:
+            return None
+        merge = min(later, key=lambda m: self.blocks[m].offset)
+        work = list(stack)
+        saved_exit = self.exit
+        try:
+            with self.sim.scratch():
+                body = self.walk(start, ctx.stop_at(merge), work)
+                reached = self.exit
+        except DecompileError:
+            return None
+        finally:
+            self.exit = saved_exit
+        if (
+            body
+            or reached != self.blocks[merge].start
+            or len(work) != len(stack) + 1
+            or any(a is not b for a, b in zip(work, stack))
+            or M.is_marker(work[-1])
+        ):
+            return None
+        return work[-1], "walked", merge
 
     def _pure_suffix(self, a: int, b: int) -> int:
         """How many pure instructions before the final jumps of blocks *a* and *b* match."""

@@ -5,47 +5,50 @@ of ``except`` handlers and ``match`` cases); expressions never hold statements. 
 that looks only at statements (tidying loops, tagging offsets) need not visit the many
 expression nodes :func:`ast.walk` goes through: :func:`iter_statements` yields every
 statement :func:`ast.walk` would (each time it occurs, nested definitions included), in
-depth-first order.
+depth-first order; :func:`statement_lists` gives the lists directly inside one statement.
 """
 
 from __future__ import annotations
 
 import ast
-from typing import Dict, Iterable, Iterator, List, Tuple
+from typing import Dict, Iterable, Iterator, List, Tuple, Type
 
-__all__ = ["iter_statements"]
+__all__ = ["iter_statements", "statement_lists"]
 
-#: Nodes that are not statements but hold a statement list in ``body``.
-_BODY_HOLDERS = (ast.excepthandler,) + ((ast.match_case,) if hasattr(ast, "match_case") else ())
-
-
-#: Fields that can hold a statement list (on statements, handlers and match cases).
-_LIST_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
-
-#: Per node class: which of its ``_fields`` can hold statements (what :func:`ast.walk` reads).
-_fields_of: Dict[type, Tuple[str, ...]] = {}
-
-
-def _child_statements(node: ast.AST) -> List[ast.stmt]:
-    """The statements directly inside *node* (a statement, handler or match case)."""
-    kind = type(node)
-    fields = _fields_of.get(kind)
-    if fields is None:
-        fields = _fields_of[kind] = tuple(name for name in _LIST_FIELDS if name in kind._fields)
-    found: List[ast.stmt] = []
-    for field in fields:
-        value = getattr(node, field, None)
-        if not isinstance(value, list):
-            continue
-        for item in value:
-            if isinstance(item, ast.stmt):
-                found.append(item)
-            elif isinstance(item, _BODY_HOLDERS):
-                found.extend(_child_statements(item))
-    return found
-
+#: Fields of a statement that hold statements, and those that hold handlers or ``match`` cases
+#: (each with a ``body`` of statements).
+_STATEMENT_FIELDS = ("body", "orelse", "finalbody")
+_HOLDER_FIELDS = ("handlers", "cases")
 
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+class _ListFields(Dict[type, Tuple[Tuple[str, bool], ...]]):
+    """Per statement class: (field, holds handlers/cases) for each of its ``_fields`` above, in
+    order (none for a simple statement); worked out on first use."""
+
+    def __missing__(self, kind: Type[ast.AST]) -> Tuple[Tuple[str, bool], ...]:
+        names = [name for name in _STATEMENT_FIELDS + _HOLDER_FIELDS if name in kind._fields]
+        fields = self[kind] = tuple((name, name in _HOLDER_FIELDS) for name in names)
+        return fields
+
+
+_list_fields = _ListFields()
+
+
+def statement_lists(node: ast.stmt) -> List[List[ast.stmt]]:
+    """The statement lists directly inside *node*: its bodies, then its handlers' or cases' bodies.
+
+    A field left unset (before 3.13 a node built without ``orelse`` has none) holds no list."""
+    lists: List[List[ast.stmt]] = []
+    for field, holds_bodies in _list_fields[type(node)]:
+        value = getattr(node, field, None)
+        if value:
+            if holds_bodies:
+                lists.extend(holder.body for holder in value)
+            else:
+                lists.append(value)
+    return lists
 
 
 def iter_statements(stmts: Iterable[ast.stmt], into_definitions: bool = True) -> Iterator[ast.stmt]:
@@ -58,7 +61,7 @@ def iter_statements(stmts: Iterable[ast.stmt], into_definitions: bool = True) ->
         if not into_definitions and isinstance(node, _DEFINITIONS):
             yield node
             continue
-        children = _child_statements(node)
+        if _list_fields[type(node)]:  # a compound statement
+            for inner in reversed(statement_lists(node)):
+                stack.extend(reversed(inner))
         yield node
-        children.reverse()
-        stack.extend(children)

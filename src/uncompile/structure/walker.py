@@ -6,7 +6,7 @@ boolean value or an ``if``) in :mod:`.conditionals`; back edges make ``for``/``w
 in :mod:`.loops` (graph queries in :mod:`.loop_graph`, bottom-tested loops in
 :mod:`.bottom_tested_loops`); exception regions (``try``/``with``) in :mod:`.handlers` and
 :mod:`.except_clauses`; ``match`` in :mod:`.matches`; the 3.8 - 3.10 block-stack layouts in
-:mod:`.blocks_legacy` and :mod:`.layout_legacy`.
+:mod:`.blocks_legacy` (its ``except`` clauses in :mod:`.clauses_legacy`) and :mod:`.layout_legacy`.
 """
 
 from __future__ import annotations
@@ -22,16 +22,18 @@ from ..errors import DecompileError
 from ..expressions import values as M
 from ..expressions.stack_shuffles import simulator_for
 from ..flow.cfg import ENDS_PATH, ControlFlowGraph
-from .blocks_legacy import LegacyBlocks
+from .blocks_legacy import LegacyBlocks, reraise_leaders
 from .compare_chains import CompareChains
 from .conditionals import Conditionals
 from .context import Context
 from .copied_exits import is_copied_break
-from .handlers import HandlerStructurer
+from .handlers import COPY_START_OPS, HandlerStructurer
 from .layout_legacy import LegacyLayout
 from .loops import LoopStructurer
-from .matches import MATCH_STARTS, MatchStructurer
+from .matches import MatchStructurer
 from .pure_blocks import PureBlocks
+
+_WITH_STARTS = ("BEFORE_WITH", "SETUP_WITH")
 
 
 class Walker(
@@ -52,10 +54,11 @@ class Walker(
         # 3.8 - 3.10 blocks are structured from the block stack (blocks_legacy), without
         # exception edges in the graph: their handlers are laid out after each body.
         self.handlers = exception_handlers(code, self.instrs) if V.HAS_EXCEPTION_TABLE else []
-        self.cfg = ControlFlowGraph(self.instrs, self.handlers)
+        self.cfg = ControlFlowGraph(self.instrs, self.handlers, reraise_leaders(self.instrs))
         self.blocks = self.cfg.blocks
         if not V.HAS_EXCEPTION_TABLE:
             self.legacy_link_handlers()
+            self.legacy_link_reraise_copies()
         self.sim = simulator_for(code, nested, self.instrs)
         self.block_of: List[int] = [0] * len(self.instrs)
         for block in self.blocks:
@@ -72,6 +75,7 @@ class Walker(
         self._bottom_cuts: Dict[int, int] = {}  # bottom-tested loop header -> where its copied test starts
         self.copied_break_cuts: Dict[int, int] = {}  # for loop header -> where its copied break target starts
         self._line_at: Optional[Callable[[int], Optional[int]]] = None
+        self.match_starts = self.match_start_ops(code)
 
     # -- helpers ------------------------------------------------------------------------
 
@@ -192,12 +196,16 @@ class Walker(
         """Execute the rest of the block at *pos*; returns where the walk goes next."""
         block = self.blocks[self.block_of[pos]]
         last = block.end - 1
+        instrs, step, until = self.instrs, self.sim.step, ctx.until
+        copying = bool(ctx.finally_bodies)  # a finally body's copy may start anywhere
         i = pos
         left_with = False  # a with's exit call was skipped: a jump out of the block leaves the with
         while i < last:
-            if i >= ctx.until:
+            if i >= until:
                 return i
-            skip = self.skip_copies(i, ctx, stack)
+            ins = instrs[i]
+            op = ins.op
+            skip = self.skip_copies(i, ctx, stack) if copying or op in COPY_START_OPS else 0
             if skip:
                 left_with = left_with or self.exit_call_at(i) > 0
                 i += skip
@@ -207,20 +215,19 @@ class Walker(
                 if i > last:  # the copy spans blocks (a finally body with an if): go on after it
                     return self._return_after_copy(i, ctx, stack)
                 continue
-            ins = self.instrs[i]
-            if ins.op in ("BEFORE_WITH", "SETUP_WITH"):
+            if op in _WITH_STARTS:
                 return self.with_statement(i, ctx, stack)
-            if ins.op in MATCH_STARTS and self.is_match_start(i):
+            if op in self.match_starts and self.is_match_start(i):
                 return self.match_statement(i, ctx, stack)
             if V.LAYOUT_IN_SOURCE_ORDER and self.legacy_copied_break(i, ctx):
                 self.sim.emit(ast.Break())
                 return None
             if V.LAYOUT_IN_SOURCE_ORDER and self.legacy_copied_try_exit(i):
                 return None  # the branch falls off the end of its try body
-            if ins.op == "POP_TOP" and is_copied_break(self, i, ctx, stack):
+            if op == "POP_TOP" and is_copied_break(self, i, ctx, stack):
                 self.sim.emit(ast.Break())
                 return None
-            self.sim.step(ins, stack)
+            step(ins, stack)
             i += 1
         if last >= ctx.until:
             return last
@@ -236,7 +243,9 @@ class Walker(
         if ins.op == "JUMP":
             self.sim.pending.append(ins.offset)
             return self.start_of(block.jump)
-        if ins.op in ("BEFORE_WITH", "SETUP_WITH"):
+        if ins.op == "RERAISE" and block.jump is not None:  # see legacy_link_reraise_copies
+            return self.start_of(block.jump)
+        if ins.op in _WITH_STARTS:
             return self.with_statement(last, ctx, stack)
         if ins.op == "SETUP_FINALLY" and not V.HAS_EXCEPTION_TABLE:
             return self.legacy_try(last, ctx, stack)

@@ -1,0 +1,263 @@
+"""``except`` clauses of a ``try`` from the block instructions of CPython 3.8 - 3.10.
+
+A mixin of :class:`~uncompile.structure.blocks_legacy.LegacyBlocks` (the block stack and
+the walk up to a body's normal exit). The handler of a ``try``/``except`` is a chain of
+clauses: ``DUP_TOP; <type>; exception match; POP_JUMP_IF_FALSE next`` (or three
+``POP_TOP`` for a bare ``except``), the clause body, and its normal exit, ``POP_EXCEPT``
+(3.9+: then ``name = None; del name`` after ``except ... as name``) and a jump past the
+statement. A clause that leaves with ``break``/``continue``/``return`` jumps elsewhere; on
+3.8 - 3.9 its own normal exit stays behind, dead, and shows where the statement ends.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any, List, Optional, Tuple
+
+from ..bytecode import versions as V
+from ..expressions import values as M
+from .context import Context
+
+
+class LegacyExceptClauses:
+    """``try``/``except``/``else`` for 3.8 - 3.10 on the block stack (see :mod:`.blocks_legacy`)."""
+
+    instrs: List[Any]
+    blocks: List[Any]
+    block_of: Any
+    sim: Any
+    exit: Optional[int]
+    _bottom_cuts: Any
+    _legacy_body_end: Any
+    _legacy_index: Any
+    _legacy_last: Any
+    _legacy_returns_after: Any
+    _legacy_same_return: Any
+    _legacy_walk_to: Any
+    block_stacks: Any
+
+    def _legacy_try_except(self, i: int, h: int, ctx: Context, stack: List[Any]) -> Optional[int]:
+        instrs = self.instrs
+        normal = self._legacy_body_end(i, h, ctx.finally_bodies)
+        if normal is not None and self._legacy_dead_exit(i, h):
+            normal = h - 2  # the body ends in break/continue: its own exit stays behind, dead
+        body = self._legacy_walk_to(i + 1, h if normal is None else normal, ctx, list(stack))
+        body_exit: Optional[int] = None
+        if normal is not None:
+            k = normal + 1
+            body_exit = self._legacy_index(instrs[k].target) if instrs[k].op == "JUMP" else k
+        clauses, afters, dead_afters = self._legacy_clauses(h, ctx, stack)
+        follow = body_exit
+        orelse: List[ast.stmt] = []
+        if body_exit is not None and V.RETURN_COPIED_TO_BRANCHES:
+            afters = [self._legacy_original_return(a, body_exit) for a in afters]
+            if afters and all(a < body_exit and self._legacy_same_return(a, a) for a in afters):
+                # the clauses end in the only copy left of the return after the try: the else
+                # ends in return/raise, so the original became unreachable and was dropped
+                orelse = self._legacy_walk_to(body_exit, None, ctx, list(stack))
+                if self.exit is None:
+                    self.sim.emit(
+                        ast.Try(body=body or [ast.Pass()], handlers=clauses, orelse=orelse, finalbody=[])
+                    )
+                    return afters[0]
+        header = self._legacy_next_iteration(body_exit, afters, ctx)
+        if header is not None and body_exit is not None:
+            # the clauses' jumps past the else go on to the loop's next iteration: the else ends
+            # the loop body
+            orelse = self._legacy_walk_to(body_exit, None, ctx.stop_at(self.block_of[header]), list(stack))
+            follow = header
+        elif body_exit is not None and (afters or dead_afters) and body_exit not in afters:
+            later = [a for a in afters + dead_afters if a > body_exit]
+            if later and V.RETURN_COPIED_TO_BRANCHES and self._legacy_same_return(min(later), body_exit):
+                later = []  # the clauses end in copies of the return after the try: no else
+            if later:
+                follow = min(later)
+                stop = self.blocks[self.block_of[follow]]
+                inner = ctx.stop_at(stop.id) if stop.start == follow else ctx  # else: a copied return
+                orelse = self._legacy_walk_to(body_exit, follow, inner, list(stack))
+        elif body_exit is None and afters:
+            follow = afters[0]
+        self.sim.emit(ast.Try(body=body or [ast.Pass()], handlers=clauses, orelse=orelse, finalbody=[]))
+        return follow
+
+    def _legacy_next_iteration(
+        self, body_exit: Optional[int], afters: List[int], ctx: Context
+    ) -> Optional[int]:
+        """Where the loop's next iteration starts when every clause goes on there, past the
+        ``else`` at *body_exit* (None otherwise).
+
+        The jump past a ``try``'s ``else`` that ends a loop body is sent on to the loop's header;
+        a clause ending in ``continue`` is no normal end (3.8 - 3.9: its own exit stays behind,
+        dead; 3.10: a jump to the header is taken for one).
+        """
+        loop = ctx.loop
+        if loop is None or body_exit is None or not afters:
+            return None
+        header = self.blocks[loop.continue_to].start
+        if header < body_exit and all(a == header for a in afters):
+            return header
+        return None
+
+    def _legacy_original_return(self, after: int, body_exit: int) -> int:
+        """Where a clause that goes on at *after*, before the ``else`` at *body_exit*, really goes.
+
+        3.10 copies a ``return`` that follows a ``try``/``except``/``else`` into the clause's
+        exit; the original comes after the ``else``: the first copy of the same code there.
+        """
+        if after >= body_exit:
+            return after
+        for b in range(body_exit + 1, len(self.instrs)):
+            if self.instrs[b].op == self.instrs[after].op and self._legacy_same_return(after, b):
+                return b
+        return after
+
+    def _legacy_dead_exit(self, i: int, h: int) -> bool:
+        """Whether the ``try`` body set up at *i* ends in an unreachable ``POP_BLOCK; JUMP`` (3.8, 3.9)."""
+        return (
+            V.KEEPS_DEAD_CODE
+            and i < h - 2
+            and self.instrs[h - 2].op == "POP_BLOCK"
+            and self.instrs[h - 1].op == "JUMP"
+            and self.block_stacks()[h - 2] is None
+        )
+
+    def _legacy_clauses(
+        self, h: int, ctx: Context, stack: List[Any]
+    ) -> Tuple[List[ast.ExceptHandler], List[int], List[int]]:
+        instrs = self.instrs
+        clauses: List[ast.ExceptHandler] = []
+        afters: List[int] = []
+        dead_afters: List[int] = []
+        k = h
+        while k < len(instrs):
+            type_expr: Optional[ast.expr] = None
+            name: Optional[str] = None
+            next_k: Optional[int] = None
+            if instrs[k].op == "COPY" and instrs[k].arg == 1:
+                work = list(stack)
+                j = k + 1
+                while instrs[j].op != "EXC_MATCH":
+                    self.sim.step(instrs[j], work)
+                    j += 1
+                type_expr = self.sim.pop_expr(work, instrs[j])
+                next_k = self._legacy_index(instrs[j + 1].target)
+                j += 2
+                store = instrs[j + 1]
+                if store.op.startswith("STORE_"):
+                    name = store.arg
+                j += 3
+            elif all(instrs[k + n].op == "POP_TOP" for n in range(3)):
+                j = k + 3
+            else:
+                break
+            if name is not None and instrs[j].op == "SETUP_FINALLY":
+                j += 1
+            self.sim.pending = []
+            limit = next_k if next_k is not None else self._legacy_chain_end(j)
+            ends = self._legacy_last(j, limit, "POP_EXCEPT", ("exc", h))
+            end = None
+            q = self._legacy_skip_name_cleanup(ends[0] + 1, name) if ends else len(instrs)
+            copied_break = self._legacy_copied_loop_exit(q, ctx)
+            if ends and (copied_break or self._legacy_clause_ends(q, ctx, limit, name)):
+                end = ends[0]
+            clause_body = self._legacy_walk_to(
+                j,
+                limit if end is None else end,
+                ctx,
+                stack + [M.Discard(), M.Discard(), M.Discard()],
+                except_name=name,
+            )
+            if copied_break:
+                clause_body.append(ast.Break())
+            elif end is not None:
+                jumps = q < len(instrs) and instrs[q].op == "JUMP"
+                afters.append(self._legacy_index(instrs[q].target) if jumps else q)
+            else:
+                dead_afters.extend(self._legacy_dead_clause_ends(j, limit, name))
+            clauses.append(ast.ExceptHandler(type=type_expr, name=name, body=clause_body or [ast.Pass()]))
+            if next_k is None:
+                break
+            k = next_k
+        return clauses, afters, dead_afters
+
+    def _legacy_chain_end(self, start: int) -> int:
+        """Index just past the last (bare) clause starting at *start*: its dead re-raise (3.8, 3.9)."""
+        stacks = self.block_stacks()
+        if V.KEEPS_DEAD_CODE:
+            for k in range(start, len(self.instrs)):
+                if self.instrs[k].op in ("END_FINALLY", "RERAISE") and stacks[k] is None:
+                    return k + 1
+        return len(self.instrs)
+
+    def _legacy_dead_clause_ends(self, start: int, limit: int, name: Optional[str]) -> List[int]:
+        """Where an unreachable ``POP_EXCEPT; JUMP`` left after a clause's ``break``/``return`` goes.
+
+        The compiler still emits a clause's normal exit after its last statement; when that
+        statement leaves (``break``), the exit stays, dead, and shows where the ``try``
+        statement ends (past an ``else``). The exit of a clause ``except ... as name``
+        clears the name between the two (3.9).
+        """
+        stacks = self.block_stacks()
+        for k in range(min(limit, len(self.instrs)) - 2, start - 1, -1):
+            jump = self.instrs[self._legacy_skip_name_cleanup(k + 1, name)]
+            if (
+                self.instrs[k].op == "POP_EXCEPT"
+                and stacks[k] is None
+                and jump.op == "JUMP"
+                and jump.target is not None
+                and jump.target > self.instrs[k].offset
+            ):
+                return [self._legacy_index(jump.target)]
+        return []
+
+    def _legacy_clause_ends(self, q: int, ctx: Context, limit: int, name: Optional[str]) -> bool:
+        """Whether a clause's last ``POP_EXCEPT``, followed by the code at *q*, is its normal end.
+
+        Not when it only leads to a ``return``, or leaves more blocks or jumps to the loop's
+        header or exit (a ``break``/``continue`` as the clause's last statement). Where dead
+        code stays (3.8, 3.9) that is known for sure: the clause's real exit follows, dead.
+        """
+        if self._legacy_returns_after(q, ctx.finally_bodies):
+            return False
+        if q >= len(self.instrs):
+            return True
+        if V.KEEPS_DEAD_CODE:
+            return not self._legacy_dead_clause_ends(q, limit, name)
+        ins = self.instrs[q]
+        if ins.op in ("POP_BLOCK", "CALL_FINALLY", "POP_FINALLY", "BEGIN_FINALLY"):
+            return False
+        loop = ctx.loop
+        if ins.op == "JUMP" and loop is not None:
+            target = self._legacy_index(ins.target)
+            if self._bottom_cuts.get(loop.header) == target:
+                return (
+                    True  # the test copied to the loop body's end (3.10): a written continue jumps to the top
+                )
+            return self.block_of[target] not in (loop.continue_to, loop.break_to)
+        return True
+
+    def _legacy_copied_loop_exit(self, q: int, ctx: Context) -> bool:
+        """Whether the code at *q*, after a clause's ``POP_EXCEPT``, is a copy of its loop's exit.
+
+        3.10 replaces the jump of a ``break`` to a small block that returns by a copy of the
+        block; a ``return`` written in the clause computes its value before the ``POP_EXCEPT``.
+        """
+        loop = ctx.loop
+        if not V.RETURN_COPIED_TO_BRANCHES or loop is None or loop.break_to is None:
+            return False
+        exit_start = self.blocks[loop.break_to].start
+        return q != exit_start and self._legacy_same_return(q, exit_start)
+
+    def _legacy_skip_name_cleanup(self, k: int, name: Optional[str]) -> int:
+        """Past ``name = None; del name`` after an ``except ... as name`` clause (3.9+)."""
+        instrs = self.instrs
+        if (
+            name is not None
+            and k + 2 < len(instrs)
+            and instrs[k].op == "LOAD_CONST"
+            and instrs[k + 1].op.startswith("STORE_")
+            and instrs[k + 2].op.startswith("DELETE_")
+            and instrs[k + 1].arg == name
+        ):
+            return k + 3
+        return k

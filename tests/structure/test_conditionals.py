@@ -1,0 +1,143 @@
+"""Conditions and boolean values of several tests (``uncompile.structure.conditionals``, with
+the pieces :mod:`uncompile.structure.pure_blocks` evaluates)."""
+
+from __future__ import annotations
+
+import pytest
+from snippets import define
+
+from uncompile.verification import verify_code
+
+CHAINS_AFTER_OTHER_TESTS = {
+    # the chain's last test falls through to a copy of the body's return (3.10+)
+    "or_then_chain": """
+        def f(x, a, b, c):
+            if x or a < b < c:
+                return 1
+            return 2
+    """,
+    "and_chain_or": """
+        def f(a, b, c, d, e):
+            if a and b < c < d or e:
+                return 1
+            return 2
+    """,
+    "not_of_or_chain": """
+        def f(x, a, b, c, y):
+            if not (x or a < b < c):
+                y = 1
+            return y
+    """,
+    # the chain's last test jumps to a block that only jumps on to the body
+    "in_a_loop": """
+        def f(items, a, c):
+            for item in items:
+                if item or a < item < c:
+                    g(item)
+    """,
+    # the chain's cleanup jumps on to the next iteration just before the kept item (3.12+)
+    "in_a_comprehension": """
+        def f(items, a, c):
+            return [item for item in items if item or a < item < c]
+    """,
+    "assert": """
+        def f(x, a, b, c, message):
+            assert x or a < b < c, message
+    """,
+    "chain_then_statements": """
+        def f(x, a, b, c):
+            if x and a <= b < c:
+                x = g(x)
+            else:
+                x = h(x)
+            return x
+    """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(CHAINS_AFTER_OTHER_TESTS))
+def test_chain_after_other_tests_in_a_condition(name: str) -> None:
+    result = verify_code(define(CHAINS_AFTER_OTHER_TESTS[name]).__code__, qualname="f")
+    assert result.identical, result
+    assert result.source is not None and " < c" in result.source
+
+
+CHAIN_VALUES_AFTER_OTHER_TESTS = {
+    # the chain's value is tested again by the ``or`` (3.14+ send ``a``'s false value past it)
+    "and_chain_or": "def f(a, b, c, d, e):\n    return a and b < c < d or e\n",
+    "or_chain_and": "def f(x, a, b, c, y):\n    return (x or a < b < c) and y\n",
+    "between_tests": "def f(x, a, b, c, y):\n    z = x or a < b < c or y\n    return z\n",
+    # the rest of the returned call is copied after the chain (3.10+)
+    "call_argument": "def f(x, a, b, c):\n    return g(x and a == b == c, 1)\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(CHAIN_VALUES_AFTER_OTHER_TESTS))
+def test_chain_value_after_other_tests(name: str) -> None:
+    result = verify_code(define(CHAIN_VALUES_AFTER_OTHER_TESTS[name]).__code__, qualname="f")
+    assert result.identical, result
+
+
+TERNARY_CONDITIONS = """\
+def filtered(items):
+    return [x for x in items if (x.first if x.second is None else x.second)]
+
+
+def looped(items, flag):
+    for x in items:
+        if (x if flag else -x):
+            print(x)
+
+
+def anded(items, flag, other):
+    if (items if flag else other) and other:
+        return 1
+    return 0
+
+
+def two_ifs(items, flag, first, second):
+    for x in items:
+        if flag is None:
+            if not x.startswith(first):
+                continue
+        else:
+            if not x.startswith(first) and x.endswith(second):
+                continue
+        print(x)
+"""
+
+
+@pytest.mark.parametrize("name", ["filtered", "looped", "anded", "two_ifs"])
+def test_ternary_tested_as_a_condition_stays_one_condition(name):
+    """``if (a if c else b):``: the branches' tests jump to the same two blocks (one of them
+    by a jump past the other branch); no if statement duplicates the body. An if/else whose
+    branches are ``if t: continue`` jumps the same way but past the else to another block."""
+    result = verify_code(define(TERNARY_CONDITIONS, name).__code__)
+    assert result.identical, (result.difference, result.source)
+
+
+VALUES_COMPUTED_WHERE_OPERANDS_MEET = """\
+def negated_or(a, b, c):
+    return a and not (b or c)
+
+
+def negated_chain(c, low, high):
+    return c == low or not (low <= c <= high)
+
+
+def chains_in_or(c, low, high):
+    return c is None or (0 <= c <= low) or (high <= c <= 2 * high)
+
+
+def negated_or_tested(a, b, c, d):
+    x = a and not (b or c) or d
+    return x
+"""
+
+
+@pytest.mark.parametrize("name", ["negated_or", "negated_chain", "chains_in_or", "negated_or_tested"])
+def test_value_computed_where_inner_operands_meet(name):
+    """``a and not (b or c)``: the inner value meets at the ``not``, whose result goes on to the
+    outer merge point (or is tested again): one boolean value, not a mix of value and condition."""
+    result = verify_code(define(VALUES_COMPUTED_WHERE_OPERANDS_MEET, name).__code__)
+    assert result.identical, (result.difference, result.source)
