@@ -86,7 +86,7 @@ def exception_handlers(code: CodeType, instrs: List[Instr]) -> List[Handler]:
     entries = parse_exception_table(code.co_exceptiontable)  # type: ignore[attr-defined]
     if not entries:
         return []
-    kept = sorted(ins.offset for ins in instrs)
+    kept = sorted([ins.offset for ins in instrs])
     out: List[Handler] = []
     for entry in entries:
         if is_async_for_end(code, entry.target):

@@ -27,11 +27,11 @@ from __future__ import annotations
 
 import dis
 from types import CodeType
-from typing import Any, Callable, Dict, List, Optional, Set, Tuple
+from typing import Any, Callable, Dict, FrozenSet, List, Optional, Set, Tuple
 
 from . import versions as V
 from .awaits import ASYNC, async_for_header, await_end, ends_send, send_ends
-from .reader import RawInstruction, read_raw
+from .reader import decode
 from .sequences import SEQUENCE_STARTS, match_sequence
 
 
@@ -40,12 +40,14 @@ class Instr:
 
     __slots__ = ("offset", "op", "arg", "target", "index")
 
-    def __init__(self, offset: int, op: str, arg: Any = None, target: Optional[int] = None) -> None:
+    def __init__(
+        self, offset: int, op: str, arg: Any = None, target: Optional[int] = None, index: int = -1
+    ) -> None:
         self.offset = offset
         self.op = op
         self.arg = arg
         self.target = target
-        self.index = -1
+        self.index = index
 
     def __repr__(self) -> str:
         where = " -> %d" % self.target if self.target is not None else ""
@@ -57,7 +59,6 @@ _JUMP_OPCODES = frozenset(dis.hasjrel) | frozenset(dis.hasjabs)
 #: Raw instructions that may start a sequence read as other neutral instructions (:meth:`_Reader.sequence`).
 _SEQUENCE_STARTS = frozenset(
     {
-        "GET_ITER",
         "GET_AWAITABLE",
         "GET_YIELD_FROM_ITER",
         "GET_ANEXT",
@@ -67,42 +68,79 @@ _SEQUENCE_STARTS = frozenset(
     }
     | SEQUENCE_STARTS
     | set(V.FOR_EXIT_CLEANUP[:1])
+    # a ``yield from``: GET_ITER; LOAD_CONST; YIELD_FROM (3.8 - 3.10), or 3.15 GET_ITER's own operand
+    | ({"GET_ITER"} if "YIELD_FROM" in dis.opmap or V.GET_ITER_YIELD_FROM is not None else set())
 )
 
 
 class _Reader:
     """Turns raw instructions into neutral ones (one pass, see module docstring).
 
-    Each raw opcode has a handler method chosen once (:data:`_HANDLERS`, by :func:`_handler_name`);
-    the few sequences that read as other instructions are matched first (:meth:`sequence`).
+    Each raw opcode has a reading chosen once (:data:`_READINGS`, by :func:`_handler_name`): most
+    instructions are read in :meth:`run` itself (the argument value, the integer argument, a jump
+    target, or nothing); the others by a handler method. The few sequences that read as other
+    instructions are matched first (:meth:`sequence`).
     """
 
     def __init__(self, code: CodeType) -> None:
         self.code = code
-        self.raw = read_raw(code)
         self.out: List[Instr] = []
+        self.jumps: List[Instr] = []  # the instructions of out with a target
         self.kwnames: Optional[tuple] = None
-        self.send_ends = send_ends(self.raw)  # 3.12+: where each await's CLEANUP_THROW goes back to
+        self.raw = decode(code)
+        self._send_ends: Optional[FrozenSet[int]] = None
         self._handlers: Optional[List[Any]] = None
 
-    def emit(self, ins: RawInstruction, op: str, arg: Any = None, target: Optional[int] = None) -> None:
-        self.out.append(Instr(ins.offset, op, arg, target))
+    def emit(self, offset: int, op: str, arg: Any = None, target: Optional[int] = None) -> None:
+        out = self.out
+        ins = Instr(offset, op, arg, target, len(out))
+        out.append(ins)
+        if target is not None:
+            self.jumps.append(ins)
 
     def run(self) -> List[Instr]:
+        out = self.out
+        append = out.append
+        readings = _READINGS
+        new = object.__new__
+        resume = 0  # the index of the next raw instruction to read (past a sequence)
         raw = self.raw
-        handlers = _HANDLERS
-        i = 0
-        while i < len(raw):
-            ins = raw[i]
-            if ins.opname in _SEQUENCE_STARTS:
+        for i, (offset, opcode, arg, argval) in enumerate(raw.fields):
+            if i < resume:
+                continue
+            name, reading, handler, may_start_sequence = readings[opcode]
+            if may_start_sequence:
                 end = self.sequence(i)
                 if end is not None:
-                    i = end
+                    resume = end
                     continue
-            name, handler = handlers[ins.opcode]
-            handler(self, ins, name)
-            i += 1
-        return self.out
+            if reading == _ARG_VALUE:
+                value = argval
+            elif reading == _CONSTANT:
+                value = (argval, arg)
+            elif reading == _INT_ARG:
+                value = arg
+            else:
+                if reading == _JUMP:
+                    self.emit(offset, name, None, argval)
+                elif reading == _HANDLER:
+                    handler(self, offset, arg, argval, name)  # type: ignore[misc]
+                continue
+            ins = new(Instr)  # as Instr(offset, name, value, None, len(out)), without the call of __init__
+            ins.offset = offset
+            ins.op = name
+            ins.arg = value
+            ins.target = None
+            ins.index = len(out)
+            append(ins)
+        return out
+
+    @property
+    def send_ends(self) -> FrozenSet[int]:
+        """3.12+: where each await's ``CLEANUP_THROW`` goes back to (read when first asked)."""
+        if self._send_ends is None:
+            self._send_ends = send_ends(self.raw)
+        return self._send_ends
 
     def handler_target(self, offset: int) -> Optional[int]:
         """The offset of the handler that covers *offset* in the exception table (3.11+), or None."""
@@ -121,9 +159,9 @@ class _Reader:
             header = async_for_header(raw, i, self.handler_target)
             if header is not None:
                 after, exit_offset = header
-                self.emit(ins, "FOR_ITER", ASYNC, exit_offset)
+                self.emit(ins.offset, "FOR_ITER", ASYNC, exit_offset)
                 return after
-        if name == "END_ASYNC_FOR" or ends_send(raw, i, self.send_ends):
+        if name == "END_ASYNC_FOR" or (name == "CLEANUP_THROW" and ends_send(raw, i, self.send_ends)):
             return i + 1 if name == "END_ASYNC_FOR" else i + 2
         if name == "GET_ITER" and V.GET_ITER_YIELD_FROM is not None and ins.arg == V.GET_ITER_YIELD_FROM:
             name = "GET_YIELD_FROM_ITER"  # 3.15
@@ -131,10 +169,10 @@ class _Reader:
             end = await_end(raw, i)
             if end is not None:
                 if name == "GET_YIELD_FROM_ITER":
-                    self.emit(ins, "GET_YIELD_FROM_ITER")
-                    self.emit(ins, "YIELD_FROM")
+                    self.emit(ins.offset, "GET_YIELD_FROM_ITER")
+                    self.emit(ins.offset, "YIELD_FROM")
                 else:
-                    self.emit(ins, "AWAIT")
+                    self.emit(ins.offset, "AWAIT")
                 return end
         if (
             name == "GET_ITER"
@@ -142,13 +180,13 @@ class _Reader:
             and raw[i + 1].opname == "LOAD_CONST"
             and raw[i + 2].opname == "YIELD_FROM"
         ):  # 3.8 - 3.10 yield from
-            self.emit(ins, "GET_YIELD_FROM_ITER")
-            self.emit(ins, "YIELD_FROM")
+            self.emit(ins.offset, "GET_YIELD_FROM_ITER")
+            self.emit(ins.offset, "YIELD_FROM")
             return i + 3
         replacement = match_sequence(raw, i)
         if replacement is not None:
             for op, arg in replacement[0]:
-                self.emit(ins, op, arg)
+                self.emit(ins.offset, op, arg)
             return replacement[1]
         cleanup = V.FOR_EXIT_CLEANUP
         if (
@@ -159,153 +197,141 @@ class _Reader:
             return i + len(cleanup)
         return None
 
-    # -- one raw instruction: *name* is its neutral name (versions.RENAMED) ----------------
+    # -- one raw instruction read by a method: *name* is its neutral name (versions.RENAMED) --
 
-    def plain(self, ins: RawInstruction, name: str) -> None:
-        self.emit(ins, name, ins.argval)
-
-    def int_arg(self, ins: RawInstruction, name: str) -> None:
-        self.emit(ins, name, ins.arg)
-
-    def without_arg(self, ins: RawInstruction, name: str) -> None:
+    def without_arg(self, offset: int, arg: Optional[int], argval: Any, name: str) -> None:
         """An argument that only says where the instruction is (a yield's stack depth, 3.12)."""
-        self.emit(ins, name)
+        self.emit(offset, name)
 
-    def no_op(self, ins: RawInstruction, name: str) -> None:
-        pass
-
-    def superinstruction(self, ins: RawInstruction, name: str) -> None:
+    def superinstruction(self, offset: int, arg: Optional[int], argval: Any, name: str) -> None:
         first, second = V.SUPERINSTRUCTIONS[name]
-        a, b = ins.argval
-        self.emit(ins, first, a)
-        self.emit(ins, second, b)
+        a, b = argval
+        self.emit(offset, first, a)
+        self.emit(offset, second, b)
 
-    def legacy_shuffle(self, ins: RawInstruction, name: str) -> None:
+    def legacy_shuffle(self, offset: int, arg: Optional[int], argval: Any, name: str) -> None:
         """``DUP_TOP``/``ROT_TWO`` are ``COPY 1``/``SWAP 2``."""
-        self.emit(ins, name, 1 if ins.opname == "DUP_TOP" else 2)
+        self.emit(offset, name, 1 if name == "COPY" else 2)
 
-    def jump(self, ins: RawInstruction, name: str) -> None:
-        self.emit(ins, name, None, ins.argval)
-
-    def jump_or_pop(self, ins: RawInstruction, name: str) -> None:
+    def jump_or_pop(self, offset: int, arg: Optional[int], argval: Any, name: str) -> None:
         """``JUMP_IF_X_OR_POP`` is ``COPY 1; POP_JUMP_IF_X; POP_TOP``."""
-        self.emit(ins, "COPY", 1)
-        self.emit(ins, "POP_JUMP_IF_" + name.split("_")[2], None, ins.argval)
-        self.emit(ins, "POP_TOP")
+        self.emit(offset, "COPY", 1)
+        self.emit(offset, "POP_JUMP_IF_" + name.split("_")[2], None, argval)
+        self.emit(offset, "POP_TOP")
 
-    def jump_if_not_exc_match(self, ins: RawInstruction, name: str) -> None:
+    def jump_if_not_exc_match(self, offset: int, arg: Optional[int], argval: Any, name: str) -> None:
         """3.9 - 3.10, as 3.8 ``COMPARE_OP`` exception match and a jump."""
-        self.emit(ins, "EXC_MATCH")
-        self.emit(ins, "POP_JUMP_IF_FALSE", None, ins.argval)
+        self.emit(offset, "EXC_MATCH")
+        self.emit(offset, "POP_JUMP_IF_FALSE", None, argval)
 
-    def return_const(self, ins: RawInstruction, name: str) -> None:
-        self.emit(ins, "LOAD_CONST", (ins.argval, ins.arg))
-        self.emit(ins, "RETURN_VALUE")
+    def return_const(self, offset: int, arg: Optional[int], argval: Any, name: str) -> None:
+        self.emit(offset, "LOAD_CONST", (argval, arg))
+        self.emit(offset, "RETURN_VALUE")
 
-    def load_const(self, ins: RawInstruction, name: str) -> None:
-        self.emit(ins, "LOAD_CONST", (ins.argval, ins.arg))
-
-    def pop_iter(self, ins: RawInstruction, name: str) -> None:
+    def pop_iter(self, offset: int, arg: Optional[int], argval: Any, name: str) -> None:
         """3.14+: leaving a for loop early pops its iterator."""
         for _ in range(V.ITERATOR_SLOTS):
-            self.emit(ins, "POP_TOP")
+            self.emit(offset, "POP_TOP")
 
-    def common_constant(self, ins: RawInstruction, name: str) -> None:
+    def common_constant(self, offset: int, arg: Optional[int], argval: Any, name: str) -> None:
         """3.14+ ``LOAD_COMMON_CONSTANT``: a literal is ``LOAD_CONST``, a builtin ``LOAD_BUILTIN`` name."""
-        value = V.COMMON_CONSTANTS[ins.arg or 0]
+        value = V.COMMON_CONSTANTS[arg or 0]
         if value is AssertionError:
-            self.emit(ins, "LOAD_ASSERTION_ERROR")
+            self.emit(offset, "LOAD_ASSERTION_ERROR")
         elif isinstance(value, type) or callable(value):
-            self.emit(ins, "LOAD_BUILTIN", getattr(value, "__name__", repr(value)))
+            self.emit(offset, "LOAD_BUILTIN", getattr(value, "__name__", repr(value)))
         else:
-            self.emit(ins, "LOAD_CONST", (value, None))
+            self.emit(offset, "LOAD_CONST", (value, None))
 
-    def import_name(self, ins: RawInstruction, name: str) -> None:
-        if (ins.arg or 0) & V.IMPORT_NAME_LAZY_FLAG:
-            self.emit(ins, "IMPORT_NAME_LAZY", ins.argval)
+    def import_name(self, offset: int, arg: Optional[int], argval: Any, name: str) -> None:
+        if (arg or 0) & V.IMPORT_NAME_LAZY_FLAG:
+            self.emit(offset, "IMPORT_NAME_LAZY", argval)
         else:
-            self.emit(ins, name, ins.argval)
+            self.emit(offset, name, argval)
 
-    def load_global(self, ins: RawInstruction, name: str) -> None:
-        arg = ins.argval
+    def load_global(self, offset: int, arg: Optional[int], argval: Any, name: str) -> None:
         if (
             V.ASSERT_LOADS_GLOBAL
-            and arg == "AssertionError"
+            and argval == "AssertionError"
             and self.out
             and (
                 self.out[-1].op == "POP_JUMP_IF_TRUE"  # 3.8 ``assert``, also after a chain's cleanup
                 or [x.op for x in self.out[-2:]] == ["SWAP", "POP_TOP"]
             )
         ):
-            self.emit(ins, "LOAD_ASSERTION_ERROR")
+            self.emit(offset, "LOAD_ASSERTION_ERROR")
             return
-        null = bool((ins.arg or 0) & 1) if V.VERSION >= (3, 11) else False
-        self.emit(ins, "LOAD_GLOBAL", (arg, null))
+        null = bool((arg or 0) & 1) if V.VERSION >= (3, 11) else False
+        self.emit(offset, "LOAD_GLOBAL", (argval, null))
 
-    def load_attr(self, ins: RawInstruction, name: str) -> None:
-        method = ins.opname == "LOAD_METHOD" or (V.VERSION >= (3, 12) and bool((ins.arg or 0) & 1))
-        self.emit(ins, "LOAD_ATTR", (ins.argval, method))
+    def load_attr(self, offset: int, arg: Optional[int], argval: Any, name: str) -> None:
+        method = V.VERSION >= (3, 12) and bool((arg or 0) & 1)
+        self.emit(offset, "LOAD_ATTR", (argval, method))
 
-    def load_super_attr(self, ins: RawInstruction, name: str) -> None:
-        oparg = ins.arg or 0
-        self.emit(ins, "LOAD_SUPER_ATTR", (ins.argval, bool(oparg & 1), bool(oparg & 2)))
+    def load_method(self, offset: int, arg: Optional[int], argval: Any, name: str) -> None:
+        """3.8 - 3.11 ``LOAD_METHOD``."""
+        self.emit(offset, "LOAD_ATTR", (argval, True))
 
-    def kw_names(self, ins: RawInstruction, name: str) -> None:
-        self.kwnames = self.code.co_consts[ins.arg or 0]
+    def load_super_attr(self, offset: int, arg: Optional[int], argval: Any, name: str) -> None:
+        oparg = arg or 0
+        self.emit(offset, "LOAD_SUPER_ATTR", (argval, bool(oparg & 1), bool(oparg & 2)))
 
-    def call(self, ins: RawInstruction, name: str) -> None:
+    def kw_names(self, offset: int, arg: Optional[int], argval: Any, name: str) -> None:
+        self.kwnames = self.code.co_consts[arg or 0]
+
+    def call(self, offset: int, arg: Optional[int], argval: Any, name: str) -> None:
         null_slot = V.CALL_HAS_NULL_SLOT or name == "CALL_METHOD"
-        self.emit(ins, "CALL", (ins.arg, self.kwnames, null_slot))
+        self.emit(offset, "CALL", (arg, self.kwnames, null_slot))
         self.kwnames = None
 
-    def call_kw(self, ins: RawInstruction, name: str) -> None:
-        self.emit(ins, "CALL_KW", (ins.arg, name == "CALL_KW"))
+    def call_kw(self, offset: int, arg: Optional[int], argval: Any, name: str) -> None:
+        self.emit(offset, "CALL_KW", (arg, name == "CALL_KW"))
 
-    def call_function_ex(self, ins: RawInstruction, name: str) -> None:
-        self.emit(ins, "CALL_FUNCTION_EX", (bool((ins.arg or 0) & 1), V.CALL_HAS_NULL_SLOT))
+    def call_function_ex(self, offset: int, arg: Optional[int], argval: Any, name: str) -> None:
+        self.emit(offset, "CALL_FUNCTION_EX", (bool((arg or 0) & 1), V.CALL_HAS_NULL_SLOT))
 
-    def binary_op(self, ins: RawInstruction, name: str) -> None:
-        if ins.argrepr == "[]":
-            self.emit(ins, "BINARY_SUBSCR")
+    def binary_op(self, offset: int, arg: Optional[int], argval: Any, name: str) -> None:
+        if V.BINARY_OPERATORS[arg or 0] == "[]":
+            self.emit(offset, "BINARY_SUBSCR")
         else:
-            self.emit(ins, "BINARY_OP", V.BINARY_OPERATORS[ins.arg or 0])
+            self.emit(offset, "BINARY_OP", V.BINARY_OPERATORS[arg or 0])
 
-    def legacy_binary_op(self, ins: RawInstruction, name: str) -> None:
-        self.emit(ins, "BINARY_OP", V.LEGACY_BINARY_OPCODES[name])
+    def legacy_binary_op(self, offset: int, arg: Optional[int], argval: Any, name: str) -> None:
+        self.emit(offset, "BINARY_OP", V.LEGACY_BINARY_OPCODES[name])
 
-    def compare_op(self, ins: RawInstruction, name: str) -> None:
-        text = ins.argval if isinstance(ins.argval, str) else ins.argrepr
+    def compare_op(self, offset: int, arg: Optional[int], argval: Any, name: str) -> None:
+        text = argval  # the operator (3.13+: without the ``bool(...)`` of its text)
         if text in V.LEGACY_COMPARE_OPCODES:  # 3.8: is / in / exception match
             legacy_op, legacy_arg = V.LEGACY_COMPARE_OPCODES[text]
-            self.emit(ins, legacy_op, legacy_arg)
+            self.emit(offset, legacy_op, legacy_arg)
             return
-        self.emit(ins, "COMPARE_OP", text.replace("bool(", "").rstrip(")"))
+        self.emit(offset, "COMPARE_OP", text)
 
-    def flag_op(self, ins: RawInstruction, name: str) -> None:
+    def flag_op(self, offset: int, arg: Optional[int], argval: Any, name: str) -> None:
         """``IS_OP``/``CONTAINS_OP``: the argument says whether the test is negated."""
-        self.emit(ins, name, bool(ins.arg))
+        self.emit(offset, name, bool(arg))
 
-    def intrinsic_1(self, ins: RawInstruction, name: str) -> None:
-        intrinsic = V.INTRINSIC_1[ins.arg or 0]
+    def intrinsic_1(self, offset: int, arg: Optional[int], argval: Any, name: str) -> None:
+        intrinsic = V.INTRINSIC_1[arg or 0]
         if intrinsic not in V.NO_OP_INTRINSICS:
-            self.emit(ins, name, intrinsic)
+            self.emit(offset, name, intrinsic)
 
-    def intrinsic_2(self, ins: RawInstruction, name: str) -> None:
-        self.emit(ins, name, V.INTRINSIC_2[ins.arg or 0])
+    def intrinsic_2(self, offset: int, arg: Optional[int], argval: Any, name: str) -> None:
+        self.emit(offset, name, V.INTRINSIC_2[arg or 0])
 
-    def format_value(self, ins: RawInstruction, name: str) -> None:
-        oparg = ins.arg or 0
-        self.emit(ins, name, (V.FORMAT_CONVERSIONS[oparg & 3], bool(oparg & 4)))
+    def format_value(self, offset: int, arg: Optional[int], argval: Any, name: str) -> None:
+        oparg = arg or 0
+        self.emit(offset, name, (V.FORMAT_CONVERSIONS[oparg & 3], bool(oparg & 4)))
 
-    def convert_value(self, ins: RawInstruction, name: str) -> None:
-        self.emit(ins, name, V.FORMAT_CONVERSIONS[ins.arg or 0])
+    def convert_value(self, offset: int, arg: Optional[int], argval: Any, name: str) -> None:
+        self.emit(offset, name, V.FORMAT_CONVERSIONS[arg or 0])
 
 
-#: Handlers of neutral instruction names read in a way of their own (others: see :func:`_handler_name`).
+#: How neutral instruction names are read when not as most are (see :func:`_handler_name`).
 _NAMED_HANDLERS: Dict[str, str] = {
-    "CALL_FINALLY": "plain",  # 3.8: runs a finally body and comes back; no edge of its own
+    "CALL_FINALLY": "arg_value",  # 3.8: runs a finally body and comes back; no edge of its own
     "RETURN_CONST": "return_const",
-    "LOAD_CONST": "load_const",
+    "LOAD_CONST": "constant",
     "POP_ITER": "pop_iter",
     "LOAD_COMMON_CONSTANT": "common_constant",
     "IMPORT_NAME": "import_name",
@@ -337,15 +363,18 @@ _TARGET_OPS = frozenset(
 
 
 def _handler_name(opcode: int, opname: str, name: str) -> str:
-    """The :class:`_Reader` method that reads raw *opname* (neutral *name*)."""
+    """How raw *opname* (neutral *name*) is read: one of :data:`_INLINE_READINGS` or a
+    :class:`_Reader` method."""
     if name in V.NO_OPS:
         return "no_op"
     if name in V.SUPERINSTRUCTIONS:
         return "superinstruction"
     if opname in ("DUP_TOP", "ROT_TWO"):
         return "legacy_shuffle"
+    if opname == "LOAD_METHOD":
+        return "load_method"
     if name == "CALL_FINALLY":
-        return "plain"
+        return "arg_value"
     if opcode in _JUMP_OPCODES and name not in _TARGET_OPS:
         if name in ("JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP"):
             return "jump_or_pop"
@@ -358,7 +387,7 @@ def _handler_name(opcode: int, opname: str, name: str) -> str:
         return _NAMED_HANDLERS[name]
     if name in V.LEGACY_BINARY_OPCODES:
         return "legacy_binary_op"
-    return "int_arg" if name in _INT_ARG_OPS else "plain"
+    return "int_arg" if name in _INT_ARG_OPS else "arg_value"
 
 
 #: Instructions whose useful argument is the raw integer (counts, flags, depths).
@@ -400,19 +429,35 @@ _INT_ARG_OPS = frozenset(
 )
 
 
-Handler = Callable[[_Reader, RawInstruction, str], None]
+Handler = Callable[[_Reader, int, Optional[int], Any, str], None]
+
+#: The readings :meth:`_Reader.run` does itself: the neutral instruction's ``arg`` is the raw
+#: argument value, ``(value, index)`` of a constant, or the integer argument; a jump's
+#: ``target`` is the raw argument value; a no-op gives nothing. Others call a handler.
+_ARG_VALUE, _CONSTANT, _INT_ARG, _JUMP, _NO_OP, _HANDLER = range(6)
+_INLINE_READINGS = {
+    "arg_value": _ARG_VALUE,
+    "constant": _CONSTANT,
+    "int_arg": _INT_ARG,
+    "jump": _JUMP,
+    "no_op": _NO_OP,
+}
 
 
-def _handler_table() -> List[Tuple[str, Handler]]:
-    """Per raw opcode: its neutral name and the :class:`_Reader` method that reads it."""
+def _reading_table() -> List[Tuple[str, int, Optional[Handler], bool]]:
+    """Per raw opcode: its neutral name, its reading, the handler method for :data:`_HANDLER`,
+    and whether a sequence read as other instructions may start with it."""
     table = []
     for opcode, opname in enumerate(dis.opname):
         name = V.RENAMED.get(opname, opname)
-        table.append((name, getattr(_Reader, _handler_name(opcode, opname, name))))
+        how = _handler_name(opcode, opname, name)
+        reading = _INLINE_READINGS.get(how, _HANDLER)
+        handler = getattr(_Reader, how) if reading == _HANDLER else None
+        table.append((name, reading, handler, opname in _SEQUENCE_STARTS))
     return table
 
 
-_HANDLERS = _handler_table()
+_READINGS = _reading_table()
 
 
 def read_instructions(code: CodeType) -> List[Instr]:
@@ -421,24 +466,24 @@ def read_instructions(code: CodeType) -> List[Instr]:
     out = reader.run()
     kept = {ins.offset for ins in out}
     moved: Optional[Dict[int, int]] = None
-    for index, ins in enumerate(out):
-        ins.index = index
-        if ins.target is not None and ins.target not in kept:
+    for ins in reader.jumps:
+        if ins.target not in kept:
             if moved is None:
-                moved = _next_kept(reader.raw, kept)
-            ins.target = moved.get(ins.target, ins.target)
+                moved = _next_kept([fields[0] for fields in reader.raw.fields], kept)
+            ins.target = moved.get(ins.target, ins.target)  # type: ignore[arg-type]
     return out
 
 
-def _next_kept(raw: List[RawInstruction], kept: Set[int]) -> Dict[int, int]:
-    """Where jumps to dropped instructions go: the offset of the next instruction kept."""
+def _next_kept(offsets: List[int], kept: Set[int]) -> Dict[int, int]:
+    """Where jumps to dropped instructions go: the offset of the next instruction kept, given
+    the offsets of every raw instruction."""
     moved: Dict[int, int] = {}
     dropped: List[int] = []
-    for ins in raw:
-        if ins.offset in kept:
-            for offset in dropped:
-                moved[offset] = ins.offset
+    for offset in offsets:
+        if offset in kept:
+            for earlier in dropped:
+                moved[earlier] = offset
             dropped = []
         else:
-            dropped.append(ins.offset)
+            dropped.append(offset)
     return moved

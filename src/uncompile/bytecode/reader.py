@@ -1,12 +1,13 @@
 """A fast reader of a code object's raw instructions, decoding ``co_code`` directly.
 
-:func:`read_raw` gives the instructions :func:`dis.get_instructions` gives (no ``CACHE``
-entries; ``EXTENDED_ARG`` included, its ``arg`` the accumulated value), as light
-:class:`RawInstruction` objects holding only what the normalizer in
-:mod:`uncompile.bytecode.instructions` reads: ``offset``, ``opcode``, ``opname``, ``arg``,
-``argval`` and, for the few instructions whose text it reads (``BINARY_OP``,
-``COMPARE_OP``, ``LOAD_SPECIAL``), ``argrepr``. It costs a fraction of :mod:`dis`, which
-builds named tuples, positions and the text of every argument.
+:func:`decode` gives the instructions :func:`dis.get_instructions` gives (no ``CACHE``
+entries; ``EXTENDED_ARG`` included, its ``arg`` the accumulated value) as
+:class:`RawInstructions`: one ``(offset, opcode, arg, argval)`` tuple per instruction, what the
+normalizer in :mod:`uncompile.bytecode.instructions` reads of most of them. Indexing it makes the
+:class:`RawInstruction` of one, which adds its ``opname`` and, for the few instructions whose
+text is read (``BINARY_OP``, ``COMPARE_OP``, ``LOAD_SPECIAL``), its ``argrepr``; :func:`read_raw`
+lists them all. It costs a fraction of :mod:`dis`, which builds named tuples, positions and the
+text of every argument.
 
 Per-version encoding facts (jump units and direction, inline caches, flag bits in name
 operands, paired local operands, comparison operand layout) come from
@@ -22,11 +23,20 @@ from __future__ import annotations
 
 import dis
 from types import CodeType
-from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterator, List, NamedTuple, Optional, Sequence, Tuple
 
 from . import versions as V
 
-__all__ = ["RawInstruction", "read_raw", "instruction_lines", "instruction_starts", "has_instruction"]
+__all__ = [
+    "RawInstruction",
+    "RawInstructions",
+    "decode",
+    "raw_instruction",
+    "read_raw",
+    "instruction_lines",
+    "instruction_starts",
+    "has_instruction",
+]
 
 
 class RawInstruction(NamedTuple):
@@ -183,8 +193,32 @@ def instruction_lines(code: CodeType) -> Callable[[int], Optional[int]]:
     return _line_starts_lnotab(code).get
 
 
-def read_raw(code: CodeType) -> List[RawInstruction]:  # noqa: C901 - one flat decoding loop
-    """The instructions of *code* as :func:`dis.get_instructions` lists them (fields above)."""
+class RawInstructions(Sequence[RawInstruction]):
+    """The raw instructions of a code object, decoded once (:func:`decode`).
+
+    ``fields[i]`` is ``(offset, opcode, arg, argval)`` of the instruction at index *i*;
+    ``self[i]`` makes its :class:`RawInstruction` when asked for (most readers go through the
+    fields and never need one)."""
+
+    __slots__ = ("fields",)
+
+    def __init__(self, fields: List[Tuple[int, int, Optional[int], Any]]) -> None:
+        self.fields = fields
+
+    def __len__(self) -> int:
+        return len(self.fields)
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return [self[k] for k in range(*index.indices(len(self)))]
+        return raw_instruction(*self.fields[index])
+
+    def __iter__(self) -> Iterator[RawInstruction]:
+        return (raw_instruction(*fields) for fields in self.fields)
+
+
+def decode(code: CodeType) -> RawInstructions:  # noqa: C901 - one flat decoding loop
+    """The raw instructions of *code*, in the order :func:`dis.get_instructions` lists them."""
     raw = code.co_code
     consts, names = code.co_consts, code.co_names
     local_names, cell_names = _local_names(code)
@@ -192,16 +226,14 @@ def read_raw(code: CodeType) -> List[RawInstruction]:  # noqa: C901 - one flat d
     skip_caches = V.JUMPS_SKIP_CACHES
     compare_shift = V.COMPARE_OPERAND_SHIFT
     opcodes = _OPCODES
-    out: List[RawInstruction] = []
-    append = out.append
-    new = tuple.__new__  # a RawInstruction without the Python-level constructor call
+    fields: List[Tuple[int, int, Optional[int], Any]] = []
+    add = fields.append
     extended = 0
     offset = 0
     size = len(raw)
     while offset < size:
         code_op = raw[offset]
-        name, kind, caches, flag_bits = opcodes[code_op]
-        argrepr = ""
+        _name, kind, caches, flag_bits = opcodes[code_op]
         if kind == _NO_ARG:
             arg: Optional[int] = None
             argval: Any = None
@@ -232,7 +264,6 @@ def read_raw(code: CodeType) -> List[RawInstruction]:  # noqa: C901 - one flat d
                 argval = (local_names[arg >> 4], local_names[arg & 15])
             elif kind == _COMPARE:
                 argval = dis.cmp_op[arg >> compare_shift]
-                argrepr = "bool(%s)" % argval if compare_shift == 5 and arg & 16 else argval
             elif kind == _FORMAT_VALUE:
                 argval = (_CONVERTERS[arg & 3], bool(arg & 4))
             elif kind == _CONVERT_VALUE:
@@ -241,13 +272,31 @@ def read_raw(code: CodeType) -> List[RawInstruction]:  # noqa: C901 - one flat d
                 argval = V.COMMON_CONSTANTS[arg]
             else:
                 argval = _UNKNOWN_VALUE
-            if code_op == _BINARY_OP:
-                argrepr = _BINARY_OP_TEXT[arg]
-            elif code_op == _LOAD_SPECIAL:
-                argrepr = _SPECIAL_NAMES[arg]
-        append(new(RawInstruction, (offset, code_op, name, arg, argval, argrepr)))
+        add((offset, code_op, arg, argval))
         offset += 2 + 2 * caches
-    return out
+    return RawInstructions(fields)
+
+
+def raw_instruction(offset: int, opcode: int, arg: Optional[int], argval: Any) -> RawInstruction:
+    """The :class:`RawInstruction` of the given fields (``opname`` and ``argrepr`` filled in)."""
+    argrepr = ""
+    if opcode == _BINARY_OP:
+        argrepr = _BINARY_OP_TEXT[arg or 0]
+    elif opcode == _COMPARE_OP:
+        flagged = V.COMPARE_OPERAND_SHIFT == 5 and (arg or 0) & 16
+        argrepr = "bool(%s)" % argval if flagged else argval
+    elif opcode == _LOAD_SPECIAL:
+        argrepr = _SPECIAL_NAMES[arg or 0]
+    return _new_tuple(RawInstruction, (offset, opcode, _OPCODES[opcode][0], arg, argval, argrepr))
+
+
+#: Builds a :class:`RawInstruction` without its Python-level constructor call.
+_new_tuple = tuple.__new__
+
+
+def read_raw(code: CodeType) -> List[RawInstruction]:
+    """The instructions of *code* as :func:`dis.get_instructions` lists them (fields above)."""
+    return list(decode(code))
 
 
 def instruction_starts(code: CodeType) -> List[Tuple[int, str]]:

@@ -56,15 +56,18 @@ class ControlFlowGraph:
         self._extra_leaders = leaders
         self.handlers = handlers
         self.index_of = {ins.offset: ins.index for ins in reversed(instrs)}  # the first at each offset
-        self._offsets = [ins.offset for ins in instrs]  # in order: instructions keep their layout
+        self._offsets: Optional[List[int]] = None  # of every instruction, in order (made when needed)
         self.blocks: List[Block] = []
         self.block_at_index: Dict[int, int] = {}
         self._build()
 
     def index_for(self, offset: int) -> int:
         """Index of the first instruction at or after *offset*."""
-        if offset in self.index_of:
-            return self.index_of[offset]
+        index = self.index_of.get(offset)
+        if index is not None:
+            return index
+        if self._offsets is None:
+            self._offsets = [ins.offset for ins in self.instrs]  # in order: instructions keep their layout
         return bisect_left(self._offsets, offset)
 
     def block_of_offset(self, offset: int) -> Optional[Block]:
@@ -72,38 +75,47 @@ class ControlFlowGraph:
         ident = self.block_at_index.get(index)
         return self.blocks[ident] if ident is not None else None
 
-    def _build(self) -> None:
+    def _leaders(self) -> Set[int]:
+        """The indices of the instructions that start a block."""
         instrs = self.instrs
+        index_for = self.index_for
         leaders: Set[int] = {0} | self._extra_leaders
-        for ins in instrs:
+        leaders.update([ins.index + 1 for ins in instrs if ins.op in ENDS_PATH and ins.target is None])
+        for ins in [ins for ins in instrs if ins.target is not None]:
             if ins.op == "FOR_ITER":  # a loop header, even when its body never jumps back
                 leaders.add(ins.index)
-            if ins.target is not None:
-                leaders.add(self.index_for(ins.target))
-                leaders.add(ins.index + 1)
-            elif ins.op in ENDS_PATH:
-                leaders.add(ins.index + 1)
+            leaders.add(index_for(ins.target))  # type: ignore[arg-type]
+            leaders.add(ins.index + 1)
         for entry in self.handlers:
             for offset in (entry.start, entry.end, entry.target):
-                index = self.index_for(offset)
+                index = index_for(offset)
                 if offset == entry.end and index < len(instrs) and instrs[index].op in V.CONDITIONAL_JUMPS:
                     continue  # a jump left uncovered (3.13+) cannot raise: it ends the block before it
                 leaders.add(index)
-        starts = sorted(i for i in leaders if i < len(instrs))
+        return leaders
+
+    def _build(self) -> None:
+        instrs = self.instrs
+        count = len(instrs)
+        starts = sorted(i for i in self._leaders() if i < count)
+        blocks = self.blocks
+        block_at_index = self.block_at_index
         for ident, start in enumerate(starts):
-            end = starts[ident + 1] if ident + 1 < len(starts) else len(instrs)
-            self.blocks.append(Block(ident, start, end, instrs[start].offset))
-            self.block_at_index[start] = ident
-        for block in self.blocks:
+            end = starts[ident + 1] if ident + 1 < len(starts) else count
+            blocks.append(Block(ident, start, end, instrs[start].offset))
+            block_at_index[start] = ident
+        for block in blocks:
             last = instrs[block.end - 1]
-            if last.target is not None and not last.op.startswith("SETUP_"):
-                block.jump = self.block_at_index.get(self.index_for(last.target))
-            if last.op not in ENDS_PATH and last.op != "JUMP" and block.end < len(instrs):
+            op = last.op
+            if op not in ENDS_PATH and op != "JUMP" and block.end < count:
                 block.fall = block.id + 1
-            for succ in (block.fall, block.jump):
-                if succ is not None and succ not in block.succs:
-                    block.succs.append(succ)
-                    self.blocks[succ].preds.append(block.id)
+                block.succs.append(block.fall)
+                blocks[block.fall].preds.append(block.id)
+            if last.target is not None and not op.startswith("SETUP_"):
+                block.jump = jump = block_at_index.get(self.index_for(last.target))
+                if jump is not None and jump != block.fall:
+                    block.succs.append(jump)
+                    blocks[jump].preds.append(block.id)
         # A try statement's handler joins the flow after it: an edge from the block before the
         # protected range (not from inside it, so the body's own structure is unaffected).
         first_start: Dict[int, int] = {}

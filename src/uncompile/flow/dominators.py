@@ -7,7 +7,7 @@ nearest node that every path from it to the exit passes through (None: the exit 
 
 from __future__ import annotations
 
-from typing import Dict, Iterable, List, Optional
+from typing import Dict, Iterable, List, Optional, Tuple
 
 
 def immediate_postdominators(
@@ -22,25 +22,31 @@ def immediate_postdominators(
     bit = {node: 1 << k for k, node in enumerate(order)}
     everything = (1 << len(order)) - 1
     ends = set(terminal)
-    inside = {node: [s for s in succs.get(node, []) if s in bit] for node in order}
-    leaves = {node for node in order if len(inside[node]) < len(succs.get(node, [])) or not succs.get(node)}
-    pdom = {
-        node: (everything if node in ends else bit[node] if node in leaves else everything) for node in order
-    }
+    pdom: Dict[int, int] = {}
+    # the nodes whose set is computed, last first (each meets the sets of its successors inside)
+    computed: List[Tuple[int, int, List[int]]] = []
+    for node in reversed(order):
+        out = succs.get(node, [])
+        inside = [s for s in out if s in bit]
+        if node in ends:
+            pdom[node] = everything
+        elif len(inside) < len(out) or not out:  # a leaf: leaves the nodes or ends the code
+            pdom[node] = bit[node]
+        else:
+            pdom[node] = everything
+            computed.append((node, bit[node], inside))
     changed = True
     while changed:
         changed = False
-        for node in reversed(order):
-            if node in leaves or node in ends:
-                continue
+        for node, own, inside in computed:
             meet = everything
-            for succ in inside[node]:
+            for succ in inside:
                 meet &= pdom[succ]
-            new = meet | bit[node]
+            new = meet | own
             if new != pdom[node]:
                 pdom[node] = new
                 changed = True
-    size = {node: bin(pdom[node]).count("1") for node in order}
+    size: Dict[int, int] = {}
     result: Dict[int, Optional[int]] = {}
     for node in order:
         if pdom[node] == everything:
@@ -49,12 +55,16 @@ def immediate_postdominators(
         # the immediate post-dominator is the strict post-dominator with the most post-dominators
         # (the first in order among equals)
         best: Optional[int] = None
+        best_size = -1
         strict = pdom[node] & ~bit[node]
         while strict:
             low = strict & -strict
             other = order[low.bit_length() - 1]
-            if best is None or size[other] > size[best]:
-                best = other
+            other_size = size.get(other)
+            if other_size is None:
+                other_size = size[other] = bin(pdom[other]).count("1")
+            if other_size > best_size:
+                best, best_size = other, other_size
             strict ^= low
         result[node] = best
     return result
