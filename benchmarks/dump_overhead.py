@@ -1,15 +1,13 @@
 """Compile-time overhead of ``uncompile.prepare_debug`` versus the same run without it.
 
-Run: ``PYTHONPATH=src .venv/bin/python benchmarks/dump_overhead.py [--repeats N] [--clock cpu] [--cold]``
+Run: ``PYTHONPATH=src .venv/bin/python benchmarks/dump_overhead.py [--repeats N] [--clock cpu]``
 
 Each workload compiles small functions with ``torch.compile`` (backends eager, aot_eager and
 inductor; graph breaks, recompiles, dynamic shapes, training steps, a transformer layer).
 The sides (plain; dumped; dumped with ``relabel=False``, i.e. no decompiling inside the
 bytecode hook) run in this one process in a rotating order, each on fresh Dynamo state
 (``torch._dynamo.reset()``) after a ``gc.collect()``. One untimed warm-up run per workload
-first fills PyTorch's on-disk compile caches, so every side sees the same (warm) caches;
-``--cold`` turns those caches off instead (FX graph and AOTAutograd caches), so every side
-compiles from scratch, as a program's first run does.
+first fills PyTorch's on-disk compile caches, so every side sees the same (warm) caches.
 Reported per workload: the median time of the ``with`` body (what compiling costs the
 program: hooks, trace handler, decompiling in the hook) and of the whole ``with`` statement
 (plus verifying and writing the files on exit); then the geometric means.
@@ -129,16 +127,6 @@ def _dumped(workload: Callable[[], Any], directory: str, relabel: bool = True) -
     return body, clock() - start
 
 
-def _compile_caches_off() -> None:
-    """Every side compiles from scratch: no FX graph cache, no AOTAutograd cache."""
-    import torch._functorch.config
-    import torch._inductor.config
-
-    torch._inductor.config.fx_graph_cache = False
-    torch._inductor.config.fx_graph_remote_cache = False
-    torch._functorch.config.enable_autograd_cache = False
-
-
 def geometric_mean(values: List[float]) -> float:
     """The geometric mean of positive *values*."""
     return math.exp(sum(math.log(v) for v in values) / len(values))
@@ -170,12 +158,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=6, help="timed runs per side and workload")
     parser.add_argument("--clock", choices=sorted(CLOCKS), default="wall", help="what to time (default wall)")
-    parser.add_argument("--cold", action="store_true", help="PyTorch's compile caches off (default: warm)")
     args = parser.parse_args()
     global clock
     clock = CLOCKS[args.clock]
-    if args.cold:
-        _compile_caches_off()
     ratios: Dict[str, List[float]] = {"body": [], "total": [], "body_no_relabel": []}
     print(
         "%-22s %8s %8s %8s %8s | %7s %7s %7s"
