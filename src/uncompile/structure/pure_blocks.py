@@ -195,25 +195,8 @@ class PureBlocks:
             or not any(self.instrs[i].op == "FOR_ITER" for i in range(start.start, jump))
         ):
             return None
-        work = list(stack)
-        saved_exit = self.exit
-        try:
-            with self.sim.scratch():
-                body = self.walk(start.start, ctx._replace(until=jump, stops=frozenset({other})), work)
-                reached = self.exit
-        except DecompileError:
-            return None
-        finally:
-            self.exit = saved_exit
-        if (
-            body
-            or reached != jump
-            or len(work) != len(stack) + 1
-            or any(a is not b for a, b in zip(work, stack))
-            or M.is_marker(work[-1])
-        ):
-            return None
-        return work[-1], "jump", jump
+        value = self._walked_to(start.start, ctx._replace(until=jump, stops=frozenset({other})), stack, jump)
+        return None if value is None else (value, "jump", jump)
 
     def _walked_operand(
         self, fall: int, start: int, merges: Set[Any], ctx: Any, stack: List[Any]
@@ -226,11 +209,18 @@ class PureBlocks:
         if not later:
             return None
         merge = min(later, key=lambda m: self.blocks[m].offset)
+        value = self._walked_to(start, ctx.stop_at(merge), stack, self.blocks[merge].start)
+        return None if value is None else (value, "walked", merge)
+
+    def _walked_to(self, start: int, ctx: Any, stack: List[Any], end: int) -> Any:
+        """Walk from instruction *start* in *ctx* as a side run (nothing is emitted): the one value
+        it leaves on top of *stack* when it makes no statement and stops at instruction *end*;
+        else None."""
         work = list(stack)
         saved_exit = self.exit
         try:
             with self.sim.scratch():
-                body = self.walk(start, ctx.stop_at(merge), work)
+                body = self.walk(start, ctx, work)
                 reached = self.exit
         except DecompileError:
             return None
@@ -238,13 +228,13 @@ class PureBlocks:
             self.exit = saved_exit
         if (
             body
-            or reached != self.blocks[merge].start
+            or reached != end
             or len(work) != len(stack) + 1
             or any(a is not b for a, b in zip(work, stack))
             or M.is_marker(work[-1])
         ):
             return None
-        return work[-1], "walked", merge
+        return work[-1]
 
     def _pure_suffix(self, a: int, b: int) -> int:
         """How many pure instructions before the final jumps of blocks *a* and *b* match."""
