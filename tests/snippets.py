@@ -1,4 +1,5 @@
-"""What the tests share: a function defined from a source snippet, or from decompiled code."""
+"""What the tests share: a function defined from a source snippet, its round trip checked, or a
+function defined from decompiled code."""
 
 from __future__ import annotations
 
@@ -12,6 +13,16 @@ def define(source: str, name: str = "f") -> Any:
     namespace: dict = {}
     exec(compile(textwrap.dedent(source), "<snippet>", "exec", dont_inherit=True), namespace)
     return namespace[name]
+
+
+def round_trip(source: str, name: str = "f") -> Any:
+    """The verification of the function *name* that *source* defines (decompiled, recompiled,
+    compared), failing the test with the first difference and the source unless identical."""
+    from uncompile.verification import verify_code
+
+    result = verify_code(define(source, name).__code__, qualname=name)
+    assert result.identical, "%s\n%s" % (result.difference or result.error, result.source)
+    return result
 
 
 def decompiled(function: Any) -> Any:

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from snippets import define
-
-from uncompile.verification import verify_code
+from snippets import round_trip
 
 CLASSES_WITH_UNPACKED_BASES = {
     "bases": """
@@ -32,8 +30,7 @@ CLASSES_WITH_UNPACKED_BASES = {
 
 @pytest.mark.parametrize("name", sorted(CLASSES_WITH_UNPACKED_BASES))
 def test_class_with_unpacked_bases(name: str) -> None:
-    result = verify_code(define(CLASSES_WITH_UNPACKED_BASES[name]).__code__, qualname="f")
-    assert result.identical, result
+    result = round_trip(CLASSES_WITH_UNPACKED_BASES[name])
     assert result.source is not None and "*bases" in result.source
 
 
@@ -50,5 +47,4 @@ DISPLAYS_OF_CONSTANTS = {
 
 @pytest.mark.parametrize("name", sorted(DISPLAYS_OF_CONSTANTS))
 def test_displays_and_calls_with_constants(name: str) -> None:
-    result = verify_code(define(DISPLAYS_OF_CONSTANTS[name]).__code__, qualname="f")
-    assert result.identical, result
+    round_trip(DISPLAYS_OF_CONSTANTS[name])

@@ -4,9 +4,7 @@ plain items and which were unpacked displays. The snippets round-trip on every v
 from __future__ import annotations
 
 import pytest
-from snippets import define
-
-from uncompile.verification import verify_code
+from snippets import round_trip
 
 UNPACKED_DISPLAYS = {
     "empty_dict_then_key": "def f():\n    return {**{}, 'a': 1}\n",
@@ -25,5 +23,4 @@ UNPACKED_DISPLAYS = {
 
 @pytest.mark.parametrize("name", sorted(UNPACKED_DISPLAYS))
 def test_unpacked_displays(name: str) -> None:
-    result = verify_code(define(UNPACKED_DISPLAYS[name]).__code__, qualname="f")
-    assert result.identical, result
+    round_trip(UNPACKED_DISPLAYS[name])

@@ -6,7 +6,7 @@ Every case must decompile and recompile to identical bytecode.
 from __future__ import annotations
 
 import pytest
-from snippets import define
+from snippets import round_trip
 
 from uncompile.verification import verify_code
 
@@ -38,8 +38,7 @@ CASES = {
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_round_trip(name: str) -> None:
-    result = verify_code(define(CASES[name]).__code__, qualname="f")
-    assert result.identical, "%s\n%s" % (result.difference or result.error, result.source)
+    round_trip(CASES[name])
 
 
 ASSERTS = """\
@@ -120,8 +119,7 @@ ASYNC_GENERATORS = {
 
 @pytest.mark.parametrize("name", sorted(ASYNC_GENERATORS))
 def test_async_generator_returns_no_value(name: str) -> None:
-    result = verify_code(define(ASYNC_GENERATORS[name]).__code__, qualname="f")
-    assert result.identical, "%s\n%s" % (result.difference or result.error, result.source)
+    result = round_trip(ASYNC_GENERATORS[name])
     assert result.source is not None and "return None" not in result.source
 
 

@@ -4,9 +4,7 @@ the pieces :mod:`uncompile.structure.pure_blocks` evaluates)."""
 from __future__ import annotations
 
 import pytest
-from snippets import define
-
-from uncompile.verification import verify_code
+from snippets import round_trip
 
 CHAINS_AFTER_OTHER_TESTS = {
     # the chain's last test falls through to a copy of the body's return (3.10+)
@@ -57,8 +55,7 @@ CHAINS_AFTER_OTHER_TESTS = {
 
 @pytest.mark.parametrize("name", sorted(CHAINS_AFTER_OTHER_TESTS))
 def test_chain_after_other_tests_in_a_condition(name: str) -> None:
-    result = verify_code(define(CHAINS_AFTER_OTHER_TESTS[name]).__code__, qualname="f")
-    assert result.identical, result
+    result = round_trip(CHAINS_AFTER_OTHER_TESTS[name])
     assert result.source is not None and " < c" in result.source
 
 
@@ -74,8 +71,7 @@ CHAIN_VALUES_AFTER_OTHER_TESTS = {
 
 @pytest.mark.parametrize("name", sorted(CHAIN_VALUES_AFTER_OTHER_TESTS))
 def test_chain_value_after_other_tests(name: str) -> None:
-    result = verify_code(define(CHAIN_VALUES_AFTER_OTHER_TESTS[name]).__code__, qualname="f")
-    assert result.identical, result
+    round_trip(CHAIN_VALUES_AFTER_OTHER_TESTS[name])
 
 
 TERNARY_CONDITIONS = """\
@@ -112,8 +108,7 @@ def test_ternary_tested_as_a_condition_stays_one_condition(name):
     """``if (a if c else b):``: the branches' tests jump to the same two blocks (one of them
     by a jump past the other branch); no if statement duplicates the body. An if/else whose
     branches are ``if t: continue`` jumps the same way but past the else to another block."""
-    result = verify_code(define(TERNARY_CONDITIONS, name).__code__)
-    assert result.identical, (result.difference, result.source)
+    round_trip(TERNARY_CONDITIONS, name)
 
 
 VALUES_COMPUTED_WHERE_OPERANDS_MEET = """\
@@ -139,5 +134,4 @@ def negated_or_tested(a, b, c, d):
 def test_value_computed_where_inner_operands_meet(name):
     """``a and not (b or c)``: the inner value meets at the ``not``, whose result goes on to the
     outer merge point (or is tested again): one boolean value, not a mix of value and condition."""
-    result = verify_code(define(VALUES_COMPUTED_WHERE_OPERANDS_MEET, name).__code__)
-    assert result.identical, (result.difference, result.source)
+    round_trip(VALUES_COMPUTED_WHERE_OPERANDS_MEET, name)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import sys
 
 import pytest
-from snippets import define
+from snippets import define, round_trip
 
 from uncompile.verification import verify_code
 
@@ -232,8 +232,7 @@ def leaves_loop(values):
 
 @pytest.mark.parametrize("name", sorted(SNIPPETS))
 def test_match_round_trip(name):
-    result = verify_code(define(SNIPPETS[name], name).__code__)
-    assert result.identical, result
+    result = round_trip(SNIPPETS[name], name)
     assert result.source is not None and "match " in result.source
 
 

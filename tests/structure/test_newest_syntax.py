@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 import pytest
-from snippets import define
+from snippets import define, round_trip
 
 from uncompile.verification import verify_code
 
@@ -43,8 +43,7 @@ def test_lazy_imports():
 
 @PY315
 def test_unpacking_in_comprehensions():
-    result = verify_code(define(UNPACKING).__code__)
-    assert result.identical, result
+    round_trip(UNPACKING)
 
 
 @pytest.mark.skipif(sys.version_info < (3, 14), reason="3.14 syntax")

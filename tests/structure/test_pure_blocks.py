@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from snippets import define
-
-from uncompile.verification import verify_code
+from snippets import round_trip
 
 OPERANDS_WITH_VALUES_OF_THEIR_OWN = """\
 def generator_of_or(self):
@@ -21,5 +19,4 @@ def call_of_and(a, b, c):
 def test_operand_holding_a_boolean_value_is_walked_to_the_merge(name):
     """An operand of ``or`` whose call holds an ``or`` of its own is walked up to where the
     outer operands meet: one value, not a block the boolean chain stops at."""
-    result = verify_code(define(OPERANDS_WITH_VALUES_OF_THEIR_OWN, name).__code__)
-    assert result.identical, (result.difference, result.source)
+    round_trip(OPERANDS_WITH_VALUES_OF_THEIR_OWN, name)
