@@ -3,8 +3,11 @@ function defined from decompiled code."""
 
 from __future__ import annotations
 
+import ast
+import gc
 import textwrap
-from typing import Any
+import types
+from typing import Any, Callable, List
 
 
 def define(source: str, name: str = "f") -> Any:
@@ -32,3 +35,31 @@ def decompiled(function: Any) -> Any:
     namespace: dict = {}
     exec(decompile_code(function.__code__), namespace)
     return namespace[function.__code__.co_name]
+
+
+def cyclic_garbage_of(action: Callable[[], Any]) -> List[Any]:
+    """The objects of uncompile (syntax nodes, its functions and instances, and the ``ast``
+    module's helpers) that *action* leaves in reference cycles: garbage only the cyclic
+    collector frees. Garbage other code makes meanwhile (threads of torch, say) is ignored."""
+    gc.collect()
+    gc.disable()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        del gc.garbage[:]
+        action()
+        gc.collect()
+        return [item for item in gc.garbage if _ours(item)]
+    finally:
+        gc.set_debug(0)
+        del gc.garbage[:]
+        gc.enable()
+
+
+def _ours(item: Any) -> bool:
+    if isinstance(item, ast.AST):
+        return True
+    if isinstance(item, types.MethodType):
+        item = item.__self__
+    if isinstance(item, types.FunctionType):
+        return item.__module__ == "ast" or item.__module__.startswith("uncompile")
+    return type(item).__module__.startswith("uncompile")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-import gc
 import os
 import sys
 import sysconfig
@@ -11,6 +10,7 @@ import textwrap
 from typing import Tuple
 
 import pytest
+from snippets import cyclic_garbage_of
 
 from uncompile.source.printer import emit, to_source
 
@@ -113,14 +113,7 @@ def test_printing_makes_no_reference_cycles() -> None:
     """Printed trees are freed when the last reference goes, not left to the cyclic collector
     (which, run after each decompilation, cost a sixth of the decompiler's time)."""
     tree = ast.parse(EVERY_STATEMENT)
-    gc.collect()
-    gc.disable()
-    try:
-        emit(tree)
-        to_source(tree)
-        assert gc.collect() == 0
-    finally:
-        gc.enable()
+    assert cyclic_garbage_of(lambda: (emit(tree), to_source(tree))) == []
 
 
 def expected_span(node: ast.AST) -> Tuple[int, int]:
