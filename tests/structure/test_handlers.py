@@ -674,9 +674,12 @@ def page(lines, getchar, out, restore):
 """
 
 
+@pytest.mark.xfail(
+    sys.version_info[:2] == (3, 11),
+    reason="this loop's layout on this version is not rebuilt yet",
+    strict=True,
+)
 def test_break_in_a_loop_inside_a_try_finally_is_kept():
-    if sys.version_info[:2] == (3, 11):
-        pytest.xfail("this loop's layout on this version is not rebuilt yet")
     result = verify_code(compile(BREAK_IN_LOOP_IN_TRY_FINALLY, "<test>", "exec", dont_inherit=True))
     assert result.identical, (str(result), result.source)
 
