@@ -7,7 +7,7 @@ import inspect
 import json
 import sys
 
-import pytest
+from snippets import known_failure
 
 from uncompile.bytecode import versions as V
 from uncompile.bytecode.instructions import read_instructions
@@ -63,14 +63,14 @@ def yield_in_finally(n):
         yield "cleanup"
 
 
-def test_yields_carry_no_stack_depth():
+def test_yields_carry_no_stack_depth(request):
     """A yield's argument (3.12: its stack depth) differs between a finally body and its copies;
     the neutral yield has none, so the copies are recognized."""
     assert all(
         ins.arg is None for ins in read_instructions(yield_in_finally.__code__) if ins.op == "YIELD_VALUE"
     )
     if sys.version_info[:2] == (3, 10):
-        pytest.xfail("3.10: the return inside the loop inside the try comes out as break")
+        known_failure(request, "3.10: the return inside the loop inside the try comes out as break")
     result = verify_code(yield_in_finally.__code__)
     assert result.identical, (result.difference, result.error, result.source)
 

@@ -1,7 +1,6 @@
 """Exception regions on 3.11+: a try/with body that is a loop, and ``else`` after an except that exits."""
 
 import queue
-import sys
 
 import pytest
 
@@ -65,8 +64,6 @@ def _run(function, namespace):
 
 @pytest.mark.parametrize("function", CASES, ids=lambda f: f.__name__)
 def test_recompiles_identically(function):
-    if function is with_around_while and sys.version_info[:2] == (3, 10):
-        pytest.xfail("3.10: a with body that is a while loop gets a longer SETUP_WITH span")
     result = verify_code(function.__code__)
     assert result.identical, (result.difference, result.error, result.source)
 

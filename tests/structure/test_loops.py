@@ -8,7 +8,7 @@ import copy
 import sys
 
 import pytest
-from snippets import decompiled, round_trip
+from snippets import decompiled, known_failure, round_trip
 
 from uncompile.verification import verify_code
 
@@ -195,9 +195,9 @@ INPUTS = {
 
 
 @pytest.mark.parametrize("function", CASES, ids=lambda f: f.__name__)
-def test_recompiles_identically(function):
+def test_recompiles_identically(function, request):
     if function is break_to_enclosing_for and sys.version_info < (3, 10):
-        pytest.xfail("3.8 - 3.9: a break out of a while that ends a for body keeps a dead jump")
+        known_failure(request, "3.8 - 3.9: a break out of a while that ends a for body keeps a dead jump")
     result = verify_code(function.__code__)
     assert result.identical, (result.difference, result.error, result.source)
 
@@ -450,10 +450,9 @@ LOOPS_HOLDING_A_TRY = [
 
 
 _LEGACY_OPEN = (
-    {break_from_try_body, while_test_with_except, finally_then_break}
+    {break_from_try_body, finally_then_break}
     if sys.version_info[:2] == (3, 10)
     else {
-        break_from_try_body,
         finally_then_break,
         try_at_loop_start_with_inner_finally,
         return_from_try_at_loop_start,
@@ -462,18 +461,20 @@ _LEGACY_OPEN = (
 
 
 @pytest.mark.parametrize("function", LOOPS_HOLDING_A_TRY, ids=lambda f: f.__name__)
-def test_loops_holding_a_try_recompile_identically(function):
+def test_loops_holding_a_try_recompile_identically(function, request):
     if sys.version_info < (3, 11) and function in _LEGACY_OPEN:
-        pytest.xfail("3.8 - 3.10: %s is not structured like the source yet" % function.__name__)
+        known_failure(request, "3.8 - 3.10: %s is not structured like the source yet" % function.__name__)
     if sys.version_info >= (3, 13) and function is retry_until_break:
-        pytest.xfail(
+        known_failure(
+            request,
             "3.13+: the break after the try is reached by a jump from outside the try's range "
-            "and is written inside the try body"
+            "and is written inside the try body",
         )
     if sys.version_info >= (3, 12) and function is try_at_loop_start_with_inner_finally:
-        pytest.xfail(
+        known_failure(
+            request,
             "3.12+: the clause's break runs into the return after the loop, copied to the "
-            "clause's end: written as the try's else continuing the loop"
+            "clause's end: written as the try's else continuing the loop",
         )
     result = verify_code(function.__code__)
     assert result.identical, (result.difference, result.error, result.source)
