@@ -8,7 +8,6 @@ raise them as the decompiler improves (the issue's targets: compiles >= 99.5%, i
 
 from __future__ import annotations
 
-import importlib
 import sys
 import time
 from typing import Dict, Tuple
@@ -38,10 +37,6 @@ THRESHOLDS: Dict[Tuple[int, int], Tuple[float, float, float]] = {
 
 
 def test_stdlib_sample_round_trip(capsys: pytest.CaptureFixture) -> None:
-    try:
-        importlib.import_module("uncompile.decompiler")
-    except ImportError:
-        pytest.xfail("uncompile.decompiler is not available")
     version = sys.version_info[:2]
     started = time.perf_counter()
     sample = sample_units(SAMPLE_SIZE)
