@@ -21,9 +21,9 @@ from .context import Context
 from .except_clauses import ExceptClauses
 from .except_star import ExceptStar
 
-#: Where :meth:`HandlerStructurer.skip_copies` can find something outside a finally body's copy:
-#: a with-exit call and a clause's name cleanup start with ``LOAD_CONST None``, an ``except*``
-#: clause's exit is ``LIST_APPEND``.
+#: Where :meth:`HandlerStructurer.skip_copies` can find something outside a finally body's copy
+#: (the walker's hot loop asks it only there): a with-exit call and a clause's name cleanup start
+#: with ``LOAD_CONST None``, an ``except*`` clause's exit is ``LIST_APPEND``.
 COPY_START_OPS = frozenset({"LOAD_CONST", "LIST_APPEND"})
 
 
@@ -41,8 +41,6 @@ class HandlerStructurer(ExceptClauses, ExceptStar):
     def skip_copies(self, i: int, ctx: Context, stack: List[Any]) -> int:
         """How many instructions at *i* are a with-exit call or a finally copy (0: none)."""
         ins = self.instrs[i]
-        if not ctx.finally_bodies and ins.op not in COPY_START_OPS:
-            return 0
         if ins.op != "LOAD_CONST":
             return self.star_clause_exit(i) or self._finally_copy_length(i, ctx)
         if ins.arg[0] is not None:  # exit calls and clause name cleanups load None

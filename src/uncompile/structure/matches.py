@@ -16,6 +16,7 @@ import dis
 from typing import Any, List, Optional, Tuple
 
 from ..bytecode import versions as V
+from ..bytecode.reader import has_instruction
 from ..errors import DecompileError
 from ..expressions.conditions import Node, negate, reduce_nodes
 from ..expressions.match_patterns import STORES, PatternDecoder, Place, build_pattern, joined_code, landing
@@ -23,7 +24,6 @@ from .branch_follow import region_follow
 from .context import Context
 
 _NOP = dis.opmap["NOP"]
-_MATCH_CLASS = dis.opmap.get("MATCH_CLASS")
 _STRUCTURAL = ("MATCH_SEQUENCE", "MATCH_MAPPING", "MATCH_CLASS")
 _CLASS_LOADS = ("LOAD_GLOBAL", "LOAD_NAME", "LOAD_FAST", "LOAD_DEREF")
 
@@ -40,7 +40,7 @@ class MatchStructurer:
 
     def match_start_ops(self, code: Any) -> frozenset:
         """The instructions a match statement can start with in *code*."""
-        if _MATCH_CLASS is not None and bytes((_MATCH_CLASS,)) in code.co_code[::2]:
+        if has_instruction(code, "MATCH_CLASS"):
             return _MATCH_STARTS_WITH_CLASSES
         return _MATCH_STARTS
 
