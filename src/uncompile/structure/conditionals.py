@@ -22,6 +22,7 @@ from .branch_follow import (
     past_forward_jumps,
     region_follow,
 )
+from .cleanup import assertion_message
 from .context import Context
 from .copied_exits import copied_tail_ternary
 
@@ -489,11 +490,8 @@ class Conditionals:
 def _assert_or_if(test: ast.expr, body: List[ast.stmt], orelse: List[ast.stmt]) -> ast.stmt:
     """``if not x: raise AssertionError(msg)`` (from ``LOAD_ASSERTION_ERROR``) is ``assert x, msg``."""
     if len(body) == 1 and not orelse and isinstance(body[0], ast.Raise) and body[0].cause is None:
-        exc: Any = body[0].exc
-        msg = None
-        if isinstance(exc, ast.Call) and len(exc.args) == 1 and not exc.keywords:
-            exc, msg = exc.func, exc.args[0]
-        if getattr(exc, "uncompile_assertion", False):
+        is_assertion, msg = assertion_message(body[0].exc)
+        if is_assertion:
             node = ast.Assert(test=negate(test), msg=msg)
             node.uncompile_offsets = getattr(body[0], "uncompile_offsets", ())  # type: ignore[attr-defined]
             return node
