@@ -242,6 +242,30 @@ CASES = {
                     pass
             return out
     """,
+    # a finally body that never finishes: 3.8 - 3.9 keep its END_FINALLY/RERAISE, dead; 3.10
+    # drops it
+    "finally_that_raises_in_except_clause": """
+        def f(self):
+            try:
+                g()
+            except KeyError:
+                try:
+                    self.close()
+                finally:
+                    raise
+            finally:
+                self.done = None
+    """,
+    "finally_raising_in_both_branches_in_loop": """
+        def f(items):
+            for item in items:
+                try:
+                    g(item)
+                finally:
+                    if item:
+                        raise ValueError(item)
+                    raise KeyError(item)
+    """,
 }
 
 
@@ -260,6 +284,10 @@ NOT_YET = {
         "a 3.8 - 3.10 layout rule",
     ),
     "return_through_finally_and_with": ({(3, 11), (3, 12), (3, 13)}, "a 3.8 - 3.10 layout rule"),
+    "finally_raising_in_both_branches_in_loop": (
+        {(3, 11), (3, 12), (3, 13), (3, 14), (3, 15)},
+        "a finally handler whose branches all raise has no RERAISE",
+    ),
 }
 
 

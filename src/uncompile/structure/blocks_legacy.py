@@ -381,9 +381,40 @@ class LegacyBlocks(LegacyExceptClauses):
             return found[-1]
         return found[0]
 
+    def _legacy_unfinished_finally_end(self, h: int) -> Optional[int]:
+        """Where a finally body at *h* that never finishes (it ends in ``raise``/``return``) ends.
+
+        3.8 - 3.9 keep its ``END_FINALLY``/``RERAISE``, dead, right after its last reachable
+        instruction (the index of that closer is returned); 3.10 removes it (the index after that
+        instruction is). None where the body holds blocks of its own, whose closers may be dead too.
+        """
+        block = ("fin", h)
+        stacks = self.block_stacks()
+        last: Optional[int] = None
+        for k in range(h, len(self.instrs)):
+            stack = stacks[k]
+            if stack is None:
+                continue
+            if block not in stack:
+                break
+            if self.instrs[k].op.startswith("SETUP_"):
+                return None
+            last = k
+        if last is None or self.instrs[last].op not in ENDS_PATH:
+            return None
+        if not V.KEEPS_DEAD_CODE:
+            return last + 1
+        closer = "END_FINALLY" if V.VERSION < (3, 9) else "RERAISE"
+        end = last + 1
+        dead_closer = end < len(self.instrs) and self.instrs[end].op == closer and stacks[end] is None
+        return end if dead_closer else None
+
     def _legacy_try_finally(self, i: int, h: int, ctx: Context, stack: List[Any]) -> Optional[int]:
         instrs = self.instrs
         found = self._legacy_finally_end(h)
+        unfinished = found is None
+        if found is None:
+            found = self._legacy_unfinished_finally_end(h)
         if found is None:
             raise self.fail(h, "finally without its end")  # type: ignore[attr-defined]
         end = found
@@ -399,6 +430,8 @@ class LegacyBlocks(LegacyExceptClauses):
         self.sim.pending.append(instrs[h].offset)
         final = self._legacy_walk_to(h, end, ctx, list(stack))
         self.sim.emit(with_finally(body, final))
+        if unfinished and not V.KEEPS_DEAD_CODE:
+            return None  # (3.10) nothing follows: the statement never finishes
         if normal is None or V.VERSION < (3, 9):
             return end + 1
         k = normal + 1
