@@ -418,7 +418,7 @@ class Conditionals:
             body_ctx = ctx.stop_at(else_b) if V.LAYOUT_IN_SOURCE_ORDER else ctx  # dead jumps lead there
             body = self.walk(self.start_of(then_b), body_ctx, list(stack))
             stopped = self.exit
-            dead = self.legacy_else_end(then_b, else_b) if V.LAYOUT_IN_SOURCE_ORDER else None
+            dead = self.legacy_else_end(then_b, else_b, ctx) if V.LAYOUT_IN_SOURCE_ORDER else None
             if dead is not None:
                 orelse = self.walk(self.start_of(else_b), ctx.stop_at(dead), list(stack))
                 self.sim.emit(_assert_or_if(test, body, orelse))
