@@ -242,6 +242,18 @@ CASES = {
                     pass
             return out
     """,
+    # 3.10: both exits of the try ending the finally body end in a copy of its RERAISE; the
+    # normal path's copy of the body ends in the function's copied return None
+    "finally_ending_in_try_except_at_function_end": """
+        def f(self):
+            try:
+                g()
+            finally:
+                try:
+                    self.remove()
+                except ValueError:
+                    pass
+    """,
     # a finally body that never finishes: 3.8 - 3.9 keep its END_FINALLY/RERAISE, dead; 3.10
     # drops it
     "finally_that_raises_in_except_clause": """

@@ -88,7 +88,25 @@ def f(items, check, report):
     return len(items)
 """
 
+# 3.9 - 3.10: on the return's path the copy of the finally body ends in the return itself where
+# the body's own try jumps to its end
+RETURN_THROUGH_FINALLY_WITH_TRY = """
+def f(self, wait):
+    done = False
+    try:
+        done = wait()
+        return done
+    finally:
+        self.restore()
+        if not done:
+            try:
+                self.remove()
+            except ValueError:
+                pass
+"""
+
 SNIPPETS = {
+    "return_through_finally_with_try": RETURN_THROUGH_FINALLY_WITH_TRY,
     "continue_through_finally_with_if": CONTINUE_THROUGH_FINALLY_WITH_IF,
     "continue_through_finally_with_if_in_while": CONTINUE_THROUGH_FINALLY_WITH_IF_IN_WHILE,
     "finally_pass": FINALLY_PASS,

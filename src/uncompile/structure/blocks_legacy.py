@@ -360,8 +360,8 @@ class LegacyBlocks(LegacyExceptClauses):
         """The ``END_FINALLY``/``RERAISE`` that ends the finally body at *h* (None: none).
 
         The first one that closes its block, but 3.10 copies the ``RERAISE`` to the end of each
-        branch of an ``if`` that jumped to it: then the last one before the code after the
-        statement (unless a nested block's exit leads to one: its ``try`` ends the body).
+        branch that jumped to it (of an ``if``, or each exit of a ``try`` that ends the body):
+        then the last one before the code after the statement.
         """
         closer = "END_FINALLY" if V.VERSION < (3, 9) else "RERAISE"
         block = ("fin", h)
@@ -375,9 +375,7 @@ class LegacyBlocks(LegacyExceptClauses):
                 found.append(k)
         if not found:
             return None
-        if V.RETURN_COPIED_TO_BRANCHES and all(
-            self.instrs[k - 1].op not in ("POP_BLOCK", "POP_EXCEPT") for k in found
-        ):
+        if V.RETURN_COPIED_TO_BRANCHES:
             return found[-1]
         return found[0]
 

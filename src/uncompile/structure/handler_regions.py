@@ -264,9 +264,11 @@ class HandlerRegions:
     def copy_length(self, i: int, template: List[Any]) -> int:
         """How many instructions from *i* are a copy of the finally body *template* (0: none).
 
-        The copy repeats the body's instructions (jump targets aside), with two changes: (3.10)
-        a branch that ends the body in a copy of its ``RERAISE`` jumps on instead, and (3.12+)
-        a test whose jump goes back (to a loop's header) is inverted over a jump back.
+        The copy repeats the body's instructions (jump targets aside), with three changes: (3.10)
+        a branch that ends the body in a copy of its ``RERAISE`` jumps on instead, (3.12+)
+        a test whose jump goes back (to a loop's header) is inverted over a jump back, and (3.9 -
+        3.10) a jump to the body's end (3.10: a ``RERAISE`` there) is the ``return`` that follows
+        the copy (on the path of a ``return``, or 3.10's copy of a short exit): the copy ends there.
         """
         instrs = self.instrs
         n = len(instrs)
@@ -281,6 +283,8 @@ class HandlerRegions:
                 k += 1
             elif a.op == "JUMP" and b.op == "RERAISE":
                 k += 1
+            elif not V.HAS_EXCEPTION_TABLE and self._leaves_copy(b, template) and self._returns_at(k):
+                return k - i
             elif (
                 a.op == _INVERSE_JUMP.get(b.op)
                 and k + 2 < n
@@ -291,6 +295,12 @@ class HandlerRegions:
             else:
                 return 0
         return k - i
+
+    def _leaves_copy(self, ins: Any, template: List[Any]) -> bool:
+        """Whether *ins* of the finally body *template* ends it: a ``RERAISE`` or a jump past it."""
+        if ins.op == "RERAISE":
+            return True
+        return ins.op == "JUMP" and self.index_at(ins.target) > template[-1].index
 
     def _returns_at(self, i: int) -> bool:
         """Whether instructions from *i* only load a value and return it (a ``return x``)."""
