@@ -254,6 +254,17 @@ CASES = {
                 except ValueError:
                     pass
     """,
+    # the return from the inner try leaves the named clause (``name = None; del name``) first
+    "return_from_try_in_named_clause": """
+        def f(text, first, second):
+            try:
+                return text.format(**first)
+            except KeyError as missing:
+                try:
+                    return text.format(**second)
+                except KeyError:
+                    raise LookupError(missing) from None
+    """,
     # a finally body that never finishes: 3.8 - 3.9 keep its END_FINALLY/RERAISE, dead; 3.10
     # drops it
     "finally_that_raises_in_except_clause": """

@@ -215,7 +215,8 @@ class LegacyBlocks(LegacyExceptClauses):
         """Whether the instructions from *k* only finish a ``return`` (after leaving blocks).
 
         Leaving blocks: the block bookkeeping, ``with`` exit calls, moving the return value
-        below what is popped, and (3.9+) copies of enclosing ``finally`` bodies, *templates*.
+        below what is popped, (3.9+) the ``name = None; del name`` that leaves an ``except ...
+        as name`` clause and copies of enclosing ``finally`` bodies, *templates*.
         """
         instrs = self.instrs
         while k < len(instrs):
@@ -224,6 +225,8 @@ class LegacyBlocks(LegacyExceptClauses):
                 k += 1
             elif tuple(x.op for x in instrs[k : k + 4]) == _EXIT_CALL_LEGACY:
                 k += 4
+            elif k + 3 < len(instrs) and self._legacy_name_cleanup(k):  # type: ignore[attr-defined]
+                k += 3
             else:
                 n = next((n for n in (self.copy_length(k, t) for t in templates if t) if n), 0)  # type: ignore[attr-defined]
                 if not n:

@@ -30,6 +30,7 @@ from .copied_exits import copied_tail_ternary
 class Conditionals:
     """Conditional jumps for the walker; uses the walker's graph, simulator and helpers."""
 
+    _bottom_cuts: Any
     _copied_return: Any
     _lone_jump: Any
     _pure: Any
@@ -410,6 +411,7 @@ class Conditionals:
             and then_b not in (loop.break_to, loop.continue_to)
             and not (V.LAYOUT_IN_SOURCE_ORDER and self.legacy_dead_jump(then_b, else_b))
             and not self.legacy_jumps_to_written_break(block_id, then_b, else_b, fall, ctx)
+            and self._bottom_cuts.get(loop.header) != self.start_of(else_b)  # (3.10) the body's end
         ):
             test, then_b, else_b = negate(test), else_b, then_b
         if follow is None and is_added_jump_back(self, then_b, else_b, ctx):
