@@ -149,6 +149,17 @@ IFS_IN_LOOPS = {
                     break
             return line
     """,
+    # the break jumps past the code after the loop's copied test; the test's jump to that copy
+    # makes no ternary with it
+    "break_past_copied_test_makes_no_ternary": """
+        def f(file, line):
+            while not line.strip():
+                line = file.readline()
+                if not line:
+                    break
+            result = line.split()
+            return result
+    """,
 }
 
 

@@ -117,8 +117,10 @@ class Conditionals:
             merges.add(node.false[1])
         past_jumps = None  # how many nodes there were before a ternary's second condition
         joined = None  # where the jump past that second condition goes
-        while fall is not None:
+        while fall is not None and self.blocks[fall].start < ctx.until:
             skipped = self._ternary_else_branch(nodes, fall) if past_jumps is None else None
+            if skipped is not None and self.blocks[skipped[0]].start >= ctx.until:
+                skipped = None  # past where the walk ends (a loop's copied test at the bottom)
             if skipped is not None:
                 past_jumps = len(nodes)
                 fall, joined = skipped
