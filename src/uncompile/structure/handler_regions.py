@@ -18,6 +18,12 @@ from ..flow.cfg import ENDS_PATH
 # what leaving enclosing except clauses on the way to a return runs
 _LEAVING_CLAUSES = ("POP_EXCEPT", "SWAP", "POP_TOP")
 _EXIT_CALL = ("LOAD_CONST", "LOAD_CONST", "LOAD_CONST", "CALL")
+#: How a return leaves a finally handler (3.9 - 3.10), without and with a value to keep.
+_LEAVING_HANDLER = (
+    ("POP_TOP", "POP_TOP", "POP_TOP", "POP_EXCEPT"),
+    ("ROT_FOUR", "POP_TOP", "POP_TOP", "POP_TOP", "ROT_FOUR", "POP_EXCEPT"),
+)
+
 _INVERSE_JUMP = {
     "POP_JUMP_IF_FALSE": "POP_JUMP_IF_TRUE",
     "POP_JUMP_IF_TRUE": "POP_JUMP_IF_FALSE",
@@ -275,7 +281,8 @@ class HandlerRegions:
         if i + len(template) > n:
             return 0
         k = i
-        for b in template:
+        rest = iter(template)
+        for b in rest:
             if k >= n:
                 return 0
             a = instrs[k]
@@ -285,6 +292,16 @@ class HandlerRegions:
                 k += 1
             elif not V.HAS_EXCEPTION_TABLE and self._leaves_copy(b, template) and self._returns_at(k):
                 return k - i
+            elif not V.HAS_EXCEPTION_TABLE and b.op in ("POP_TOP", "ROT_FOUR"):
+                # (3.9 - 3.10) the handler's return first pops the exception; the copy has nothing to pop
+                skipped = self._leaving_handler_length(b.index)
+                if not skipped:
+                    return 0
+                for _ in range(skipped):
+                    b = next(rest, b)
+                if a.op != b.op or (a.target is None and a.arg != b.arg):
+                    return 0
+                k += 1
             elif (
                 a.op == _INVERSE_JUMP.get(b.op)
                 and k + 2 < n
@@ -295,6 +312,15 @@ class HandlerRegions:
             else:
                 return 0
         return k - i
+
+    def _leaving_handler_length(self, j: int) -> int:
+        """The length of the instructions at *j* that leave a finally handler on a ``return``
+        (3.9 - 3.10): the exception popped (the value returned moved below it), then the handler."""
+        instrs = self.instrs
+        for pattern in _LEAVING_HANDLER:
+            if tuple(ins.op for ins in instrs[j : j + len(pattern)]) == pattern:
+                return len(pattern)
+        return 0
 
     def _leaves_copy(self, ins: Any, template: List[Any]) -> bool:
         """Whether *ins* of the finally body *template* ends it: a ``RERAISE`` or a jump past it."""
