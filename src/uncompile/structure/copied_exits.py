@@ -9,6 +9,11 @@ body computes its value before popping the iterator, so the pops first are a ``b
 The copy is the end of the first block after the loop's exit that leaves the function; what
 that block holds before it is the loop's ``else`` (which ``break`` skips).
 
+``break`` out of a ``while`` loop has no iterator to pop: its copy follows what leaves the
+statements it is in (an except clause's ``POP_EXCEPT``, a with's exit call, a finally body's
+copy, the end of a try body's range) and ends the block. A ``return`` written there computes
+its value before leaving them, except a constant's (loaded after): that stays a return.
+
 A ternary inside an expression that is returned (``return f(a if c else b)``) jumps from its
 first branch to the rest of the expression; when that rest is such an exit, each branch ends
 in a copy of it: the two branches compute one value each, then run the same instructions.
@@ -57,6 +62,32 @@ def is_copied_break(walker: Any, i: int, ctx: Context, stack: List[Any]) -> bool
     if any(p.op != q.op or p.arg != q.arg for p, q in zip(copy, walker.instrs[cut : exit.end])):
         return False
     return walker.copied_break_cuts.setdefault(loop.header, cut) == cut
+
+
+def while_exit_copy(walker: Any, block: Any, ctx: Context) -> int:
+    """Where a copy of the exit of the ``while`` loop being walked ends *block*: the index where
+    the copy starts, -1 if it does not end with one."""
+    loop = ctx.loop
+    if not V.COPIES_SMALL_EXITS or loop is None or loop.break_to is None or loop.break_to == block.id:
+        return -1
+    instrs = walker.instrs
+    exit = walker.blocks[loop.break_to]
+    size = exit.end - exit.start
+    start = block.end - size
+    if (
+        start < block.start
+        or size > V.LONGEST_COPIED_EXIT
+        or instrs[exit.end - 1].op not in ENDS_PATH
+        or instrs[exit.start].op == "LOAD_CONST"
+        or instrs[walker.blocks[loop.header].start].op == "FOR_ITER"
+    ):
+        return -1
+    if any(
+        p.op != q.op or p.arg != q.arg or p.target is not None
+        for p, q in zip(instrs[start : block.end], instrs[exit.start : exit.end])
+    ):
+        return -1
+    return start
 
 
 def _first_exit_block(walker: Any, start: int) -> Optional[Any]:
