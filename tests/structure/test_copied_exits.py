@@ -124,7 +124,33 @@ def while_break_from_try_body(items):
     return items
 
 
+def chain_ternary_returned(low, value, high):
+    # the chain's cleanup falls into the second branch: no copy of a follow
+    return "in" if low < value < high else "out"
+
+
+def chain_ternary_stored(low, value, high):
+    where = value if low < value < high else low
+    return where
+
+
+def chain_ternary_argument(low, value, high):
+    return str(value if low < value < high else high)
+
+
+def chain_if_else_then_return(low, value, high, seen):
+    if low < value < high:
+        seen.append(value)
+    else:
+        seen.append(low)
+    return seen
+
+
 CASES = [
+    chain_ternary_returned,
+    chain_ternary_stored,
+    chain_ternary_argument,
+    chain_if_else_then_return,
     while_break_from_clause,
     while_break_from_named_clause,
     while_break_from_with,
@@ -140,6 +166,10 @@ CASES = [
     ternary_returned_from_try,
 ]
 INPUTS = {
+    chain_ternary_returned: [(1, 2, 3), (1, 0, 3), (1, 5, 3)],
+    chain_ternary_stored: [(1, 2, 3), (1, 0, 3), (1, 5, 3)],
+    chain_ternary_argument: [(1, 2, 3), (1, 0, 3), (1, 5, 3)],
+    chain_if_else_then_return: [(1, 2, 3, []), (1, 0, 3, []), (1, 5, 3, [])],
     while_break_from_clause: [(["1", "x", "2"],), ([],), (["3"],)],
     while_break_from_named_clause: [(["1", "x", "2"],), (["3"],)],
     while_break_from_with: [
