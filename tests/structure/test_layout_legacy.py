@@ -309,10 +309,6 @@ NOT_YET = {
         "the continue after the inner if/else, which its body's jump reaches (3.10: not sent on to "
         "the header), is taken for the loop's own end",
     ),
-    "copied_break_in_named_clause": ((3, 11), "the break from the named clause, a copy of the loop's exit"),
-    "copied_break_in_try_body": ((3, 12), "the break from the try body, a copy of the loop's exit"),
-    "copied_break_in_try_finally": ((3, 12), "the break through the finally, a copy of the loop's exit"),
-    "copied_break_in_with": ((3, 12), "the break from the with body, a copy of the loop's exit"),
 }
 
 

@@ -24,7 +24,7 @@ from .branch_follow import (
 )
 from .cleanup import assertion_message
 from .context import Context
-from .copied_exits import copied_tail_ternary
+from .copied_exits import copied_tail_ternary, exit_after_chain_cleanup
 
 
 class Conditionals:
@@ -432,6 +432,16 @@ class Conditionals:
                 orelse = self.walk(self.start_of(else_b), ctx, list(stack))
                 self.sim.emit(_assert_or_if(test, body, orelse))
                 return stopped
+            if exit_after_chain_cleanup(self, else_b):
+                # both branches end in the statement after the if: copied into the body, fallen into
+                # from the else (``if a < b < c: x() else: y()`` then ``return``)
+                orelse = self.walk(self.start_of(else_b), ctx, list(stack))
+                shared = _shared_last(body, orelse)
+                self.sim.emit(
+                    _assert_or_if(test, body[: len(body) - len(shared)], orelse[: len(orelse) - len(shared)])
+                )
+                self.sim.out.extend(shared)
+                return self.exit
             if else_b is not None and self.skips_else(body, else_b):
                 orelse = self.walk(self.start_of(else_b), ctx, list(stack))
                 self.sim.emit(_assert_or_if(test, body, orelse))
@@ -500,6 +510,13 @@ def _assert_or_if(test: ast.expr, body: List[ast.stmt], orelse: List[ast.stmt]) 
             node.uncompile_offsets = getattr(body[0], "uncompile_offsets", ())  # type: ignore[attr-defined]
             return node
     return ast.If(test=test, body=body or [ast.Pass()], orelse=orelse)
+
+
+def _shared_last(body: List[ast.stmt], orelse: List[ast.stmt]) -> List[ast.stmt]:
+    """The last statement of *body* if *orelse* ends with the same one (and both hold more)."""
+    if len(body) < 2 or len(orelse) < 2 or ast.dump(body[-1]) != ast.dump(orelse[-1]):
+        return []
+    return body[-1:]
 
 
 def _value_node(node: Node) -> bool:

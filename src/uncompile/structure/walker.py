@@ -26,7 +26,7 @@ from .blocks_legacy import LegacyBlocks, reraise_leaders
 from .compare_chains import CompareChains
 from .conditionals import Conditionals
 from .context import Context
-from .copied_exits import is_copied_break
+from .copied_exits import is_copied_break, while_exit_copy
 from .handlers import COPY_START_OPS, HandlerStructurer
 from .layout_legacy import LegacyLayout
 from .loops import LoopStructurer
@@ -211,9 +211,13 @@ class Walker(
         copying = bool(ctx.finally_bodies)  # a finally body's copy may start anywhere
         i = pos
         left_with = False  # a with's exit call was skipped: a jump out of the block leaves the with
+        exit_copy = while_exit_copy(self, block, ctx) if ctx.loop is not None else -1
         while i < last:
             if i >= until:
                 return i
+            if i == exit_copy and (not stack or M.is_marker(stack[-1])):
+                self.sim.emit(ast.Break())  # the jump to the loop's exit became a copy of it
+                return None
             ins = instrs[i]
             op = ins.op
             skip = self.skip_copies(i, ctx, stack) if copying or op in COPY_START_OPS else 0
