@@ -325,14 +325,6 @@ NOT_YET = {
         {(3, 10), (3, 11)},
         "the layout rule needs the dead code 3.8 - 3.9 keep (3.10+ copy the loop's exit into the break)",
     ),
-    "finally_if_elif_else_then_more": (
-        {(3, 11), (3, 12), (3, 13), (3, 14), (3, 15)},
-        "a 3.8 - 3.10 layout rule",
-    ),
-    "finally_if_else_at_loop_end": (
-        {(3, 11), (3, 12), (3, 13), (3, 14), (3, 15)},
-        "a 3.8 - 3.10 layout rule",
-    ),
     "return_through_finally_and_with": ({(3, 11), (3, 12), (3, 13)}, "a 3.8 - 3.10 layout rule"),
     "return_from_finally_branch": (
         {(3, 11), (3, 12), (3, 13), (3, 14), (3, 15)},
