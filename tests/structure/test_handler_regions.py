@@ -90,6 +90,23 @@ def f(items, check, report):
     return len(items)
 """
 
+# 3.9 - 3.10: on the return's path the copy of the finally body ends in the return itself where
+# the body's own try jumps to its end
+RETURN_THROUGH_FINALLY_WITH_TRY = """
+def f(self, wait):
+    done = False
+    try:
+        done = wait()
+        return done
+    finally:
+        self.restore()
+        if not done:
+            try:
+                self.remove()
+            except ValueError:
+                pass
+"""
+
 # a finally body's if/else: the first branch ends in a copy of the body's RERAISE (on the
 # normal path a jump, or a copy of the small exit after the try)
 FINALLY_IF_ELSE_THEN_RETURN = """
@@ -171,6 +188,7 @@ def f(a, b, c, x):
 """
 
 SNIPPETS = {
+    "return_through_finally_with_try": RETURN_THROUGH_FINALLY_WITH_TRY,
     "finally_if_else_then_return": FINALLY_IF_ELSE_THEN_RETURN,
     "finally_if_else_in_for": FINALLY_IF_ELSE_IN_FOR,
     "finally_if_elif_else_in_while": FINALLY_IF_ELIF_ELSE_IN_WHILE,

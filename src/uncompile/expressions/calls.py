@@ -14,6 +14,7 @@ from typing import Any, List, Optional
 from ..bytecode import versions as V
 from ..bytecode.instructions import Instr
 from . import values as M
+from .targets import LOAD
 from .type_params import TypeParamOps, type_param_tuple
 
 Stack = List[Any]
@@ -62,27 +63,10 @@ class CallBuilder:
     def _finish_call(
         self, func: Any, args: List[Any], keywords: List[ast.keyword], stack: Stack, sim: Any, ins: Instr
     ) -> None:
-        if isinstance(func, M.BuildClass):
-            body, name = args[0], args[1]
-            bases = [sim.expr(a, ins) for a in args[2:]]
-            value = M.ClassValue(body, name.value, [b for b in bases if not _generic_base(b)], keywords)
-            if len(value.bases) < len(bases):  # a generic class (3.12+): its bases end with Generic[...]
-                value.type_params = sim.class_type_params  # type: ignore[attr-defined]
-            stack.append(value)
-            return
-        if isinstance(func, M.FunctionValue) and func.code.co_name.startswith(V.GENERIC_PARAMETERS_PREFIX):
-            if keywords:
-                raise sim.fail(ins, "generic parameters called with keywords")
-            stack.append(self.nested.generic(func, [sim.expr(a, ins) for a in args]))
-            return
-        if isinstance(func, M.FunctionValue) and func.code.co_name in _COMPREHENSIONS and len(args) == 1:
-            iterable = args[0].iterable if isinstance(args[0], M.Iterator) else args[0]
-            stack.append(self.nested.comprehension(func, iterable))
-            return
-        if isinstance(func, M.WithExit):
-            stack.append(M.WithExitCall(func))
-            return
-        if (
+        if isinstance(func, M.Marker):
+            if self._call_of_marker(func, args, keywords, stack, sim, ins):
+                return
+        elif (
             len(args) == 1
             and not keywords
             and isinstance(args[0], (M.FunctionValue, M.ClassValue, M.GenericDefinition))
@@ -91,9 +75,34 @@ class CallBuilder:
             args[0].decorators.insert(0, func)
             stack.append(args[0])
             return
-        stack.append(
-            ast.Call(func=sim.expr(func, ins), args=[sim.expr(a, ins) for a in args], keywords=keywords)
-        )
+        stack.append(ast.Call(sim.expr(func, ins), [sim.expr(a, ins) for a in args], keywords))
+
+    def _call_of_marker(
+        self, func: M.Marker, args: List[Any], keywords: List[ast.keyword], stack: Stack, sim: Any, ins: Instr
+    ) -> bool:
+        """Calls the compiler makes of a value with no source form: ``__build_class__``, a generic
+        definition's or a comprehension's hidden function, a ``with``'s exit; True when handled."""
+        if isinstance(func, M.BuildClass):
+            body, name = args[0], args[1]
+            bases = [sim.expr(a, ins) for a in args[2:]]
+            value = M.ClassValue(body, name.value, [b for b in bases if not _generic_base(b)], keywords)
+            if len(value.bases) < len(bases):  # a generic class (3.12+): its bases end with Generic[...]
+                value.type_params = sim.class_type_params  # type: ignore[attr-defined]
+            stack.append(value)
+            return True
+        if isinstance(func, M.FunctionValue) and func.code.co_name.startswith(V.GENERIC_PARAMETERS_PREFIX):
+            if keywords:
+                raise sim.fail(ins, "generic parameters called with keywords")
+            stack.append(self.nested.generic(func, [sim.expr(a, ins) for a in args]))
+            return True
+        if isinstance(func, M.FunctionValue) and func.code.co_name in _COMPREHENSIONS and len(args) == 1:
+            iterable = args[0].iterable if isinstance(args[0], M.Iterator) else args[0]
+            stack.append(self.nested.comprehension(func, iterable))
+            return True
+        if isinstance(func, M.WithExit):
+            stack.append(M.WithExitCall(func))
+            return True
+        return False
 
     def op_CALL(self, ins: Instr, stack: Stack, sim: Any) -> None:
         argc, kwnames, null_slot = ins.arg
@@ -161,17 +170,17 @@ class CallBuilder:
             del stack[len(stack) - ins.arg :]
             stack.append(params)
             return
-        stack.append(ast.Tuple(elts=_display_items(stack, ins.arg, ins, sim), ctx=ast.Load()))
+        stack.append(ast.Tuple(_display_items(stack, ins.arg, ins, sim), LOAD))
 
     def op_BUILD_LIST(self, ins: Instr, stack: Stack, sim: Any) -> None:
-        stack.append(ast.List(elts=_display_items(stack, ins.arg, ins, sim), ctx=ast.Load()))
+        stack.append(ast.List(_display_items(stack, ins.arg, ins, sim), LOAD))
 
     def op_BUILD_SET(self, ins: Instr, stack: Stack, sim: Any) -> None:
         stack.append(ast.Set(elts=sim.pop_n(stack, ins.arg, ins)))
 
     def op_BUILD_MAP(self, ins: Instr, stack: Stack, sim: Any) -> None:
         items = sim.pop_n(stack, 2 * ins.arg, ins)
-        stack.append(ast.Dict(keys=items[0::2], values=items[1::2]))
+        stack.append(ast.Dict(items[0::2], items[1::2]))
 
     def op_BUILD_CONST_KEY_MAP(self, ins: Instr, stack: Stack, sim: Any) -> None:
         keys = sim.pop_expr(stack, ins)

@@ -18,8 +18,10 @@ def literal(value: Any) -> ast.expr:
         )
     if isinstance(value, tuple) and any(isinstance(item, frozenset) for item in value):
         return ast.Tuple(elts=[literal(item) for item in value], ctx=ast.Load())
-    return ast.Constant(value=value)
+    return ast.Constant(value)
 
+
+_bare = ast.AST.__new__  # a node of the given class with no fields set
 
 #: Constants that are their own literal (most of them: checked first).
 _PLAIN = frozenset({type(None), bool, int, str, bytes})
@@ -27,10 +29,20 @@ _PLAIN = frozenset({type(None), bool, int, str, bytes})
 
 def constant_expr(value: Any, index: Any) -> ast.expr:
     """``co_consts[index]`` (which is *value*) as an expression."""
-    if type(value) in _PLAIN or has_source_form(value):
+    if type(value) in _PLAIN:  # what literal() makes of them, built as cheaply as name_node's names
+        constant = _bare(ast.Constant)
+        constant.value = value
+        node: ast.expr = constant
+    elif has_source_form(value):
         node = literal(value)
-        node.uncompile_const = True  # type: ignore[attr-defined]
-        return node
+    else:
+        return _placeholder(value, index)
+    node.uncompile_const = True  # type: ignore[attr-defined]
+    return node
+
+
+def _placeholder(value: Any, index: Any) -> ast.expr:
+    """A name standing for a constant that has no literal (a code object, a slice...)."""
     node = ast.Name(id=placeholder_name(value, index if isinstance(index, int) else 0), ctx=ast.Load())
     if type(value) is slice and all(has_source_form(part) for part in (value.start, value.stop, value.step)):
         node.uncompile_slice = value  # type: ignore[attr-defined]  # a subscript writes it as ``a:b:c``

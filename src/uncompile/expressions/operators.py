@@ -42,11 +42,11 @@ COMPARE: Dict[str, Callable[[], ast.cmpop]] = {
 
 def binary(sign: str, left: ast.expr, right: ast.expr) -> ast.BinOp:
     """``left <sign> right``."""
-    return ast.BinOp(left=left, op=BINARY_OPERATORS[sign](), right=right)
+    return ast.BinOp(left, BINARY_OPERATORS[sign](), right)
 
 
 def compare(op: ast.cmpop, left: ast.expr, right: ast.expr) -> ast.Compare:
     """``left <op> right``; *op* is an instance or an ``ast.cmpop`` class."""
     if isinstance(op, type):
         op = op()
-    return ast.Compare(left=left, ops=[op], comparators=[right])
+    return ast.Compare(left, [op], [right])

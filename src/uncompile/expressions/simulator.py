@@ -22,10 +22,11 @@ from .constants import constant_expr
 from .legacy_ops import LegacyBlockOps, LegacyUnpackOps
 from .operators import BINARY, COMPARE, UNARY, binary, compare
 from .ops314 import Ops314, unpacked_item
-from .targets import LOAD, TargetOps, name_node, slice_node, subscript_key
+from .targets import LOAD, STORE, TargetOps, name_node, slice_node, subscript_key
 
 Stack = List[Any]
 _EXPRESSIONS = (ast.expr, ast.Slice)  # ast.Slice is no ast.expr on 3.8
+_AST = ast.AST
 Handler = Callable[[Any, Instr, Stack], None]  # a Simulator method: (self, ins, stack)
 
 #: Per simulator class: op -> the method that executes it (filled as ops are met).
@@ -33,12 +34,11 @@ _HANDLERS: Dict[type, Dict[str, Handler]] = {}
 
 
 _TARGETS = (ast.Name, ast.Attribute, ast.Subscript, ast.Starred, ast.Tuple, ast.List)
-_STORE = ast.Store()  # shared, like LOAD: a load replaces a node's context, never changes it
 
 
 def _store(target: ast.expr) -> ast.expr:
     if isinstance(target, _TARGETS):
-        target.ctx = _STORE
+        target.ctx = STORE
     return target
 
 
@@ -102,7 +102,8 @@ class Simulator(Ops314, TargetOps, LegacyBlockOps, LegacyUnpackOps):
     def assign(self, target: ast.expr, value: Any, stack: Stack, ins: Instr) -> None:
         """Store *value* into *target*: plain, chained, augmented, unpacking or definition."""
         target = _store(target)
-        if isinstance(value, M.Marker) and self._stored_marker(target, value, stack, ins):
+        marker = isinstance(value, M.Marker)
+        if marker and self._stored_marker(target, value, stack, ins):
             return
         if self.chain is not None and value is self.chain_named:
             self.chain.targets.append(target)
@@ -110,7 +111,7 @@ class Simulator(Ops314, TargetOps, LegacyBlockOps, LegacyUnpackOps):
                 chain, self.chain = self.chain, None
                 self.emit(chain)
             return
-        if stack and stack[-1] is value and not M.is_marker(value):
+        if stack and stack[-1] is value and not marker:
             # ``x = y = v`` or ``(x := v)``: which one shows when the copy is used
             named = ast.NamedExpr(target=cast(Any, target), value=value)
             named.uncompile_seq = getattr(value, "uncompile_seq", 0)  # type: ignore[attr-defined]
@@ -118,7 +119,7 @@ class Simulator(Ops314, TargetOps, LegacyBlockOps, LegacyUnpackOps):
             self.chain = ast.Assign(targets=[target], value=value, type_comment=None)
             self.chain_named = named
             return
-        if self.parallel or (self._fresh(value) and stack and self._fresh(stack[-1])):
+        if self.parallel or (stack and self._fresh(stack[-1]) and self._fresh(value)):
             pairs = self.parallel + [(target, value)]
             if stack and self._fresh(stack[-1]) and stack[-1] is not value:
                 self.parallel = pairs
@@ -135,24 +136,26 @@ class Simulator(Ops314, TargetOps, LegacyBlockOps, LegacyUnpackOps):
                     )
                 )
                 return
-        if isinstance(value, ast.BinOp) and getattr(value, "uncompile_inplace", False):
-            self.emit(ast.AugAssign(target=cast(Any, target), op=value.op, value=value.right))
-            return
-        if isinstance(target, ast.Name) and self._import(target.id, value):
-            self.mark_lazy(value)
-            return
-        if isinstance(value, M.TypeAliasValue) and isinstance(target, ast.Name):
-            if value.name != target.id:
-                raise self.fail(ins, "type alias stored under another name")
-            self.emit(value.statement)
-            return
-        if isinstance(value, (M.FunctionValue, M.ClassValue)) and isinstance(target, ast.Name):
-            self.emit(self.calls.definition(value, target.id))
-            return
-        if isinstance(value, M.GenericDefinition) and isinstance(target, ast.Name):
-            self.emit(self.calls.nested.stored_generic(value, target.id))
-            return
-        self.emit(ast.Assign(targets=[target], value=self.expr(value, ins), type_comment=None))
+        if not marker:
+            if isinstance(value, ast.BinOp) and getattr(value, "uncompile_inplace", False):
+                self.emit(ast.AugAssign(target=cast(Any, target), op=value.op, value=value.right))
+                return
+            if isinstance(target, ast.Name) and self._import(target.id, value):
+                self.mark_lazy(value)
+                return
+        elif isinstance(target, ast.Name):  # a definition or ``type`` statement, stored under its name
+            if isinstance(value, M.TypeAliasValue):
+                if value.name != target.id:
+                    raise self.fail(ins, "type alias stored under another name")
+                self.emit(value.statement)
+                return
+            if isinstance(value, (M.FunctionValue, M.ClassValue)):
+                self.emit(self.calls.definition(value, target.id))
+                return
+            if isinstance(value, M.GenericDefinition):
+                self.emit(self.calls.nested.stored_generic(value, target.id))
+                return
+        self.emit(ast.Assign([target], self.expr(value, ins), None))
 
     def _stored_marker(self, target: ast.expr, value: M.Marker, stack: Stack, ins: Instr) -> bool:
         """Stores of markers that are no assignment of their own (unpacking slots, loop targets,
@@ -247,9 +250,8 @@ class Simulator(Ops314, TargetOps, LegacyBlockOps, LegacyUnpackOps):
         handler(self, ins, stack)
         if stack:
             top = stack[-1]
-            if isinstance(top, ast.AST) and not hasattr(top, "uncompile_seq"):
-                self.seq += 1
-                top.uncompile_seq = self.seq  # type: ignore[attr-defined]
+            if isinstance(top, _AST) and not hasattr(top, "uncompile_seq"):
+                self.seq = top.uncompile_seq = self.seq + 1  # type: ignore[attr-defined]
 
     def _handler_for(self, op: str) -> Handler:
         """What executes *op* (looked up once per op and class): an ``op_*`` method of the simulator, a
@@ -307,7 +309,7 @@ class Simulator(Ops314, TargetOps, LegacyBlockOps, LegacyUnpackOps):
     def op_LOAD_ATTR(self, ins: Instr, stack: Stack) -> None:
         name, method = ins.arg
         obj = self.pop_expr(stack, ins)
-        stack.append(ast.Attribute(value=obj, attr=name, ctx=LOAD))
+        stack.append(ast.Attribute(obj, name, LOAD))
         if method:
             stack.append(M.Null())
 
@@ -334,7 +336,7 @@ class Simulator(Ops314, TargetOps, LegacyBlockOps, LegacyUnpackOps):
         if isinstance(value, ast.NamedExpr) or not M.is_marker(value):
             if value is self.chain_named:
                 self.chain = None
-            self.emit(ast.Expr(value=value))
+            self.emit(ast.Expr(value))
 
     def op_COPY(self, ins: Instr, stack: Stack) -> None:
         if ins.arg > len(stack):
@@ -395,7 +397,7 @@ class Simulator(Ops314, TargetOps, LegacyBlockOps, LegacyUnpackOps):
 
     def op_BINARY_SUBSCR(self, ins: Instr, stack: Stack) -> None:
         key = self.pop_expr(stack, ins)
-        stack.append(ast.Subscript(value=self.pop_expr(stack, ins), slice=subscript_key(key), ctx=ast.Load()))
+        stack.append(ast.Subscript(self.pop_expr(stack, ins), subscript_key(key), LOAD))
 
     def op_BINARY_SLICE(self, ins: Instr, stack: Stack) -> None:
         stop = self.pop_expr(stack, ins)
@@ -427,7 +429,7 @@ class Simulator(Ops314, TargetOps, LegacyBlockOps, LegacyUnpackOps):
             # ``*X`` unpacked into one value: only a ``*Ts = *X`` default's evaluator returns it
             self.emit(ast.Return(value=ast.Starred(value=self.expr(value.owner.value, ins), ctx=ast.Load())))
             return
-        self.emit(ast.Return(value=self.expr(value, ins)))
+        self.emit(ast.Return(self.expr(value, ins)))
 
     def _binds_type_params(self, target: ast.expr, value: Any) -> bool:
         """A store the compiler adds for type parameters: each one under its name, the class's
@@ -445,7 +447,7 @@ class Simulator(Ops314, TargetOps, LegacyBlockOps, LegacyUnpackOps):
         parts = self.pop_n(stack, ins.arg, ins)
         exc = parts[0] if parts else None
         cause = parts[1] if len(parts) > 1 else None
-        self.emit(ast.Raise(exc=exc, cause=cause))
+        self.emit(ast.Raise(exc, cause))
 
     def op_YIELD_VALUE(self, ins: Instr, stack: Stack) -> None:
         value = self.pop(stack, ins)

@@ -19,15 +19,23 @@ from .constants import literal
 
 Stack = List[Any]
 
-#: The context of loaded names, shared: a store replaces a node's context, never changes it.
+#: The contexts of loads and stores, shared: a store replaces a node's context, never changes it.
 LOAD = ast.Load()
+STORE = ast.Store()
+
+_bare = ast.AST.__new__  # a node of the given class with no fields set
 
 
 def name_node(ident: str, ctx: Optional[ast.expr_context] = None) -> ast.Name:
-    """``ast.Name`` of *ident* (a comprehension's ``.0`` shows as ``_0_``)."""
-    if ident == ".0":
-        ident = "_0_"
-    return ast.Name(id=ident, ctx=ctx or LOAD)
+    """``ast.Name`` of *ident* (a comprehension's ``.0`` shows as ``_0_``).
+
+    Made for every load and store of a name, so without ``ast.Name(...)``: the node class's
+    ``__init__`` checks its arguments against the fields (on 3.13+ it also fills in defaults),
+    which costs more than setting the two fields on a bare node (the same node results)."""
+    node = _bare(ast.Name)
+    node.id = "_0_" if ident == ".0" else ident
+    node.ctx = ctx or LOAD
+    return node
 
 
 def slice_node(start: Optional[ast.expr], stop: Optional[ast.expr], step: Optional[ast.expr]) -> ast.Slice:
@@ -79,13 +87,13 @@ class TargetOps:
     def op_STORE_ATTR(self, ins: Instr, stack: Stack) -> None:
         obj = self.pop_expr(stack, ins)
         value = self.pop(stack, ins)
-        self.assign(ast.Attribute(value=obj, attr=ins.arg, ctx=ast.Store()), value, stack, ins)
+        self.assign(ast.Attribute(obj, ins.arg, STORE), value, stack, ins)
 
     def op_STORE_SUBSCR(self, ins: Instr, stack: Stack) -> None:
         key = self.pop_expr(stack, ins)
         obj = self.pop_expr(stack, ins)
         value = self.pop(stack, ins)
-        self.assign(ast.Subscript(value=obj, slice=subscript_key(key), ctx=ast.Store()), value, stack, ins)
+        self.assign(ast.Subscript(obj, subscript_key(key), STORE), value, stack, ins)
 
     def op_STORE_SLICE(self, ins: Instr, stack: Stack) -> None:
         stop = self.pop_expr(stack, ins)

@@ -24,6 +24,12 @@ from ..flow.cfg import ENDS_PATH
 # what leaving enclosing except clauses on the way to a return runs
 _LEAVING_CLAUSES = ("POP_EXCEPT", "SWAP", "POP_TOP")
 _EXIT_CALL = ("LOAD_CONST", "LOAD_CONST", "LOAD_CONST", "CALL")
+#: How a return leaves a finally handler (3.9 - 3.10), without and with a value to keep.
+_LEAVING_HANDLER = (
+    ("POP_TOP", "POP_TOP", "POP_TOP", "POP_EXCEPT"),
+    ("ROT_FOUR", "POP_TOP", "POP_TOP", "POP_TOP", "ROT_FOUR", "POP_EXCEPT"),
+)
+
 _INVERSE_JUMP = {
     "POP_JUMP_IF_FALSE": "POP_JUMP_IF_TRUE",
     "POP_JUMP_IF_TRUE": "POP_JUMP_IF_FALSE",
@@ -350,9 +356,11 @@ class HandlerRegions:
     def copy_length(self, i: int, template: List[Any]) -> int:
         """How many instructions from *i* are a copy of the finally body *template* (0: none).
 
-        The copy repeats the body's instructions (jump targets aside), with two changes: (3.10)
-        a branch that ends the body in a copy of its ``RERAISE`` jumps on instead, and (3.12+)
-        a test whose jump goes back (to a loop's header) is inverted over a jump back.
+        The copy repeats the body's instructions (jump targets aside), with three changes: (3.10)
+        a branch that ends the body in a copy of its ``RERAISE`` jumps on instead, (3.12+)
+        a test whose jump goes back (to a loop's header) is inverted over a jump back, and (3.9 -
+        3.10) a jump to the body's end (3.10: a ``RERAISE`` there) is the ``return`` that follows
+        the copy (on the path of a ``return``, or 3.10's copy of a short exit): the copy ends there.
         """
         instrs = self.instrs
         n = len(instrs)
@@ -360,7 +368,10 @@ class HandlerRegions:
             return 0
         k = i
         exits: List[Tuple[int, int]] = []  # branch ends that are copies of a small exit after the copy
-        for j, b in enumerate(template):
+        j = -1
+        while j + 1 < len(template):
+            j += 1
+            b = template[j]
             if k >= n:
                 return 0
             a = instrs[k]
@@ -372,6 +383,18 @@ class HandlerRegions:
             elif a.op == b.op and (a.target is not None or a.arg == b.arg):
                 k += 1
             elif a.op == "JUMP" and b.op == "RERAISE":
+                k += 1
+            elif not V.HAS_EXCEPTION_TABLE and self._leaves_copy(b, template) and self._returns_at(k):
+                return k - i
+            elif not V.HAS_EXCEPTION_TABLE and b.op in ("POP_TOP", "ROT_FOUR"):
+                # (3.9 - 3.10) the handler's return first pops the exception; the copy has nothing to pop
+                skipped = self._leaving_handler_length(b.index)
+                if not skipped:
+                    return 0
+                j = min(j + skipped, len(template) - 1)
+                b = template[j]
+                if a.op != b.op or (a.target is None and a.arg != b.arg):
+                    return 0
                 k += 1
             elif over:
                 pass  # a jump over a nested handler, which the copy lays out elsewhere (3.12+)
@@ -394,6 +417,21 @@ class HandlerRegions:
             ):
                 return 0
         return k - i
+
+    def _leaving_handler_length(self, j: int) -> int:
+        """The length of the instructions at *j* that leave a finally handler on a ``return``
+        (3.9 - 3.10): the exception popped (the value returned moved below it), then the handler."""
+        instrs = self.instrs
+        for pattern in _LEAVING_HANDLER:
+            if tuple(ins.op for ins in instrs[j : j + len(pattern)]) == pattern:
+                return len(pattern)
+        return 0
+
+    def _leaves_copy(self, ins: Any, template: List[Any]) -> bool:
+        """Whether *ins* of the finally body *template* ends it: a ``RERAISE`` or a jump past it."""
+        if ins.op == "RERAISE":
+            return True
+        return ins.op == "JUMP" and self.index_at(ins.target) > template[-1].index
 
     def _small_exit_length(self, k: int) -> int:
         """The length of the small exit block (a ``return``, ``raise``) at *k*; 0 if none."""
