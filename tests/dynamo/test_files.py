@@ -65,3 +65,16 @@ def test_broken_python_is_reported(tmp_path: Path) -> None:
     directory.write("good.py", "x = 1\n")
     directory.write("bad.py", "x = = 1\n")
     assert directory.python_files_compiling() == (2, 1, ["bad.py"])
+
+
+def test_an_empty_owner_file_is_a_claim_being_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another process creates the owner file, then writes its id: until then the file is empty,
+    and a process that finds it so does not take the directory (both would write there)."""
+    monkeypatch.delenv("RANK", raising=False)
+    (tmp_path / ".uncompile-owner").write_text("")
+    directory, _ = choose_directory(str(tmp_path))
+    assert directory == str(tmp_path / ("process_%d" % os.getpid()))
+    (tmp_path / ".uncompile-owner").write_text("0")
+    assert choose_directory(str(tmp_path))[0] == directory

@@ -67,3 +67,19 @@ def test_a_recompile_is_relabeled_like_a_decompiled_one(code: CodeType) -> None:
     relabeled = reused.debuggable.relabeled("dump/file.py", 7)
     assert relabeled.co_linetable == fresh.debuggable.relabeled("dump/file.py", 7).co_linetable
     assert relabeled.co_code == code.co_code and relabeled.co_names == code.co_names
+
+
+def test_a_reuse_that_fails_leaves_the_tree_with_its_names(monkeypatch: Any) -> None:
+    """When printing a recompile from the known tree fails (and decompiling it fails too), the
+    tree keeps the names of the code it was printed for: the next recompile still gets its own."""
+    sources = recompiles.RecompileSources()
+    sources.source(FIRST)
+    printed, decompiled = recompiles.decompiled_source, recompiles.decompile_for_dump
+    failed = decompile_for_dump(SECOND, verify=False)
+    failed.tree = None
+    monkeypatch.setattr(recompiles, "decompiled_source", lambda *args, **kwargs: None)
+    monkeypatch.setattr(recompiles, "decompile_for_dump", lambda *args, **kwargs: failed)
+    assert sources.source(SECOND) is failed
+    monkeypatch.setattr(recompiles, "decompiled_source", printed)
+    monkeypatch.setattr(recompiles, "decompile_for_dump", decompiled)
+    assert sources.source(THIRD).text == decompile_for_dump(THIRD, verify=False).text

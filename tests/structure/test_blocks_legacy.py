@@ -242,6 +242,80 @@ CASES = {
                     pass
             return out
     """,
+    # 3.10: both exits of the try ending the finally body end in a copy of its RERAISE; the
+    # normal path's copy of the body ends in the function's copied return None
+    "finally_ending_in_try_except_at_function_end": """
+        def f(self):
+            try:
+                g()
+            finally:
+                try:
+                    self.remove()
+                except ValueError:
+                    pass
+    """,
+    # the return from the inner try leaves the named clause (``name = None; del name``) first
+    "return_from_try_in_named_clause": """
+        def f(text, first, second):
+            try:
+                return text.format(**first)
+            except KeyError as missing:
+                try:
+                    return text.format(**second)
+                except KeyError:
+                    raise LookupError(missing) from None
+    """,
+    # a return from the finally handler leaves it (3.8: POP_FINALLY; 3.9+: the exception popped,
+    # POP_EXCEPT); the finally bodies end at their closers after those returns
+    "return_from_finally_branch": """
+        def f(self, kind):
+            try:
+                if self.pending:
+                    self.pending.close()
+            finally:
+                if kind == 0:
+                    self.count = 0
+                    return
+                self.wait()
+    """,
+    "return_values_from_finally_branches_in_try": """
+        def f(self, kind):
+            try:
+                try:
+                    g()
+                finally:
+                    if kind == 0:
+                        return h()
+                    elif kind == 1:
+                        return self.more(kind)
+            except OSError:
+                pass
+            return None
+    """,
+    # a finally body that never finishes: 3.8 - 3.9 keep its END_FINALLY/RERAISE, dead; 3.10
+    # drops it
+    "finally_that_raises_in_except_clause": """
+        def f(self):
+            try:
+                g()
+            except KeyError:
+                try:
+                    self.close()
+                finally:
+                    raise
+            finally:
+                self.done = None
+    """,
+    "finally_raising_in_both_branches_in_loop": """
+        def f(items):
+            for item in items:
+                try:
+                    g(item)
+                finally:
+                    if item:
+                        raise ValueError(item)
+                    raise KeyError(item)
+    """,
 }
 
 
@@ -251,15 +325,19 @@ NOT_YET = {
         {(3, 10), (3, 11)},
         "the layout rule needs the dead code 3.8 - 3.9 keep (3.10+ copy the loop's exit into the break)",
     ),
-    "finally_if_elif_else_then_more": (
-        {(3, 11), (3, 12), (3, 13), (3, 14), (3, 15)},
-        "a 3.8 - 3.10 layout rule",
-    ),
-    "finally_if_else_at_loop_end": (
-        {(3, 11), (3, 12), (3, 13), (3, 14), (3, 15)},
-        "a 3.8 - 3.10 layout rule",
-    ),
     "return_through_finally_and_with": ({(3, 11), (3, 12), (3, 13)}, "a 3.8 - 3.10 layout rule"),
+    "return_from_finally_branch": (
+        {(3, 11), (3, 12), (3, 13), (3, 14), (3, 15)},
+        "a return from a finally handler: the normal path's copy of the body is not matched",
+    ),
+    "return_values_from_finally_branches_in_try": (
+        {(3, 11), (3, 12), (3, 13), (3, 14), (3, 15)},
+        "a return from a finally handler: the normal path's copy of the body is not matched",
+    ),
+    "finally_raising_in_both_branches_in_loop": (
+        {(3, 11), (3, 12), (3, 13), (3, 14), (3, 15)},
+        "a finally handler whose branches all raise has no RERAISE",
+    ),
 }
 
 

@@ -288,8 +288,6 @@ def _call(function, args):
 
 @pytest.mark.parametrize("function", CASES, ids=lambda f: f.__name__)
 def test_recompiles_identically(function, request):
-    if function is break_in_bottom_tested_while and sys.version_info < (3, 10):
-        known_failure(request, "3.8 - 3.9: break out of an if/elif chain in a while loop keeps a dead jump")
     if function is continue_in_both_branches and sys.version_info < (3, 10):
         known_failure(request, "3.8 - 3.9: the dead jump after the inner if's continue is not read yet")
     result = verify_code(function.__code__)

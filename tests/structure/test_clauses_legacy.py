@@ -7,8 +7,6 @@ every version.
 
 from __future__ import annotations
 
-import sys
-
 import pytest
 from snippets import define
 
@@ -102,24 +100,7 @@ CASES = {
 }
 
 
-#: Cases that do not round-trip yet on 3.12 - 3.13 (structured by other modules there).
-BREAK_LOST_ON_3_12 = {"break_from_clause", "break_from_named_clause"}
-
-
-@pytest.mark.parametrize(
-    "name",
-    [
-        pytest.param(
-            name,
-            marks=pytest.mark.xfail(
-                name in BREAK_LOST_ON_3_12 and (3, 12) <= sys.version_info[:2] <= (3, 13),
-                reason="3.12 - 3.13: the break from the clause, a copy of the loop's exit, is lost",
-                strict=True,
-            ),
-        )
-        for name in sorted(CASES)
-    ],
-)
+@pytest.mark.parametrize("name", sorted(CASES))
 def test_round_trip(name: str) -> None:
     code = define(CASES[name]).__code__
     result = verify_code(code, qualname="f")

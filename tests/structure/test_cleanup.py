@@ -33,6 +33,13 @@ CASES = {
                 while item:
                     item = log(item)
     """,
+    # 3.8 loads the AssertionError an ``if`` raises as an assert would; unpacked arguments are
+    # no assert's message
+    "raise_assertion_error_with_unpacked_arguments": """
+        def f(cond, *args):
+            if not cond:
+                raise AssertionError(*args)
+    """,
 }
 
 

@@ -4,6 +4,8 @@ each snippet comes back with the same bytecode."""
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
 from uncompile.verification import verify_code
@@ -88,7 +90,111 @@ def f(items, check, report):
     return len(items)
 """
 
+# 3.9 - 3.10: on the return's path the copy of the finally body ends in the return itself where
+# the body's own try jumps to its end
+RETURN_THROUGH_FINALLY_WITH_TRY = """
+def f(self, wait):
+    done = False
+    try:
+        done = wait()
+        return done
+    finally:
+        self.restore()
+        if not done:
+            try:
+                self.remove()
+            except ValueError:
+                pass
+"""
+
+# a finally body's if/else: the first branch ends in a copy of the body's RERAISE (on the
+# normal path a jump, or a copy of the small exit after the try)
+FINALLY_IF_ELSE_THEN_RETURN = """
+def f(x, a, b, g):
+    try:
+        g(x)
+    finally:
+        if x:
+            a()
+        else:
+            b()
+    return 1
+"""
+FINALLY_IF_ELSE_IN_FOR = """
+def f(items, a, b, g):
+    for x in items:
+        try:
+            g(x)
+        finally:
+            if x:
+                a()
+            else:
+                b()
+"""
+FINALLY_IF_ELIF_ELSE_IN_WHILE = """
+def f(items, a, b, c, g):
+    while items:
+        try:
+            g(items.pop())
+        finally:
+            if items:
+                a()
+            elif len(items) > 3:
+                c()
+            else:
+                b()
+"""
+FINALLY_IF_ELSE_AFTER_BREAK = """
+def f(items, a, b, g):
+    for x in items:
+        try:
+            if x:
+                break
+            g(x)
+        finally:
+            if x > 1:
+                a()
+            else:
+                b()
+"""
+FINALLY_IF_ELSE_AFTER_RETURN = """
+def f(items, a, b):
+    for x in items:
+        try:
+            if x:
+                return x
+        finally:
+            if x > 1:
+                a()
+            else:
+                b()
+    return None
+"""
+# the clause of a try inside the finally body leaves for the body's end: no branch of it
+FINALLY_TRY_EXCEPT_THEN_IF_ELSE = """
+def f(a, b, c, x):
+    try:
+        out = a()
+    finally:
+        try:
+            b()
+        except OSError:
+            pass
+        if x:
+            c()
+        else:
+            b()
+    return out
+"""
+
 SNIPPETS = {
+    "return_through_finally_with_try": RETURN_THROUGH_FINALLY_WITH_TRY,
+    "finally_if_else_then_return": FINALLY_IF_ELSE_THEN_RETURN,
+    "finally_if_else_in_for": FINALLY_IF_ELSE_IN_FOR,
+    "finally_if_elif_else_in_while": FINALLY_IF_ELIF_ELSE_IN_WHILE,
+    "finally_if_else_after_break": FINALLY_IF_ELSE_AFTER_BREAK,
+    "finally_if_else_after_return": FINALLY_IF_ELSE_AFTER_RETURN,
+    "finally_try_except_then_if_else": FINALLY_TRY_EXCEPT_THEN_IF_ELSE,
     "continue_through_finally_with_if": CONTINUE_THROUGH_FINALLY_WITH_IF,
     "continue_through_finally_with_if_in_while": CONTINUE_THROUGH_FINALLY_WITH_IF_IN_WHILE,
     "finally_pass": FINALLY_PASS,
@@ -98,7 +204,23 @@ SNIPPETS = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(SNIPPETS))
+#: Cases that do not round-trip yet on some versions (the 3.8 - 3.10 layouts are structured
+#: by blocks_legacy there): the versions, and why.
+NOT_YET = {
+    "finally_if_elif_else_in_while": ({(3, 10)}, "3.10: the elif of the finally body comes back as an if"),
+}
+
+
+def _case(name: str) -> object:
+    if name not in NOT_YET:
+        return name
+    versions, why = NOT_YET[name]
+    return pytest.param(
+        name, marks=pytest.mark.xfail(sys.version_info[:2] in versions, reason=why, strict=True)
+    )
+
+
+@pytest.mark.parametrize("name", [_case(name) for name in sorted(SNIPPETS)])
 def test_recompiles_identically(name):
     result = verify_code(compile(SNIPPETS[name], "<test>", "exec", dont_inherit=True))
     assert result.identical, (str(result), result.source)

@@ -480,7 +480,7 @@ LEGACY_DIFFERENT = {
     "else_with_comprehension_ends_loop_body": {(3, 10)},
     "try_except_around_try_except": {(3, 8), (3, 9)},
     "return_after_try": {(3, 10)},
-    "finally_with_nested_statements": {(3, 9), (3, 10)},
+    "finally_with_nested_statements": {(3, 10)},
     "return_from_try_in_clause_in_with": {(3, 10)},
 }
 

@@ -256,6 +256,49 @@ CASES = {
                 path.append(line)
             return path
     """,
+    # the test's jump past the else ending the loop body goes straight to the header, dead
+    "if_continue_elif_return_else_raise_ending_for": """
+        def f(items):
+            for x in items:
+                if x > 1:
+                    continue
+                elif x:
+                    return x
+                else:
+                    raise ValueError(x)
+    """,
+    # the dead jump back of a loop in the else is no jump past that else
+    "return_then_loop_ending_in_raise": """
+        def f(mode, x):
+            if mode:
+                return x
+            while 1:
+                if x:
+                    return 1
+                raise ValueError(x)
+    """,
+    # the test of the first inner loop jumps to its exit: the dead break of the second inner loop
+    # ends no else
+    "inner_loops_ending_in_dead_breaks": """
+        def f(self):
+            while True:
+                g()
+                while True:
+                    line = self.readline()
+                    if line is None:
+                        yield None
+                        continue
+                    break
+                while True:
+                    line = self.readline()
+                    if line is None:
+                        yield None
+                        continue
+                    break
+                if line == "":
+                    break
+                self.unreadline(line)
+    """,
 }
 
 
@@ -266,10 +309,6 @@ NOT_YET = {
         "the continue after the inner if/else, which its body's jump reaches (3.10: not sent on to "
         "the header), is taken for the loop's own end",
     ),
-    "copied_break_in_named_clause": ((3, 11), "the break from the named clause, a copy of the loop's exit"),
-    "copied_break_in_try_body": ((3, 12), "the break from the try body, a copy of the loop's exit"),
-    "copied_break_in_try_finally": ((3, 12), "the break through the finally, a copy of the loop's exit"),
-    "copied_break_in_with": ((3, 12), "the break from the with body, a copy of the loop's exit"),
 }
 
 

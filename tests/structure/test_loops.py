@@ -453,7 +453,6 @@ _LEGACY_OPEN = (
     {break_from_try_body, finally_then_break}
     if sys.version_info[:2] == (3, 10)
     else {
-        finally_then_break,
         try_at_loop_start_with_inner_finally,
         return_from_try_at_loop_start,
     }

@@ -6,7 +6,7 @@ import ast
 import sys
 
 import pytest
-from snippets import decompiled, known_failure
+from snippets import decompiled
 
 from uncompile.decompiler import decompile_to_ast
 from uncompile.verification import verify_code
@@ -200,9 +200,7 @@ def f(outer, inner, run, paths):
 """
 
 
-def test_return_through_withs_and_a_finally_with_a_try_keeps_its_value(request):
-    if (3, 9) <= sys.version_info < (3, 11):
-        known_failure(request, "not yet rebuilt from the 3.9 - 3.10 block-stack layout")
+def test_return_through_withs_and_a_finally_with_a_try_keeps_its_value():
     result = verify_code(compile(RETURN_THROUGH_WITHS_AND_FINALLY, "<test>", "exec", dont_inherit=True))
     assert result.identical, result
     assert result.source is not None and "return run(handle).copy()" in result.source

@@ -35,6 +35,10 @@ RETURN_COPIED_TO_BRANCHES = VERSION >= (3, 10)
 #: copy of that block, e.g. ``break`` out of a ``for`` loop followed by ``return x``.
 COPIES_SMALL_EXITS = VERSION >= (3, 10)
 
+#: 3.10 and 3.12+ copy a small exit block into the jumps to it also where it has a line number
+#: of its own (a written ``return``); 3.11 copies only blocks without one (the implicit return).
+COPIES_EXITS_WITH_LINES = VERSION >= (3, 10) and VERSION[:2] != (3, 11)
+
 #: The longest exit block the compiler copies, in the reader's instructions: CPython copies at
 #: most 4 of its own (``MAX_COPY_SIZE``), and the reader may read one of those as two (a
 #: ``RETURN_CONST`` as ``LOAD_CONST; RETURN_VALUE``, a pair of loads as two loads).

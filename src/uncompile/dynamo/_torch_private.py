@@ -324,6 +324,27 @@ def trace_payload_text(payload: Any) -> Optional[str]:
     return json.dumps(payload, default=_json_default, indent=0)
 
 
+def graph_break_reason_text(payload_fn: Callable[[], Any]) -> Any:
+    """The payload of a ``dynamo_graph_break_reason`` artifact, less the traceback PyTorch adds.
+
+    ``symbolic_convert`` and ``convert_frame`` build it as
+    ``f"{user_stack_trace}\\n{traceback.format_exc()}"``: the traceback of the exception being
+    handled, through Dynamo's own frames. Formatting it reads source files and costs more than
+    the rest of the event, and the dump keeps only the text before it (the reason and the
+    user's frames), so for that payload the user part is read from the function's closure.
+    Any other payload is built as PyTorch builds it.
+    """
+    function = getattr(payload_fn, "function", payload_fn)  # an observer gets it wrapped in _Once
+    code = getattr(function, "__code__", None)
+    closure = getattr(function, "__closure__", None)
+    if code is not None and closure and code.co_freevars == ("user_stack_trace",):
+        if code.co_names == ("traceback", "format_exc"):
+            text = closure[0].cell_contents
+            if isinstance(text, str):
+                return text
+    return payload_fn()
+
+
 def _json_default(value: Any) -> Any:
     if isinstance(value, set):
         return list(value)
@@ -351,6 +372,8 @@ class _TraceInterception:
         #: Names of the modules searched for a ``trace_structured`` global, and of those having one.
         self.searched: Set[str] = set()
         self.binders: Set[str] = set()
+        #: ``sys.modules``' size and last name when it was last searched (see :meth:`_rebind`).
+        self._modules_seen: Any = None
 
         def trace_structured(name: str, *args: Any, **kwargs: Any) -> None:
             self.call(name, *args, **kwargs)
@@ -410,14 +433,19 @@ class _TraceInterception:
 
         Only modules loaded since the last call are searched; the ones found binding
         either function are remembered (a full search of ``sys.modules`` costs
-        milliseconds, paid on every ``prepare_debug`` entry otherwise).
+        milliseconds, paid on every ``prepare_debug`` entry otherwise). A module loaded
+        since then is added at the end of ``sys.modules``, so when its size and its last
+        name are what they were, there is none and the set of names is not compared.
         """
         modules = sys.modules
-        for name in modules.keys() - self.searched:
-            namespace = getattr(modules.get(name), "__dict__", None)
-            if isinstance(namespace, dict) and namespace.get("trace_structured") in (old, new):
-                self.binders.add(name)
-            self.searched.add(name)
+        seen = (len(modules), next(reversed(modules.keys()), None))
+        if seen != self._modules_seen:
+            for name in modules.keys() - self.searched:
+                namespace = getattr(modules.get(name), "__dict__", None)
+                if isinstance(namespace, dict) and namespace.get("trace_structured") in (old, new):
+                    self.binders.add(name)
+                self.searched.add(name)
+            self._modules_seen = seen
         for name in self.binders:
             module = modules.get(name)
             namespace = module.__dict__ if isinstance(module, ModuleType) else None

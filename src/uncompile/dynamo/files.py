@@ -28,29 +28,45 @@ def _alive(pid: int) -> bool:
     return True
 
 
+def _owner_pid(owner: str) -> int:
+    """The process id written in the owner file *owner* (0 when empty); raises OSError or
+    ValueError when it cannot be read."""
+    handle = os.open(owner, os.O_RDONLY)
+    try:
+        return int(os.read(handle, 64).strip() or b"0")
+    finally:
+        os.close(handle)
+
+
 def _claim(directory: str) -> bool:
     """True when this process owns *directory* (claiming it if free or stale)."""
     owner = os.path.join(directory, OWNER_FILE)
+    try:
+        if _owner_pid(owner) == os.getpid():
+            return True  # claimed by an earlier dump of this process (the usual case on re-entry)
+    except (OSError, ValueError):
+        pass
     for _ in range(3):
         try:
             handle = os.open(owner, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
         except FileExistsError:
             try:
-                with open(owner) as stream:
-                    pid = int(stream.read().strip() or "0")
+                pid = _owner_pid(owner)
             except (OSError, ValueError):
                 return False
             if pid == os.getpid():
                 return True
-            if pid > 0 and _alive(pid):
-                return False
+            if pid == 0 or (pid > 0 and _alive(pid)):
+                return False  # empty: another process has just created it and writes its id now
             try:
                 os.unlink(owner)
             except OSError:
                 return False
             continue
-        with os.fdopen(handle, "w") as stream:
-            stream.write(str(os.getpid()))
+        try:
+            os.write(handle, str(os.getpid()).encode())
+        finally:
+            os.close(handle)
         return True
     return False
 
@@ -66,7 +82,8 @@ def known_rank() -> Optional[int]:
 
 def choose_directory(root: str) -> Tuple[str, Optional[int]]:
     """The directory this process writes its dump to, and its rank if known."""
-    os.makedirs(root, exist_ok=True)
+    if not os.path.isdir(root):  # one stat: makedirs on an existing directory raises and catches
+        os.makedirs(root, exist_ok=True)
     rank = known_rank()
     if rank is not None:
         return os.path.join(root, "rank_%d" % rank), rank

@@ -36,8 +36,9 @@ class RecompileSources:
     """Decompiled sources for one dump, each shape decompiled once (see the module docstring)."""
 
     def __init__(self) -> None:
-        #: shape -> (the code last printed from the tree, the tree's names of generated globals)
-        self._known: Dict[Any, Tuple[CodeType, DecompiledSource, List[ast.Name]]] = {}
+        #: shape -> (the code last printed from the tree, the tree's names of generated globals,
+        #: found when the shape is met again: most shapes are met once)
+        self._known: Dict[Any, Tuple[CodeType, DecompiledSource, Optional[List[ast.Name]]]] = {}
 
     def source(self, code: CodeType) -> DecompiledSource:
         """The source of *code* as :func:`.decompiled.decompile_for_dump` gives it (unverified, and
@@ -45,30 +46,39 @@ class RecompileSources:
         key = shape(code)
         known = self._known.get(key)
         if known is not None:
-            renamed = _renamed(code, *known)
+            previous, source, names = known
+            if names is None:
+                names = _generated_names(previous, source.tree)
+                self._known[key] = (previous, source, names)
+            renamed = _renamed(code, previous, source, names)
             if renamed is not None:
-                self._known[key] = (code, renamed, known[2])
+                self._known[key] = (code, renamed, names)
                 return renamed
         source = decompile_for_dump(code, verify=False, checked=False)
         if source.tree is not None:
-            generated = {name for name in code.co_names if _GENERATED.match(name)}
-            names = [
-                node for node in ast.walk(source.tree) if isinstance(node, ast.Name) and node.id in generated
-            ]
-            self._known[key] = (code, source, names)
+            self._known[key] = (code, source, None)
         return source
+
+
+def _generated_names(code: CodeType, tree: Any) -> List[ast.Name]:
+    """The names in *tree* (decompiled from *code*) of the globals Dynamo made for *code*."""
+    generated = {name for name in code.co_names if _GENERATED.match(name)}
+    return [node for node in ast.walk(tree) if isinstance(node, ast.Name) and node.id in generated]
 
 
 def _renamed(
     code: CodeType, previous: CodeType, source: DecompiledSource, names: List[ast.Name]
 ) -> Optional[DecompiledSource]:
     """*source* (of *previous*, the same shape) printed with *code*'s generated names; None if
-    a name of *previous* would stay in the text."""
+    a name of *previous* would stay in the text (the tree keeps the names of *previous* then)."""
     renames = {old: new for old, new in zip(previous.co_names, code.co_names) if old != new}
+    kept = [node.id for node in names]
     for node in names:
         node.id = renames.get(node.id, node.id)
     result = decompiled_source(code, source.tree, checked=False)
     gone = [re.escape(old) for old in renames if old not in code.co_names]
     if result is None or (gone and re.search(r"\b(%s)\b" % "|".join(gone), result.text)):
+        for node, name in zip(names, kept):
+            node.id = name
         return None
     return result

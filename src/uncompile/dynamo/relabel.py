@@ -207,17 +207,23 @@ def _relabel_with_lines(
     Gaps take the line before them (before any statement: *def_line*), except an
     ``EXTENDED_ARG`` prefix, which belongs with the instruction it extends.
     """
-    instructions = instruction_starts(code)
-    own: List[Optional[int]] = [assigned.get(offset) for offset, _ in instructions]
-    for index in range(len(instructions) - 2, -1, -1):
-        if own[index] is None and instructions[index][1] == "EXTENDED_ARG":
-            own[index] = own[index + 1]
     lines: Dict[int, Optional[int]] = {}
     current = def_line
-    for (offset, _), line in zip(instructions, own):
+    prefixes: List[int] = []  # EXTENDED_ARGs without a line of their own, before the instruction they extend
+    for offset, name in instruction_starts(code):
+        line = assigned.get(offset)
+        if line is None and name == "EXTENDED_ARG":
+            prefixes.append(offset)
+            continue
         if line is not None:
             current = line
+        if prefixes:
+            lines.update(dict.fromkeys(prefixes, current))
+            prefixes.clear()
         lines[offset] = current
-    given = [line for line in lines.values() if line is not None]
-    firstlineno = def_line if def_line is not None else (min(given) if given else header_lines + 1)
+    lines.update(dict.fromkeys(prefixes, current))
+    if def_line is not None:
+        firstlineno = def_line
+    else:
+        firstlineno = min((line for line in lines.values() if line is not None), default=header_lines + 1)
     return with_lines(code, lines, firstlineno).replace(co_filename=filename)

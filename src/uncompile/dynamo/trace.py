@@ -6,7 +6,11 @@ recompile reasons and metrics (``TORCH_TRACE`` writes them to a file that tlpars
 :func:`._torch_private.observe_structured_trace`): from each event's name it decides
 whether it needs the event, and only then has PyTorch build the event's text, so the
 dump does not pay for the many events it does not use (timing events, tensor
-descriptions...). What it keeps is grouped by compile id, in memory. The guard-tree text,
+descriptions...), and of the events it uses builds only what it keeps: a graph's text, not
+its metadata (the graph's tensor sizes); a graph break's reason and user frames, not the
+traceback through Dynamo that PyTorch appends (see
+:func:`._torch_private.graph_break_reason_text`). What it keeps is grouped by compile id, in
+memory. The guard-tree text,
 needed only when a cache entry is gone, and the compilation metrics are built when the
 dump is written (:meth:`TraceCollector.finish`).
 """
@@ -53,6 +57,7 @@ _KEPT_ARTIFACTS = (
     | frozenset(CACHE_ARTIFACTS)
     | {"dynamo_graph_break_reason", "recompile_reasons"}
 )
+_BREAK_REASON = "dynamo_graph_break_reason"
 #: Events kept for their metadata, built when the dump is written.
 _METRICS_EVENTS = {"compilation_metrics": "metrics", "bwd_compilation_metrics": "backward_metrics"}
 _GUARDS_EVENT = "dynamo_cpp_guards_str"
@@ -66,7 +71,6 @@ class GraphEvent:
 
     stage: str
     text: str
-    metadata: Dict[str, Any]
 
 
 @dataclass
@@ -144,13 +148,19 @@ class TraceCollector:
         """One ``trace_structured`` call; never raises into PyTorch."""
         try:
             if name in _TEXT_EVENTS:
-                detail = metadata_fn()
-                artifact = detail.get("name") if name == "artifact" and isinstance(detail, dict) else None
-                if name == "artifact" and artifact not in _KEPT_ARTIFACTS:
-                    return
-                metadata = {name: detail, **context_fn()}
-                payload = None if artifact in CACHE_ARTIFACTS else payload_fn()
-                self._keep(metadata, _torch_private.trace_payload_text(payload))
+                kind = name  # a graph event's metadata (the graph's sizes...) is not kept: not built
+                if name == "artifact":
+                    detail = metadata_fn()
+                    kind = str(detail.get("name")) if isinstance(detail, dict) else ""
+                    if kind not in _KEPT_ARTIFACTS:
+                        return
+                if kind in CACHE_ARTIFACTS:
+                    payload = None
+                elif kind == _BREAK_REASON:
+                    payload = _torch_private.graph_break_reason_text(payload_fn)
+                else:
+                    payload = payload_fn()
+                self._keep(kind, context_fn(), _torch_private.trace_payload_text(payload))
             elif name in _METRICS_EVENTS:
                 self.events_for(compile_id_of(context_fn())).pending[_METRICS_EVENTS[name]] = metadata_fn
             elif name == _GUARDS_EVENT:
@@ -168,19 +178,14 @@ class TraceCollector:
                 self.failures.append("structured trace event of %s: %r" % (compile_id, error))
                 _torch_private.warn_once("could not record a structured-trace event", repr(error))
 
-    def _keep(self, metadata: Dict[str, Any], text: Optional[str]) -> None:
-        name = next(iter(metadata))
-        detail = metadata[name]
-        if name == "artifact" and isinstance(detail, dict):
-            name = str(detail.get("name"))
-        events = self.events_for(compile_id_of(metadata))
+    def _keep(self, name: str, context: Dict[str, Any], text: Optional[str]) -> None:
+        """File the text of event (or artifact) *name* under the compile id in *context*."""
+        events = self.events_for(compile_id_of(context))
         if name in GRAPH_EVENTS and text is not None:
-            events.graphs.append(
-                GraphEvent(GRAPH_EVENTS[name], text, detail if isinstance(detail, dict) else {})
-            )
+            events.graphs.append(GraphEvent(GRAPH_EVENTS[name], text))
         elif name in GRAPH_ARTIFACTS and text is not None:
-            events.graphs.append(GraphEvent(GRAPH_ARTIFACTS[name], text, {}))
-        elif name == "dynamo_graph_break_reason" and text is not None:
+            events.graphs.append(GraphEvent(GRAPH_ARTIFACTS[name], text))
+        elif name == _BREAK_REASON and text is not None:
             events.graph_break_reasons.append(text)
         elif name == "recompile_reasons" and text is not None:
             events.recompile_reasons.extend(_recompile_reasons(text))
@@ -203,7 +208,7 @@ def record_export(collector: TraceCollector, program: Any) -> None:
     with collector._lock:
         number = sum(1 for key in collector.order if key.startswith("export_"))
     events = collector.events_for("export_%d" % number)
-    events.graphs.append(GraphEvent("exported_program", exported_program_text(program), {}))
+    events.graphs.append(GraphEvent("exported_program", exported_program_text(program)))
 
 
 def attach(collector: TraceCollector) -> Optional[Callable[[], None]]:

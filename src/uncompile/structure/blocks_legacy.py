@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import ast
 import heapq
-from typing import Any, FrozenSet, List, Optional, Tuple
+from typing import Any, FrozenSet, Iterator, List, Optional, Tuple
 
 from ..bytecode import versions as V
 from ..expressions import values as M
@@ -110,8 +110,10 @@ class LegacyBlocks(LegacyExceptClauses):
                     give(i + 1, here + (("try", i),))
                 continue
             after = here
-            if op in ("POP_BLOCK", "POP_EXCEPT") or (
-                op == "END_FINALLY" and here and here[-1][0] in ("exc", "fin", "wexc")
+            if (
+                op in ("POP_BLOCK", "POP_EXCEPT")
+                or (op == "END_FINALLY" and here and here[-1][0] in ("exc", "fin", "wexc"))
+                or (op == "POP_FINALLY" and here and here[-1][0] == "fin")  # 3.8: leaving a finally body
             ):
                 after = here[:-1]
             if ins.target is not None:
@@ -215,7 +217,8 @@ class LegacyBlocks(LegacyExceptClauses):
         """Whether the instructions from *k* only finish a ``return`` (after leaving blocks).
 
         Leaving blocks: the block bookkeeping, ``with`` exit calls, moving the return value
-        below what is popped, and (3.9+) copies of enclosing ``finally`` bodies, *templates*.
+        below what is popped, (3.9+) the ``name = None; del name`` that leaves an ``except ...
+        as name`` clause and copies of enclosing ``finally`` bodies, *templates*.
         """
         instrs = self.instrs
         while k < len(instrs):
@@ -224,6 +227,8 @@ class LegacyBlocks(LegacyExceptClauses):
                 k += 1
             elif tuple(x.op for x in instrs[k : k + 4]) == _EXIT_CALL_LEGACY:
                 k += 4
+            elif k + 3 < len(instrs) and self._legacy_name_cleanup(k):  # type: ignore[attr-defined]
+                k += 3
             else:
                 n = next((n for n in (self.copy_length(k, t) for t in templates if t) if n), 0)  # type: ignore[attr-defined]
                 if not n:
@@ -356,34 +361,85 @@ class LegacyBlocks(LegacyExceptClauses):
             return None
         return ends[0]
 
+    def _legacy_finally_region(self, h: int) -> Iterator[int]:
+        """The reachable instructions of the finally body at *h*, in layout order, up to the code
+        after the statement: those under its block, and those of a ``return`` (or jump) that
+        leaves the handler (``POP_EXCEPT``, 3.8: ``POP_FINALLY``) on the way out."""
+        block = ("fin", h)
+        stacks = self.block_stacks()
+        leaving = False
+        for k in range(h, len(self.instrs)):
+            stack = stacks[k]
+            if stack is None:
+                continue
+            op = self.instrs[k].op
+            if leaving:
+                leaving = op not in ENDS_PATH and op != "JUMP"
+            elif block not in stack:
+                return
+            else:
+                leaving = op in ("POP_EXCEPT", "POP_FINALLY") and stack[-1] == block
+            yield k
+
     def _legacy_finally_end(self, h: int) -> Optional[int]:
         """The ``END_FINALLY``/``RERAISE`` that ends the finally body at *h* (None: none).
 
         The first one that closes its block, but 3.10 copies the ``RERAISE`` to the end of each
-        branch of an ``if`` that jumped to it: then the last one before the code after the
-        statement (unless a nested block's exit leads to one: its ``try`` ends the body).
+        branch that jumped to it (of an ``if``, or each exit of a ``try`` that ends the body):
+        then the last one before the code after the statement.
         """
         closer = "END_FINALLY" if V.VERSION < (3, 9) else "RERAISE"
         block = ("fin", h)
         stacks = self.block_stacks()
-        found: List[int] = []
-        for k in range(h, len(self.instrs)):
-            stack = stacks[k]
-            if stack is not None and block not in stack:
-                break
-            if stack and stack[-1] == block and self.instrs[k].op == closer:
-                found.append(k)
+        found = [
+            k
+            for k in self._legacy_finally_region(h)
+            if self.instrs[k].op == closer and stacks[k] and stacks[k][-1] == block  # type: ignore[index]
+        ]
         if not found:
             return None
-        if V.RETURN_COPIED_TO_BRANCHES and all(
-            self.instrs[k - 1].op not in ("POP_BLOCK", "POP_EXCEPT") for k in found
-        ):
+        if V.RETURN_COPIED_TO_BRANCHES:
             return found[-1]
         return found[0]
 
+    def _legacy_unfinished_finally_end(self, h: int) -> Optional[int]:
+        """Where a finally body at *h* that never finishes (it ends in ``raise``/``return``) ends.
+
+        3.8 - 3.9 keep its ``END_FINALLY``/``RERAISE``, dead, right after its last reachable
+        instruction (the index of that closer is returned); 3.10 removes it (the index after that
+        instruction is). None where the body holds blocks of its own, whose closers may be dead too.
+        """
+        stacks = self.block_stacks()
+        last: Optional[int] = None
+        for k in self._legacy_finally_region(h):
+            if self.instrs[k].op.startswith("SETUP_"):
+                return None
+            last = k
+        if last is None or self.instrs[last].op not in ENDS_PATH:
+            return None
+        if not V.KEEPS_DEAD_CODE:
+            return last + 1
+        closer = "END_FINALLY" if V.VERSION < (3, 9) else "RERAISE"
+        end = last + 1
+        dead_closer = end < len(self.instrs) and self.instrs[end].op == closer and stacks[end] is None
+        return end if dead_closer else None
+
     def _legacy_try_finally(self, i: int, h: int, ctx: Context, stack: List[Any]) -> Optional[int]:
         instrs = self.instrs
+        if (
+            V.VERSION < (3, 9)
+            and i > 0
+            and instrs[i - 1].op == "LOAD_CONST"
+            and stack
+            and isinstance(stack[-1], ast.Constant)
+        ):
+            # 3.8: a return in the finally body keeps its value in a slot loaded before the try
+            # (``None``, popped after the statement), no value of the source
+            stack[-1] = M.Discard()
         found = self._legacy_finally_end(h)
+        unfinished = found is None
+        if found is None:
+            found = self._legacy_unfinished_finally_end(h)
         if found is None:
             raise self.fail(h, "finally without its end")  # type: ignore[attr-defined]
         end = found
@@ -397,8 +453,12 @@ class LegacyBlocks(LegacyExceptClauses):
             i + 1, h if normal is None else normal, ctx, list(stack), finally_bodies=bodies
         )
         self.sim.pending.append(instrs[h].offset)
-        final = self._legacy_walk_to(h, end, ctx, list(stack))
+        # (3.9+) the handler runs above the exception and the saved one: a return pops them
+        held = [M.Discard() for _ in range(6)] if V.VERSION >= (3, 9) else []
+        final = self._legacy_walk_to(h, end, ctx, stack + held)
         self.sim.emit(with_finally(body, final))
+        if unfinished and not V.KEEPS_DEAD_CODE:
+            return None  # (3.10) nothing follows: the statement never finishes
         if normal is None or V.VERSION < (3, 9):
             return end + 1
         k = normal + 1
@@ -406,4 +466,6 @@ class LegacyBlocks(LegacyExceptClauses):
             k += self.copy_length(k, template)  # type: ignore[attr-defined]
         if k < len(instrs) and instrs[k].op == "JUMP":
             return self._legacy_index(instrs[k].target)
+        if unfinished and instrs[k - 1].op in ENDS_PATH:
+            return None  # the copy returned: its handler follows
         return k

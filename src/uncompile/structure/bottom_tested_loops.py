@@ -221,5 +221,5 @@ class BottomTestedLoops(LoopGraph):
             and block is not None
             and pos == self.blocks[block].start
             and self.is_break(block, loop)
-            and self._bottom_cuts.get(loop.header) == ctx.until
+            and block not in ctx.stops
         )

@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 import inspect
 from types import CodeType
-from typing import Any, List
+from typing import Any, List, Optional, Tuple
 
 from ..bytecode import versions as V
 from ..bytecode.reader import has_instruction
@@ -168,17 +168,26 @@ def _returns_to_breaks(stmts: List[ast.stmt]) -> None:
                 _returns_to_breaks(branch)
 
 
+def assertion_message(exc: Any) -> Tuple[bool, Optional[ast.expr]]:
+    """Whether raising *exc* is what ``assert`` raises (``AssertionError`` from
+    ``LOAD_ASSERTION_ERROR``, called with one plain argument or not at all), and the message."""
+    msg = None
+    if (
+        isinstance(exc, ast.Call)
+        and len(exc.args) == 1
+        and not exc.keywords
+        and not isinstance(exc.args[0], ast.Starred)  # ``raise AssertionError(*args)`` stays
+    ):
+        exc, msg = exc.func, exc.args[0]
+    return bool(getattr(exc, "uncompile_assertion", False)), msg
+
+
 def _assert_false(stmt: ast.stmt) -> ast.stmt:
     """``raise AssertionError(msg)`` made by ``LOAD_ASSERTION_ERROR``: ``assert False, msg``."""
     if not isinstance(stmt, ast.Raise) or stmt.cause is not None:
         return stmt
-    exc: Any = stmt.exc
-    msg = None
-    if isinstance(exc, ast.Call) and len(exc.args) == 1 and not exc.keywords:
-        exc, msg = exc.func, exc.args[0]
-    elif isinstance(exc, ast.Call) and (exc.args or exc.keywords):
-        return stmt
-    if not getattr(exc, "uncompile_assertion", False):
+    is_assertion, msg = assertion_message(stmt.exc)
+    if not is_assertion:
         return stmt
     node = ast.Assert(test=ast.Constant(value=False), msg=msg)
     node.uncompile_offsets = getattr(stmt, "uncompile_offsets", ())  # type: ignore[attr-defined]

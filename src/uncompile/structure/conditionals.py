@@ -22,13 +22,15 @@ from .branch_follow import (
     past_forward_jumps,
     region_follow,
 )
+from .cleanup import assertion_message
 from .context import Context
-from .copied_exits import copied_tail_ternary
+from .copied_exits import copied_tail_ternary, exit_after_chain_cleanup
 
 
 class Conditionals:
     """Conditional jumps for the walker; uses the walker's graph, simulator and helpers."""
 
+    _bottom_cuts: Any
     _copied_return: Any
     _lone_jump: Any
     _pure: Any
@@ -115,8 +117,10 @@ class Conditionals:
             merges.add(node.false[1])
         past_jumps = None  # how many nodes there were before a ternary's second condition
         joined = None  # where the jump past that second condition goes
-        while fall is not None:
+        while fall is not None and self.blocks[fall].start < ctx.until:
             skipped = self._ternary_else_branch(nodes, fall) if past_jumps is None else None
+            if skipped is not None and self.blocks[skipped[0]].start >= ctx.until:
+                skipped = None  # past where the walk ends (a loop's copied test at the bottom)
             if skipped is not None:
                 past_jumps = len(nodes)
                 fall, joined = skipped
@@ -409,6 +413,7 @@ class Conditionals:
             and then_b not in (loop.break_to, loop.continue_to)
             and not (V.LAYOUT_IN_SOURCE_ORDER and self.legacy_dead_jump(then_b, else_b))
             and not self.legacy_jumps_to_written_break(block_id, then_b, else_b, fall, ctx)
+            and self._bottom_cuts.get(loop.header) != self.start_of(else_b)  # (3.10) the body's end
         ):
             test, then_b, else_b = negate(test), else_b, then_b
         if follow is None and is_added_jump_back(self, then_b, else_b, ctx):
@@ -417,7 +422,7 @@ class Conditionals:
             body_ctx = ctx.stop_at(else_b) if V.LAYOUT_IN_SOURCE_ORDER else ctx  # dead jumps lead there
             body = self.walk(self.start_of(then_b), body_ctx, list(stack))
             stopped = self.exit
-            dead = self.legacy_else_end(then_b, else_b) if V.LAYOUT_IN_SOURCE_ORDER else None
+            dead = self.legacy_else_end(then_b, else_b, ctx) if V.LAYOUT_IN_SOURCE_ORDER else None
             if dead is not None:
                 orelse = self.walk(self.start_of(else_b), ctx.stop_at(dead), list(stack))
                 self.sim.emit(_assert_or_if(test, body, orelse))
@@ -427,6 +432,16 @@ class Conditionals:
                 orelse = self.walk(self.start_of(else_b), ctx, list(stack))
                 self.sim.emit(_assert_or_if(test, body, orelse))
                 return stopped
+            if exit_after_chain_cleanup(self, else_b):
+                # both branches end in the statement after the if: copied into the body, fallen into
+                # from the else (``if a < b < c: x() else: y()`` then ``return``)
+                orelse = self.walk(self.start_of(else_b), ctx, list(stack))
+                shared = _shared_last(body, orelse)
+                self.sim.emit(
+                    _assert_or_if(test, body[: len(body) - len(shared)], orelse[: len(orelse) - len(shared)])
+                )
+                self.sim.out.extend(shared)
+                return self.exit
             if else_b is not None and self.skips_else(body, else_b):
                 orelse = self.walk(self.start_of(else_b), ctx, list(stack))
                 self.sim.emit(_assert_or_if(test, body, orelse))
@@ -489,15 +504,19 @@ class Conditionals:
 def _assert_or_if(test: ast.expr, body: List[ast.stmt], orelse: List[ast.stmt]) -> ast.stmt:
     """``if not x: raise AssertionError(msg)`` (from ``LOAD_ASSERTION_ERROR``) is ``assert x, msg``."""
     if len(body) == 1 and not orelse and isinstance(body[0], ast.Raise) and body[0].cause is None:
-        exc: Any = body[0].exc
-        msg = None
-        if isinstance(exc, ast.Call) and len(exc.args) == 1 and not exc.keywords:
-            exc, msg = exc.func, exc.args[0]
-        if getattr(exc, "uncompile_assertion", False):
+        is_assertion, msg = assertion_message(body[0].exc)
+        if is_assertion:
             node = ast.Assert(test=negate(test), msg=msg)
             node.uncompile_offsets = getattr(body[0], "uncompile_offsets", ())  # type: ignore[attr-defined]
             return node
     return ast.If(test=test, body=body or [ast.Pass()], orelse=orelse)
+
+
+def _shared_last(body: List[ast.stmt], orelse: List[ast.stmt]) -> List[ast.stmt]:
+    """The last statement of *body* if *orelse* ends with the same one (and both hold more)."""
+    if len(body) < 2 or len(orelse) < 2 or ast.dump(body[-1]) != ast.dump(orelse[-1]):
+        return []
+    return body[-1:]
 
 
 def _value_node(node: Node) -> bool:

@@ -9,6 +9,15 @@ body computes its value before popping the iterator, so the pops first are a ``b
 The copy is the end of the first block after the loop's exit that leaves the function; what
 that block holds before it is the loop's ``else`` (which ``break`` skips).
 
+``break`` out of a ``while`` loop has no iterator to pop: its copy follows what leaves the
+statements it is in (an except clause's ``POP_EXCEPT``, a with's exit call, a finally body's
+copy, the end of a try body's range) and ends the block. A ``return`` written there computes
+its value before leaving them, except a constant's (loaded after): that stays a return.
+
+A chained comparison's cleanup (``POP_TOP`` of the kept operand) that falls into a small exit
+instead of jumping to a copy of it falls into an ``else`` branch (of an ``if`` or a ternary):
+the exit is no follow that the cleanup jumps to.
+
 A ternary inside an expression that is returned (``return f(a if c else b)``) jumps from its
 first branch to the rest of the expression; when that rest is such an exit, each branch ends
 in a copy of it: the two branches compute one value each, then run the same instructions.
@@ -59,6 +68,51 @@ def is_copied_break(walker: Any, i: int, ctx: Context, stack: List[Any]) -> bool
     return walker.copied_break_cuts.setdefault(loop.header, cut) == cut
 
 
+def while_exit_copy(walker: Any, block: Any, ctx: Context) -> int:
+    """Where a copy of the exit of the ``while`` loop being walked ends *block*: the index where
+    the copy starts, -1 if it does not end with one."""
+    loop = ctx.loop
+    if not V.COPIES_SMALL_EXITS or loop is None or loop.break_to is None or loop.break_to == block.id:
+        return -1
+    instrs = walker.instrs
+    exit = walker.blocks[loop.break_to]
+    size = exit.end - exit.start
+    start = block.end - size
+    if (
+        start < block.start
+        or size > V.LONGEST_COPIED_EXIT
+        or instrs[exit.end - 1].op not in ENDS_PATH
+        or instrs[exit.start].op == "LOAD_CONST"
+        or instrs[walker.blocks[loop.header].start].op == "FOR_ITER"
+    ):
+        return -1
+    if any(
+        p.op != q.op or p.arg != q.arg or p.target is not None
+        for p, q in zip(instrs[start : block.end], instrs[exit.start : exit.end])
+    ):
+        return -1
+    return start
+
+
+def exit_after_chain_cleanup(walker: Any, block_id: Optional[int]) -> bool:
+    """Whether *block_id* is a small exit that a chained comparison's cleanup falls or jumps into
+    (an ``else`` branch: a follow would have been copied into the cleanup, 3.12+)."""
+    if not V.COPIES_EXITS_WITH_LINES or block_id is None:
+        return False
+    block = walker.blocks[block_id]
+    instrs = walker.instrs
+    if block.end - block.start > V.LONGEST_COPIED_EXIT or instrs[block.end - 1].op not in ENDS_PATH:
+        return False
+    for p in block.preds:
+        cleanup = walker.blocks[p]
+        ops = [ins.op for ins in instrs[cleanup.start : cleanup.end]]
+        if (ops == ["POP_TOP"] and cleanup.fall == block_id) or (
+            ops == ["POP_TOP", "JUMP"] and cleanup.jump == block_id
+        ):
+            return True
+    return False
+
+
 def _first_exit_block(walker: Any, start: int) -> Optional[Any]:
     """The first block from *start* on (in layout order) that ends the function."""
     for block in walker.blocks[start:]:
@@ -72,19 +126,22 @@ def copied_tail_ternary(walker: Any, head: Node, fall: Optional[int], stack: Lis
     copied rest of the expression in the second branch), or None if the test is no such one.
 
     Only while an expression is being built (a value on *stack*): a test between statements
-    is an ``if`` whose branches may well end alike.
+    is an ``if`` whose branches may well end alike; unless the second branch is a small exit
+    that a chained comparison's cleanup falls into (a follow would be copied there).
     """
     if (
         not V.COPIES_SMALL_EXITS
         or not isinstance(head.true, int)
         or not isinstance(head.false, int)
         or fall not in (head.true, head.false)
-        or all(M.is_marker(value) for value in stack)
     ):
         return None
     test = head.expr if fall == head.true else negate(head.expr)
     first, second = walker.blocks[fall], walker.blocks[head.false if fall == head.true else head.true]
-    if len(first.preds) != 1 or len(second.preds) != 1:
+    preds = 2 if exit_after_chain_cleanup(walker, second.id) else 1  # the chain's last test and cleanup
+    if preds == 1 and all(M.is_marker(value) for value in stack):
+        return None
+    if len(first.preds) != 1 or len(second.preds) != preds:
         return None
     first_end, second_end = _straight_end(walker, first), _straight_end(walker, second)
     if any(walker.instrs[end - 1].op not in ENDS_PATH for end in (first_end, second_end)):

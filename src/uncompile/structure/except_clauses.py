@@ -16,6 +16,7 @@ from typing import Any, List, Optional, Tuple
 from ..bytecode import versions as V
 from ..expressions import values as M
 from .context import Context
+from .copied_exits import while_exit_copy
 from .handler_regions import HandlerRegions
 
 
@@ -97,7 +98,7 @@ class ExceptClauses(HandlerRegions):
         # or with the ``return`` that leaves enclosing clauses too
         until = end + 1 if exit_index is not None or ctx.until <= i else ctx.until
         if exit_index is None and until <= end + 1:
-            until = self._outer_return_end(end + 1) or until
+            until = self._outer_return_end(end + 1) or self._loop_exit_copy_end(end + 1, name, ctx) or until
         body = self.walk(
             i, ctx._replace(until=until, except_name=name, lo=-1, hi=1 << 60), stack, entering=True
         )
@@ -130,16 +131,28 @@ class ExceptClauses(HandlerRegions):
                 elif own:
                     if first is None:
                         first = end
-                    if self._clause_end(end + 1, name, ctx) is not None:
+                    goes_to = self._clause_end(end + 1, name, ctx)
+                    if goes_to is not None and not self._breaks_loop(goes_to, ctx):
                         # after a return of the clause, only a jump on ends the clause (copies
                         # of a small exit after it are other branches' ends)
-                        return end if plain is None or self.instrs[end + 1].op == "JUMP" else plain
-                    if plain is None and not self._leaves_with(end + 1):
+                        jumps = self.instrs[self._past_name_cleanup(end + 1, name)].op == "JUMP"
+                        return end if plain is None or jumps else plain
+                    if plain is None and goes_to is None and not self._leaves_with(end + 1):
                         plain = end
             end += 1
         if plain is not None:
             return plain
         return first if first is not None else limit
+
+    def _breaks_loop(self, k: int, ctx: Context) -> bool:
+        """Whether a clause that goes on at *k* leaves the loop being walked (a ``break``)."""
+        loop = ctx.loop
+        return (
+            loop is not None
+            and k < len(self.instrs)
+            and self.blocks[self.block_of[k]].start == k
+            and self.is_break(self.block_of[k], loop)  # type: ignore[attr-defined]
+        )
 
     def _own_pop_except(self, i: int, owner: Optional[int]) -> bool:
         """Whether the ``POP_EXCEPT`` at *i* may end a clause whose handler code the handler at
@@ -161,10 +174,7 @@ class ExceptClauses(HandlerRegions):
 
     def _clause_end(self, k: int, name: Optional[str], ctx: Context) -> Optional[int]:
         """Where the normal path goes after a clause's ``POP_EXCEPT`` at ``k - 1``."""
-        if name is not None:
-            ops = [x.op for x in self.instrs[k : k + 3]]
-            if len(ops) == 3 and ops[0] == "LOAD_CONST" and ops[2].startswith("DELETE_"):
-                k += 3
+        k = self._past_name_cleanup(k, name)
         past = self._past_outer_handlers(k)
         if self._past_exit_calls(past) != past:
             return None  # a return, break or continue leaves with blocks, calling their exits
@@ -179,6 +189,8 @@ class ExceptClauses(HandlerRegions):
                     k += n
         if k < len(self.instrs) and self.instrs[k].op == "JUMP":
             return self.index_at(self.instrs[k].target)
+        if self._loop_exit_copy_at(k, ctx):
+            return None  # a ``break``: see copied_exits
         after = k
         while after < len(self.instrs) and self.instrs[after].op == "SWAP":
             # a return from inside loops drops their iterators (SWAP n, n - 1 POP_TOPs) under the value
@@ -197,6 +209,26 @@ class ExceptClauses(HandlerRegions):
         ):
             return None
         return k if V.VERSION >= (3, 11) else None
+
+    def _past_name_cleanup(self, k: int, name: Optional[str]) -> int:
+        """Past ``name = None; del name`` at *k*, after the ``POP_EXCEPT`` of ``except ... as name``."""
+        if name is not None:
+            ops = [x.op for x in self.instrs[k : k + 3]]
+            if len(ops) == 3 and ops[0] == "LOAD_CONST" and ops[2].startswith("DELETE_"):
+                return k + 3
+        return k
+
+    def _loop_exit_copy_at(self, k: int, ctx: Context) -> bool:
+        """Whether a copy of the exit of the ``while`` loop being walked starts at *k*."""
+        return k < len(self.instrs) and while_exit_copy(self, self.blocks[self.block_of[k]], ctx) == k
+
+    def _loop_exit_copy_end(self, k: int, name: Optional[str], ctx: Context) -> Optional[int]:
+        """Past the copy of the loop's exit at *k*, after a clause's ``POP_EXCEPT`` (and the
+        clearing of its *name*): a ``break``; None if there is none."""
+        k = self._past_name_cleanup(k, name)
+        if not self._loop_exit_copy_at(k, ctx):
+            return None
+        return self.blocks[self.block_of[k]].end
 
     def _reraises_outer(self, k: int) -> bool:
         """A bare ``raise`` at *k*, after a clause's ``POP_EXCEPT``: it raises the exception of an

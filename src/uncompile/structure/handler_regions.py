@@ -6,24 +6,105 @@ spans (:meth:`HandlerRegions.try_body_span`), whether a handler starts a ``try``
 clauses or a ``finally`` body, and which instructions of a ``finally`` body its copies on the
 normal path repeat; and the patterns of code the compiler copies onto exits
 (``__exit__(None, None, None)`` calls of with blocks, a loaded value returned).
+
+A finally body whose ``if`` ends a branch in a jump to the body's ``RERAISE 0`` ends that branch
+in a copy of it: :func:`finally_reraises` finds those copies (each becomes a block of its own)
+and :meth:`HandlerRegions.link_finally_reraises` gives each a jump to the last one, so that
+the branches meet there in the graph as they did in the source.
 """
 
 from __future__ import annotations
 
-from typing import Any, List, Optional, Tuple
+from typing import Any, Dict, FrozenSet, List, Optional, Set, Tuple
 
 from ..bytecode import versions as V
+from ..bytecode.exception_table import handler_at
 from ..flow.cfg import ENDS_PATH
 
 # what leaving enclosing except clauses on the way to a return runs
 _LEAVING_CLAUSES = ("POP_EXCEPT", "SWAP", "POP_TOP")
 _EXIT_CALL = ("LOAD_CONST", "LOAD_CONST", "LOAD_CONST", "CALL")
+#: How a return leaves a finally handler (3.9 - 3.10), without and with a value to keep.
+_LEAVING_HANDLER = (
+    ("POP_TOP", "POP_TOP", "POP_TOP", "POP_EXCEPT"),
+    ("ROT_FOUR", "POP_TOP", "POP_TOP", "POP_TOP", "ROT_FOUR", "POP_EXCEPT"),
+)
+
 _INVERSE_JUMP = {
     "POP_JUMP_IF_FALSE": "POP_JUMP_IF_TRUE",
     "POP_JUMP_IF_TRUE": "POP_JUMP_IF_FALSE",
     "POP_JUMP_IF_NONE": "POP_JUMP_IF_NOT_NONE",
     "POP_JUMP_IF_NOT_NONE": "POP_JUMP_IF_NONE",
 }
+
+
+def finally_reraises(instrs: List[Any], handlers: List[Any]) -> List[List[int]]:
+    """The ``RERAISE 0``s of each finally body (3.11+) that has more than one: copies at the
+    ends of its branches, then its own last (indices, in layout order)."""
+    groups: Dict[int, List[int]] = {}
+    for ins in instrs:
+        if ins.op == "RERAISE" and ins.arg == 0:
+            entry = handler_at(handlers, ins.offset)
+            if entry is not None:
+                groups.setdefault(entry.target, []).append(ins.index)
+    found = []
+    at = {ins.offset: ins.index for ins in instrs} if groups else {}
+    for target, reraises in groups.items():
+        cleanup = at.get(target)
+        if len(reraises) < 2 or cleanup is None or not _is_cleanup_at(instrs, cleanup):
+            continue
+        handler = at[min(e.start for e in handlers if e.target == target)]
+        if (
+            instrs[handler].op == "PUSH_EXC_INFO"
+            and instrs[handler + 1].op != "WITH_EXCEPT_START"
+            and not _is_except_at(instrs, handler)
+        ):
+            # not the ends of nested handlers' clauses, which also leave the body for its end
+            reached = _reached(instrs, at, handler, set(reraises))
+            own = [k for k in reraises if k in reached]
+            if len(own) >= 2:
+                found.append(own)
+    return found
+
+
+def _reached(instrs: List[Any], at: Dict[int, int], start: int, goals: Set[int]) -> Set[int]:
+    """Which of the instructions *goals* the normal flow from *start* reaches (no handler)."""
+    seen = {start}
+    work = [start]
+    while work:
+        i = work.pop()
+        ins = instrs[i]
+        if ins.op in ENDS_PATH:
+            continue
+        nexts = [] if ins.op == "JUMP" else [i + 1]
+        if ins.target is not None:
+            nexts.append(at[ins.target])
+        for k in nexts:
+            if k not in seen and k < len(instrs):
+                seen.add(k)
+                work.append(k)
+    return seen & goals
+
+
+def _is_cleanup_at(instrs: List[Any], i: int) -> bool:
+    """``COPY 3; POP_EXCEPT; RERAISE 1`` at *i*: a handler's cleanup (or *i* past the end)."""
+    return [ins.op for ins in instrs[i : i + 3]] == ["COPY", "POP_EXCEPT", "RERAISE"] or i >= len(instrs)
+
+
+def _is_except_at(instrs: List[Any], handler_index: int) -> bool:
+    """Whether the handler at *handler_index* (its ``PUSH_EXC_INFO``) tests except clauses."""
+    i = handler_index + 1
+    while i < len(instrs):
+        op = instrs[i].op
+        if op == "CHECK_EXC_MATCH" or (op == "POP_TOP" and i == handler_index + 1):
+            return True
+        if (
+            op in ("RERAISE", "POP_EXCEPT", "RETURN_VALUE", "STORE_FAST", "STORE_NAME")
+            or instrs[i].target is not None
+        ):
+            return False
+        i += 1
+    return False
 
 
 class HandlerRegions:
@@ -36,8 +117,24 @@ class HandlerRegions:
     cfg: Any
     fail: Any
     handler_of: Any
+    reraise_joins: FrozenSet[int]
+    #: the first copy of a finally body's ``RERAISE 0`` -> the body's own (its end)
+    last_reraise: Dict[int, int]
 
     # -- facts about handlers -----------------------------------------------------------
+
+    def link_finally_reraises(self, groups: List[List[int]]) -> None:
+        """Give each copy of a finally body's ``RERAISE 0`` a jump to the last (see
+        :func:`finally_reraises`); the body's end is the last."""
+        for reraises in groups:
+            last = self.blocks[self.block_of[reraises[-1]]]
+            for k in reraises[:-1]:
+                copy = self.blocks[self.block_of[k]]
+                copy.jump = last.id
+                copy.succs.append(last.id)
+                last.preds.append(copy.id)
+                self.reraise_joins = self.reraise_joins | {copy.id, last.id}  # they meet: see region_follow
+            self.last_reraise[reraises[0]] = reraises[-1]
 
     def span(self, target: int, tails: Tuple[str, ...] = ("POP_EXCEPT", "COPY")) -> Tuple[int, int]:
         """Offsets ``[lo, hi)`` covered by handler entries that go to *target*.
@@ -171,7 +268,7 @@ class HandlerRegions:
                 if ins.op == "RERAISE" and ins.arg == 0:
                     entry = self.handler_of(ins.offset)
                     if entry is not None and entry.target == cleanup.target:
-                        return handler_index + 1, i
+                        return handler_index + 1, self.last_reraise.get(i, i)
         i = handler_index + 1
         depth = 0
         while i < len(self.instrs):
@@ -198,29 +295,24 @@ class HandlerRegions:
                     seen.add(succ)
                     work.append(succ)
         copy = [
-            ins for ins in self.instrs[start:end] if self.block_of[ins.index] in seen and ins.op != "RERAISE"
+            ins
+            for ins in self.instrs[start:end]
+            if self.block_of[ins.index] in seen
+            and (
+                ins.op != "RERAISE" or self.blocks[self.block_of[ins.index]].jump is not None
+            )  # a branch's end
         ]
+        if copy and copy[-1].op == "RERAISE":
+            copy.pop()  # the last branch ends there: the copy goes on after it
         if copy and copy[-1].op == "JUMP" and self.index_at(copy[-1].target) == end:
             copy.pop()
         return copy
 
     def _is_cleanup(self, i: int) -> bool:
-        ops = [ins.op for ins in self.instrs[i : i + 3]]
-        return ops == ["COPY", "POP_EXCEPT", "RERAISE"] or i >= len(self.instrs)
+        return _is_cleanup_at(self.instrs, i)
 
     def _is_except(self, handler_index: int) -> bool:
-        i = handler_index + 1
-        while i < len(self.instrs):
-            op = self.instrs[i].op
-            if op == "CHECK_EXC_MATCH" or (op == "POP_TOP" and i == handler_index + 1):
-                return True
-            if (
-                op in ("RERAISE", "POP_EXCEPT", "RETURN_VALUE", "STORE_FAST", "STORE_NAME")
-                or self.instrs[i].target is not None
-            ):
-                return False
-            i += 1
-        return False
+        return _is_except_at(self.instrs, handler_index)
 
     # -- code patterns ------------------------------------------------------------------
 
@@ -264,23 +356,48 @@ class HandlerRegions:
     def copy_length(self, i: int, template: List[Any]) -> int:
         """How many instructions from *i* are a copy of the finally body *template* (0: none).
 
-        The copy repeats the body's instructions (jump targets aside), with two changes: (3.10)
-        a branch that ends the body in a copy of its ``RERAISE`` jumps on instead, and (3.12+)
-        a test whose jump goes back (to a loop's header) is inverted over a jump back.
+        The copy repeats the body's instructions (jump targets aside), with three changes: (3.10)
+        a branch that ends the body in a copy of its ``RERAISE`` jumps on instead, (3.12+)
+        a test whose jump goes back (to a loop's header) is inverted over a jump back, and (3.9 -
+        3.10) a jump to the body's end (3.10: a ``RERAISE`` there) is the ``return`` that follows
+        the copy (on the path of a ``return``, or 3.10's copy of a short exit): the copy ends there.
         """
         instrs = self.instrs
         n = len(instrs)
         if i + len(template) > n:
             return 0
         k = i
-        for b in template:
+        exits: List[Tuple[int, int]] = []  # branch ends that are copies of a small exit after the copy
+        j = -1
+        while j + 1 < len(template):
+            j += 1
+            b = template[j]
             if k >= n:
                 return 0
             a = instrs[k]
-            if a.op == b.op and (a.target is not None or a.arg == b.arg):
+            over = (
+                b.op == "JUMP" and j + 1 < len(template) and self.index_at(b.target) == template[j + 1].index
+            )
+            if over and a.op == "JUMP" and self.index_at(a.target) > k:
+                k = self.index_at(a.target)  # over the nested handler, which the copy has too (3.11)
+            elif a.op == b.op and (a.target is not None or a.arg == b.arg):
                 k += 1
             elif a.op == "JUMP" and b.op == "RERAISE":
                 k += 1
+            elif not V.HAS_EXCEPTION_TABLE and self._leaves_copy(b, template) and self._returns_at(k):
+                return k - i
+            elif not V.HAS_EXCEPTION_TABLE and b.op in ("POP_TOP", "ROT_FOUR"):
+                # (3.9 - 3.10) the handler's return first pops the exception; the copy has nothing to pop
+                skipped = self._leaving_handler_length(b.index)
+                if not skipped:
+                    return 0
+                j = min(j + skipped, len(template) - 1)
+                b = template[j]
+                if a.op != b.op or (a.target is None and a.arg != b.arg):
+                    return 0
+                k += 1
+            elif over:
+                pass  # a jump over a nested handler, which the copy lays out elsewhere (3.12+)
             elif (
                 a.op == _INVERSE_JUMP.get(b.op)
                 and k + 2 < n
@@ -288,9 +405,43 @@ class HandlerRegions:
                 and self.index_at(a.target) == k + 2
             ):
                 k += 2
+            elif b.op == "RERAISE" and V.COPIES_SMALL_EXITS and self._small_exit_length(k):
+                exits.append((k, self._small_exit_length(k)))
+                k += exits[-1][1]
             else:
                 return 0
+        for start, size in exits:  # each a copy of the exit that the whole copy goes on to
+            if k + size > n or any(
+                p.op != q.op or p.arg != q.arg
+                for p, q in zip(instrs[start : start + size], instrs[k : k + size])
+            ):
+                return 0
         return k - i
+
+    def _leaving_handler_length(self, j: int) -> int:
+        """The length of the instructions at *j* that leave a finally handler on a ``return``
+        (3.9 - 3.10): the exception popped (the value returned moved below it), then the handler."""
+        instrs = self.instrs
+        for pattern in _LEAVING_HANDLER:
+            if tuple(ins.op for ins in instrs[j : j + len(pattern)]) == pattern:
+                return len(pattern)
+        return 0
+
+    def _leaves_copy(self, ins: Any, template: List[Any]) -> bool:
+        """Whether *ins* of the finally body *template* ends it: a ``RERAISE`` or a jump past it."""
+        if ins.op == "RERAISE":
+            return True
+        return ins.op == "JUMP" and self.index_at(ins.target) > template[-1].index
+
+    def _small_exit_length(self, k: int) -> int:
+        """The length of the small exit block (a ``return``, ``raise``) at *k*; 0 if none."""
+        for j in range(k, min(k + V.LONGEST_COPIED_EXIT, len(self.instrs))):
+            ins = self.instrs[j]
+            if ins.op in ENDS_PATH:
+                return j + 1 - k
+            if ins.target is not None:
+                return 0
+        return 0
 
     def _returns_at(self, i: int) -> bool:
         """Whether instructions from *i* only load a value and return it (a ``return x``)."""

@@ -256,6 +256,8 @@ class HandlerStructurer(ExceptClauses, ExceptStar):
         if carry is not None and after is not None:
             body += carry(body_stack, stack)
         final_ctx = ctx._replace(active=ctx.active | {entry.target})
+        if self.blocks[self.block_of[end]].start == end:  # the branches of an if meet there
+            final_ctx = final_ctx.stop_at(self.block_of[end])
         self.sim.pending.append(self.instrs[handler_index].offset)
         final = self._walk_until(start, end, final_ctx, stack + [M.Discard(), M.ExceptionValue()])
         self.sim.emit(with_finally(body, final))

@@ -407,12 +407,14 @@ class LegacyLayout:
         jump_stmt = self.legacy_loop_jump_statement(then_b, ctx)
         if jump_stmt is None:
             return -1
-        dead = self.legacy_dead_after(then_b, else_b)
+        # an else ending the loop body: 3.8 - 3.9 send the dead jump past it to the header
+        dead = self.legacy_dead_after(then_b, else_b, ctx if else_b > then_b else None)
         orelse: List[ast.stmt] = []
         resume = else_b
         if dead is not None:
             orelse = self.walk(self.blocks[else_b].start, ctx.stop_at(self.blocks[dead].jump), list(stack))
             resume = dead
+            jump_stmt.uncompile_written = True  # type: ignore[attr-defined]  # an else follows it
         elif else_b < then_b:
             dead = self.legacy_dead_after(then_b, None)
             loop = ctx.loop
@@ -447,7 +449,7 @@ class LegacyLayout:
             return None
         return ident
 
-    def legacy_else_end(self, then_b: Optional[int], else_b: Optional[int]) -> Optional[int]:
+    def legacy_else_end(self, then_b: Optional[int], else_b: Optional[int], ctx: Context) -> Optional[int]:
         """The dead ``JUMP`` block that ends an ``else`` starting at block *else_b*, or None.
 
         When an ``if``/``else`` whose branches both end in ``return``/``raise``/jumps closes
@@ -458,14 +460,17 @@ class LegacyLayout:
         """
         if else_b is None or then_b is None or else_b <= then_b:
             return None
+        loop = ctx.loop
+        if loop is not None and else_b in (loop.break_to, loop.continue_to):
+            return None  # the test leaves the loop: no else, and what follows is outside the body
         for ident in range(else_b + 1, len(self.blocks)):
             block = self.blocks[ident]
-            if any(p < else_b or p >= ident for p in block.preds):
-                return None
+            if block.start >= ctx.until or any(p < else_b or p >= ident for p in block.preds):
+                return None  # (the walk ends before it: the end of a finally body, say)
             if not block.preds and block.end - block.start == 1 and self.instrs[block.start].op == "JUMP":
-                if not self._legacy_skips_to(else_b, ident + 1):
+                if not self._legacy_skips_to(else_b, ident + 1) and not else_b <= block.jump < ident:
                     return ident
-                continue  # an inner ``if`` of the else jumps past it: the jump ends that if's body
+                continue  # it ends an inner ``if``'s body, or a loop in the else jumps back
             if self._legacy_dead_final_return(block.start):
                 return ident
         return None

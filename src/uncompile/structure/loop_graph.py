@@ -152,9 +152,15 @@ class LoopGraph:
         return self._headers[block_id]
 
     def _back_edge(self, header: int, source: int) -> bool:
-        """Whether the jump from block *source* to *header* (placed before it) closes a loop."""
-        return self._reach_normal(header, source) or (
-            self._reach_normal(header, source, raising=True) and self._dominates(header, source)
+        """Whether the jump from block *source* to *header* (placed before it) closes a loop.
+
+        3.8 - 3.9 keep a loop's own jump back after a body that never reaches its end
+        (``while True: if c: return x; raise E``), dead: it still closes the loop.
+        """
+        return (
+            self._reach_normal(header, source)
+            or (self._reach_normal(header, source, raising=True) and self._dominates(header, source))
+            or (V.KEEPS_DEAD_CODE and not self.blocks[source].preds and self._lone_jump(source))
         )
 
     def _dominates(self, a: int, b: int) -> bool:

@@ -26,7 +26,8 @@ from .blocks_legacy import LegacyBlocks, reraise_leaders
 from .compare_chains import CompareChains
 from .conditionals import Conditionals
 from .context import Context
-from .copied_exits import is_copied_break
+from .copied_exits import is_copied_break, while_exit_copy
+from .handler_regions import finally_reraises
 from .handlers import COPY_START_OPS, HandlerStructurer
 from .layout_legacy import LegacyLayout
 from .loops import LoopStructurer
@@ -57,7 +58,9 @@ class Walker(
         #: tries with an empty body, by where they stand (each is one statement, walked once)
         self.empty_tries = {e.start: e for e in empty_try_entries(code, self.instrs, self.handlers)}
         self.handlers += self.empty_tries.values()
-        self.cfg = ControlFlowGraph(self.instrs, self.handlers, reraise_leaders(self.instrs))
+        reraises = finally_reraises(self.instrs, self.handlers) if V.HAS_EXCEPTION_TABLE else []
+        leaders = frozenset(k for group in reraises for k in group) or reraise_leaders(self.instrs)
+        self.cfg = ControlFlowGraph(self.instrs, self.handlers, leaders)
         self.blocks = self.cfg.blocks
         if not V.HAS_EXCEPTION_TABLE:
             self.legacy_link_handlers()
@@ -66,6 +69,8 @@ class Walker(
         self.block_of: List[int] = [0] * len(self.instrs)
         for block in self.blocks:
             self.block_of[block.start : block.end] = [block.id] * (block.end - block.start)
+        self.last_reraise: Dict[int, int] = {}
+        self.link_finally_reraises(reraises)
         self.exit: Optional[int] = None
         self._pdoms: Dict[Optional[FrozenSet[int]], Dict[int, Optional[int]]] = {}  # see region_follow
         self.steps = 0
@@ -211,9 +216,13 @@ class Walker(
         copying = bool(ctx.finally_bodies)  # a finally body's copy may start anywhere
         i = pos
         left_with = False  # a with's exit call was skipped: a jump out of the block leaves the with
+        exit_copy = while_exit_copy(self, block, ctx) if ctx.loop is not None else -1
         while i < last:
             if i >= until:
                 return i
+            if i == exit_copy and (not stack or M.is_marker(stack[-1])):
+                self.sim.emit(ast.Break())  # the jump to the loop's exit became a copy of it
+                return None
             ins = instrs[i]
             op = ins.op
             skip = self.skip_copies(i, ctx, stack) if copying or op in COPY_START_OPS else 0
