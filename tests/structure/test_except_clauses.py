@@ -24,3 +24,24 @@ def f(load, key):
 def test_return_from_a_try_inside_a_clause_leaves_the_code_after_the_try_outside():
     result = verify_code(compile(RETURN_FROM_TRY_IN_CLAUSE, "<test>", "exec", dont_inherit=True))
     assert result.identical, (str(result), result.source)
+
+
+# the bare clause only raises: its end is not the POP_EXCEPT of the with's handler laid out after
+# its cleanup
+BARE_CLAUSE_RAISES_THEN_WITH = """
+def f(passive, manager, connect):
+    if passive:
+        try:
+            conn = connect()
+        except:
+            raise
+    else:
+        with manager:
+            conn = connect()
+    return conn
+"""
+
+
+def test_a_clause_that_only_raises_ends_at_its_handlers_cleanup():
+    result = verify_code(compile(BARE_CLAUSE_RAISES_THEN_WITH, "<test>", "exec", dont_inherit=True))
+    assert result.identical, (str(result), result.source)

@@ -34,6 +34,10 @@ class ExceptClauses(HandlerRegions):
         cleanup = self.handler_of(self.instrs[i - 1].offset)
         owner_entry = self.handler_of(cleanup.target) if cleanup is not None else None
         owner = owner_entry.target if owner_entry is not None else None
+        # the last clause's code ends at the cleanup (other handlers may follow it)
+        chain_end = self.index_at(cleanup.target) if cleanup is not None else len(self.instrs)
+        if chain_end < i:
+            chain_end = len(self.instrs)
         follow: Optional[int] = None
         base = stack + [M.Discard()]
         while i < len(self.instrs):
@@ -60,7 +64,8 @@ class ExceptClauses(HandlerRegions):
                 i += 1
             work.pop()
             self.sim.pending = []
-            clause_body, exit_index = self._clause_body(i, ctx, work, name, owner, next_clause)
+            limit = chain_end if next_clause is None else next_clause
+            clause_body, exit_index = self._clause_body(i, ctx, work, name, owner, limit)
             if exit_index is not None and follow is None:
                 follow = exit_index
             clauses.append(ast.ExceptHandler(type=type_expr, name=name, body=clause_body or [ast.Pass()]))
@@ -76,13 +81,12 @@ class ExceptClauses(HandlerRegions):
         stack: List[Any],
         name: Optional[str],
         owner: Optional[int],
-        next_clause: Optional[int],
+        limit: int,
     ) -> Tuple[List[ast.stmt], Optional[int]]:
         """Walk an except clause's body until its ``POP_EXCEPT`` on the normal path.
 
-        The next clause's test (at *next_clause*) follows the clause: one that gets there
-        without a ``POP_EXCEPT`` only raises or returns."""
-        limit = len(self.instrs) if next_clause is None else next_clause
+        The next clause's test (or after the last clause the handler's cleanup) at *limit*
+        follows the clause: one that gets there without a ``POP_EXCEPT`` only raises or returns."""
         end = self._clause_exit(i, limit, name, ctx, owner)
         exit_index = self._clause_end(end + 1, name, ctx) if end < limit else None
         loop = ctx.loop
