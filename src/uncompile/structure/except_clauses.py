@@ -28,8 +28,11 @@ class ExceptClauses(HandlerRegions):
 
     def _clauses(
         self, i: int, ctx: Context, stack: List[Any]
-    ) -> Tuple[List[ast.excepthandler], Optional[int]]:
+    ) -> Tuple[List[ast.excepthandler], Optional[int], bool]:
+        """The clauses of the handler whose first test is at *i*, where the first clause that
+        goes on after the try goes, and whether one goes on to the loop's next iteration."""
         clauses: List[ast.excepthandler] = []
+        continues = False
         # the handler around the clauses' cleanup also covers each clause's own POP_EXCEPT
         cleanup = self.handler_of(self.instrs[i - 1].offset)
         owner_entry = self.handler_of(cleanup.target) if cleanup is not None else None
@@ -65,14 +68,15 @@ class ExceptClauses(HandlerRegions):
             work.pop()
             self.sim.pending = []
             limit = chain_end if next_clause is None else next_clause
-            clause_body, exit_index = self._clause_body(i, ctx, work, name, owner, limit)
+            clause_body, exit_index, to_next = self._clause_body(i, ctx, work, name, owner, limit)
+            continues = continues or to_next
             if exit_index is not None and follow is None:
                 follow = exit_index
             clauses.append(ast.ExceptHandler(type=type_expr, name=name, body=clause_body or [ast.Pass()]))
             if next_clause is None:
                 break
             i = next_clause
-        return clauses, follow
+        return clauses, follow, continues
 
     def _clause_body(
         self,
@@ -82,7 +86,7 @@ class ExceptClauses(HandlerRegions):
         name: Optional[str],
         owner: Optional[int],
         limit: int,
-    ) -> Tuple[List[ast.stmt], Optional[int]]:
+    ) -> Tuple[List[ast.stmt], Optional[int], bool]:
         """Walk an except clause's body until its ``POP_EXCEPT`` on the normal path.
 
         The next clause's test (or after the last clause the handler's cleanup) at *limit*
@@ -90,6 +94,7 @@ class ExceptClauses(HandlerRegions):
         end = self._clause_exit(i, limit, name, ctx, owner)
         exit_index = self._clause_end(end + 1, name, ctx) if end < limit else None
         loop = ctx.loop
+        to_next = False  # the clause goes on to the loop's next iteration
         if (
             exit_index is not None
             and loop is not None
@@ -97,6 +102,7 @@ class ExceptClauses(HandlerRegions):
             and self.block_of[exit_index] in (loop.continue_to, loop.break_to)
             and self.blocks[self.block_of[exit_index]].start == exit_index
         ):
+            to_next = self.block_of[exit_index] == loop.continue_to and self._last_exit(end, limit, owner)
             exit_index = None
         # a clause laid out past a bottom-tested loop's copied test still ends at its own end,
         # or with the ``return`` that leaves enclosing clauses too
@@ -106,7 +112,7 @@ class ExceptClauses(HandlerRegions):
         body = self.walk(
             i, ctx._replace(until=until, except_name=name, lo=-1, hi=1 << 60), stack, entering=True
         )
-        return body, exit_index
+        return body, exit_index, to_next
 
     def _clause_exit(
         self, i: int, limit: int, name: Optional[str], ctx: Context, owner: Optional[int]
@@ -147,6 +153,16 @@ class ExceptClauses(HandlerRegions):
         if plain is not None:
             return plain
         return first if first is not None else limit
+
+    def _last_exit(self, end: int, limit: int, owner: Optional[int]) -> bool:
+        """Whether the clause's ``POP_EXCEPT`` at *end* is its last before *limit* (no
+        ``continue`` written inside the clause, which goes where the normal path does)."""
+        return not any(
+            self.instrs[k].op == "POP_EXCEPT"
+            and self.instrs[k - 1].op != "COPY"
+            and self._own_pop_except(k, owner)
+            for k in range(end + 1, limit)
+        )
 
     def _breaks_loop(self, k: int, ctx: Context) -> bool:
         """Whether a clause that goes on at *k* leaves the loop being walked (a ``break``)."""
