@@ -33,6 +33,27 @@ CASES = {
                 while item:
                     item = log(item)
     """,
+    # 3.8 - 3.9: the function's own return None after the last statement stays behind, dead:
+    # the returns after the if (try) were its else
+    "else_of_if_with_loop_ending_function": """
+        def f(s, table):
+            if s[0] == "#":
+                return chr(len(s))
+            else:
+                for x in range(len(s) - 1, 1, -1):
+                    if s[:x] in table:
+                        return table[s[:x]]
+                return "&" + s
+    """,
+    "else_of_try_ending_function": """
+        def f(self, key):
+            try:
+                self[key]
+            except KeyError:
+                return False
+            else:
+                return True
+    """,
     # 3.8 loads the AssertionError an ``if`` raises as an assert would; unpacked arguments are
     # no assert's message
     "raise_assertion_error_with_unpacked_arguments": """

@@ -277,6 +277,19 @@ CASES = {
                     return 1
                 raise ValueError(x)
     """,
+    # 3.8 - 3.9: the jump past the else after a break, sent on to the header, stays behind dead
+    "elif_break_then_else_ending_while_body": """
+        def f(i, n, c):
+            while i < n:
+                if c:
+                    i = i + 1
+                elif i:
+                    partial = 1
+                    break
+                else:
+                    i = i + 3
+            return partial
+    """,
     # the test of the first inner loop jumps to its exit: the dead break of the second inner loop
     # ends no else
     "inner_loops_ending_in_dead_breaks": """

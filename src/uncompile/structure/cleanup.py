@@ -106,6 +106,39 @@ def _ends_in_return(stmts: List[ast.stmt]) -> bool:
     return isinstance(last, ast.Return)
 
 
+def _leaves(stmts: List[ast.stmt]) -> bool:
+    """Whether *stmts* end in a ``return`` or ``raise`` on every path."""
+    last = stmts[-1] if stmts else None
+    if isinstance(last, ast.If):
+        return _leaves(last.body) and _leaves(last.orelse)
+    if isinstance(last, ast.Try):
+        return _leaves(last.orelse or last.body) and all(_leaves(handler.body) for handler in last.handlers)
+    return isinstance(last, (ast.Return, ast.Raise))
+
+
+def _else_before_dead_return(stmts: List[ast.stmt]) -> List[ast.stmt]:
+    """3.8 - 3.9: a function whose own final ``return None`` is unreachable did not end in a
+    ``return`` statement; when the walk ends it in one, the statements after the last ``if``
+    whose body leaves (or ``try`` whose clauses all leave) were that statement's ``else``."""
+    if not stmts or not isinstance(stmts[-1], ast.Return) or _is_return_none(stmts[-1]):
+        return stmts  # (a ``return None`` last may be the dead one itself)
+    for index in range(len(stmts) - 2, -1, -1):
+        stmt = stmts[index]
+        if isinstance(stmt, ast.If) and not stmt.orelse and _leaves(stmt.body):
+            pass
+        elif not (
+            isinstance(stmt, ast.Try)
+            and stmt.handlers
+            and not stmt.orelse
+            and not stmt.finalbody
+            and all(_leaves(handler.body) for handler in stmt.handlers)
+        ):
+            continue
+        stmt.orelse = stmts[index + 1 :]
+        return stmts[: index + 1]
+    return stmts
+
+
 def _drop_copies_of_rest(stmt: ast.Try, rest: List[ast.stmt]) -> None:
     """3.12+ copy a short rest of a module or class body into the try's normal exit: a try body
     or ``else`` that ends in such a copy and the final return goes on to the rest instead."""
@@ -267,6 +300,8 @@ def tidy_body(stmts: List[ast.stmt], code: CodeType, sim: Any) -> List[ast.stmt]
         _breaks_for_returns(stmts)
     elif code.co_name != "<lambda>" and not getattr(sim, "explicit_final_return", False):
         stmts = _drop_trailing(stmts, _is_return_none)
+    elif code.co_name != "<lambda>":
+        stmts = _else_before_dead_return(stmts)
     _tidy_statements(stmts, bare_returns=bool(code.co_flags & inspect.CO_ASYNC_GENERATOR))
     if not is_function:
         stmts = restore_annotations([s for s in stmts if not _is_class_bookkeeping(s)], code)

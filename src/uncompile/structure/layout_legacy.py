@@ -456,13 +456,18 @@ class LegacyLayout:
         the body of an outer ``if``, 3.8 - 3.10 keep the outer body's jump past its own
         ``else`` although nothing reaches it. Its presence shows the inner ``else`` was
         written (without one, the jump follows the return in one block and is removed).
-        At the end of a function the dead block is the compiler's own ``return None``.
+        At the end of a function the dead block is the compiler's own ``return None``. An
+        ``else`` that ends a loop body after a body ending in ``break``/``return`` is followed
+        by the body's jump past it sent on to the loop's header, dead, right after the body.
         """
         if else_b is None or then_b is None or else_b <= then_b:
             return None
         loop = ctx.loop
         if loop is not None and else_b in (loop.break_to, loop.continue_to):
             return None  # the test leaves the loop: no else, and what follows is outside the body
+        dead = self.legacy_dead_after(then_b, else_b, ctx)
+        if dead is not None and loop is not None and self.blocks[dead].jump == loop.continue_to:
+            return dead  # the else ends the loop body: the jump past it goes to the header (3.8 - 3.9)
         for ident in range(else_b + 1, len(self.blocks)):
             block = self.blocks[ident]
             if block.start >= ctx.until or any(p < else_b or p >= ident for p in block.preds):
