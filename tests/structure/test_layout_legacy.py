@@ -290,6 +290,15 @@ CASES = {
                     i = i + 3
             return partial
     """,
+    # the first test's jump to the header goes past the continue, a block of its own
+    "continue_unless_both_then_rest": """
+        def f(read, g):
+            while 1:
+                key, fields = read()
+                if not (key and fields):
+                    continue
+                g(key, fields)
+    """,
     # the test of the first inner loop jumps to its exit: the dead break of the second inner loop
     # ends no else
     "inner_loops_ending_in_dead_breaks": """
