@@ -77,6 +77,16 @@ def test_lines_reported_are_the_lines_asked_for(case: int) -> None:
     assert got == expected, name
 
 
+@pytest.mark.parametrize("case", range(5))
+def test_starts_given_by_the_caller_give_the_same_table(case: int) -> None:
+    code = _sample_code()
+    _name, wanted, firstlineno = _mappings(code)[case]
+    given = with_lines(code, wanted, firstlineno, _starts(code))
+    read = with_lines(code, wanted, firstlineno)
+    table = "co_linetable" if sys.version_info >= (3, 10) else "co_lnotab"
+    assert getattr(given, table) == getattr(read, table)
+
+
 def test_dis_line_starts_follow_the_table() -> None:
     code = _sample_code()
     starts = _starts(code)

@@ -13,6 +13,19 @@ from snippets import round_trip
 pytestmark = pytest.mark.skipif(sys.version_info < (3, 10), reason="match statements are 3.10+")
 
 SNIPPETS = {
+    "dotted_and_signed_values": """\
+def dotted_and_signed_values(value, C):
+    match value:
+        case -3 - 4j:
+            return 1
+        case C.A.B:
+            return 2
+        case b'x' | -2.5 | C.D:
+            return 3
+        case found if found > 3:
+            return found
+    return None
+""",
     "literals": """\
 def literals(value):
     match value:

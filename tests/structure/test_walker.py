@@ -51,8 +51,24 @@ def walrus_and_swap(items):
     return n, a, b
 
 
-CASES = [chained, nested_loops, guarded, walrus_and_swap]
+def return_from_third_nested_clause(text, parse):
+    # the value returned from the inner try's body is swapped under each enclosing clause's
+    # exception before its POP_EXCEPT: the stack is as deep as before, and holds the value
+    try:
+        return parse(text)
+    except ValueError:
+        try:
+            return parse(text.strip())
+        except ValueError:
+            try:
+                return parse(text + "0")
+            except ValueError:
+                return text
+
+
+CASES = [chained, nested_loops, guarded, walrus_and_swap, return_from_third_nested_clause]
 INPUTS = {
+    return_from_third_nested_clause: [("1", int), (" 2 ", int), ("", int), ("x", int)],
     chained: [(1, 0, 2), (-1, 0, 2), (5, 0, 2)],
     nested_loops: [([[1, None, 2], [3, -1, 4]],), ([],)],
     guarded: [(["1", "x", "3"],), ([],)],

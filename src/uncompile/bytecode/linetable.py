@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import sys
 from types import CodeType
-from typing import Dict, List, Mapping, Optional, Tuple
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from .reader import instruction_starts
 
@@ -34,18 +34,22 @@ _Run = Tuple[int, Optional[int]]
 
 
 def with_lines(
-    code: CodeType, lines: Mapping[int, Optional[int]], firstlineno: Optional[int] = None
+    code: CodeType,
+    lines: Mapping[int, Optional[int]],
+    firstlineno: Optional[int] = None,
+    starts: Optional[Sequence[int]] = None,
 ) -> CodeType:
     """Return *code* with line numbers taken from *lines* (instruction offset -> line).
 
     Instructions, constants, names, arguments and cells are untouched. Line deltas
     in the table are relative to *firstlineno* (default: the smallest line given,
-    or the code's own ``co_firstlineno`` when no line is given).
+    or the code's own ``co_firstlineno`` when no line is given). *starts*: the offsets
+    of *code*'s instructions in order, when the caller has read them already.
     """
     if firstlineno is None:
         given = [line for line in lines.values() if line is not None]
         firstlineno = min(given) if given else code.co_firstlineno
-    table = encode_line_table(code, lines, firstlineno)
+    table = encode_line_table(code, lines, firstlineno, starts)
     if sys.version_info >= (3, 10):
         return code.replace(co_linetable=table, co_firstlineno=firstlineno)
     return code.replace(co_lnotab=table, co_firstlineno=firstlineno)
@@ -74,9 +78,15 @@ def lines_by_offset(code: CodeType) -> Dict[int, Optional[int]]:
     return result
 
 
-def encode_line_table(code: CodeType, lines: Mapping[int, Optional[int]], firstlineno: int) -> bytes:
-    """Encode *lines* for *code* in the running interpreter's line-table format."""
-    runs = _runs(code, lines)
+def encode_line_table(
+    code: CodeType,
+    lines: Mapping[int, Optional[int]],
+    firstlineno: int,
+    starts: Optional[Sequence[int]] = None,
+) -> bytes:
+    """Encode *lines* for *code* in the running interpreter's line-table format (*starts*:
+    as for :func:`with_lines`)."""
+    runs = _runs(code, lines, _instruction_starts(code) if starts is None else starts)
     if sys.version_info >= (3, 11):
         return _encode_locations(runs, firstlineno)
     if sys.version_info >= (3, 10):
@@ -89,10 +99,10 @@ def _instruction_starts(code: CodeType) -> List[int]:
     return [offset for offset, _ in instruction_starts(code)]
 
 
-def _runs(code: CodeType, lines: Mapping[int, Optional[int]]) -> List[_Run]:
-    """Group the code units of *code* into runs of equal line, in order."""
-    starts = sorted(set(_instruction_starts(code)))
-    ends = starts[1:] + [len(code.co_code)]
+def _runs(code: CodeType, lines: Mapping[int, Optional[int]], starts: Sequence[int]) -> List[_Run]:
+    """Group the code units of *code* (its instructions at *starts*, in order) into runs of
+    equal line, in order."""
+    ends = list(starts[1:]) + [len(code.co_code)]
     runs: List[_Run] = [(starts[0] // 2, None)] if starts and starts[0] >= 2 else []
     for start, end in zip(starts, ends):
         length, line = end // 2 - start // 2, lines.get(start)

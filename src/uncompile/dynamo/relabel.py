@@ -210,7 +210,8 @@ def _relabel_with_lines(
     lines: Dict[int, Optional[int]] = {}
     current = def_line
     prefixes: List[int] = []  # EXTENDED_ARGs without a line of their own, before the instruction they extend
-    for offset, name in instruction_starts(code):
+    starts = instruction_starts(code)
+    for offset, name in starts:
         line = assigned.get(offset)
         if line is None and name == "EXTENDED_ARG":
             prefixes.append(offset)
@@ -226,4 +227,5 @@ def _relabel_with_lines(
         firstlineno = def_line
     else:
         firstlineno = min((line for line in lines.values() if line is not None), default=header_lines + 1)
-    return with_lines(code, lines, firstlineno).replace(co_filename=filename)
+    offsets = [offset for offset, _ in starts]
+    return with_lines(code, lines, firstlineno, offsets).replace(co_filename=filename)

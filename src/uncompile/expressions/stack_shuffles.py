@@ -78,7 +78,10 @@ def is_dynamo_code(code: Any) -> bool:
         return False
     if code.co_name.startswith(_DYNAMO_CODE_PREFIXES):
         return True
-    return any(name.startswith(_DYNAMO_GLOBAL_PREFIXES) for name in code.co_names)
+    for name in code.co_names:  # a plain loop: asked of every code object decompiled
+        if name.startswith(_DYNAMO_GLOBAL_PREFIXES):
+            return True
+    return False
 
 
 class DynamoSimulator(DynamoTemporaries, FrameListOps, Simulator):

@@ -99,6 +99,9 @@ class ExpressionPrinter:
         return node.id, Precedence.ATOM
 
     def _Constant(self, node: ast.Constant) -> Rendered:
+        value = node.value
+        if type(value) is str and not self.forbidden_quotes and getattr(node, "kind", None) != "u":
+            return repr(value), Precedence.ATOM  # the commonest constant: what constant_literal writes
         # Inside an f-string field before 3.12 no backslash may appear.
         without_backslash = bool(self.forbidden_quotes) and not NESTING_IS_FREE
         return constant_literal(

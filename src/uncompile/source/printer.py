@@ -73,12 +73,13 @@ class _StatementWriter:
         self.spans: Dict[ast.AST, Tuple[int, int]] = {}
         self.line_count = 0  # physical lines so far (a docstring entry may hold several)
         self.depth = 0
+        self.indent = ""  # INDENT * depth
 
     # -- layout --------------------------------------------------------------------
 
     def line(self, text: str) -> None:
         """Append one logical line at the current indentation."""
-        self.lines.append(INDENT * self.depth + text if text else "")
+        self.lines.append(self.indent + text if text else "")
         self.line_count += text.count("\n") + 1
 
     def statement(self, node: ast.AST) -> None:
@@ -107,16 +108,20 @@ class _StatementWriter:
     def block(self, header: str, statements: List[ast.stmt], docstring: bool = False) -> None:
         """``header:`` followed by the indented *statements*."""
         self.line(header + ":")
-        self.depth += 1
+        self._indent(1)
         self.body(statements, docstring)
-        self.depth -= 1
+        self._indent(-1)
+
+    def _indent(self, change: int) -> None:
+        self.depth += change
+        self.indent = INDENT * self.depth
 
     def _docstring(self, node: ast.Expr) -> None:
         first = self.line_count + 1
         constant = node.value
         assert isinstance(constant, ast.Constant) and isinstance(constant.value, str)
         prefix = "u" if getattr(constant, "kind", None) == "u" else ""
-        self.line(_docstring_text(constant.value, prefix, INDENT * self.depth))
+        self.line(_docstring_text(constant.value, prefix, self.indent))
         self.spans[node] = (first, self.line_count)
 
     def expression(self, node: ast.expr, minimum: int = Precedence.TEST) -> str:
@@ -128,8 +133,12 @@ class _StatementWriter:
         self.line(self.expression(node.value, Precedence.YIELD))
 
     def _Assign(self, node: ast.Assign) -> None:
-        targets = "".join([self.expressions.target_list(target) + " = " for target in node.targets])
-        self.line(targets + self.expression(node.value, Precedence.YIELD))
+        targets = node.targets
+        if len(targets) == 1:
+            text = self.expressions.target_list(targets[0]) + " = "
+        else:
+            text = "".join([self.expressions.target_list(target) + " = " for target in targets])
+        self.line(text + self.expression(node.value, Precedence.YIELD))
 
     def _AugAssign(self, node: ast.AugAssign) -> None:
         operator = BINARY_OPERATORS[type(node.op)]
@@ -297,10 +306,10 @@ class _StatementWriter:
 
     def _Match(self, node: ast.stmt) -> None:
         self.line("match %s:" % self.expression(node.subject, Precedence.TUPLE))  # type: ignore
-        self.depth += 1
+        self._indent(1)
         for case in node.cases:  # type: ignore[attr-defined]
             self.statement(case)
-        self.depth -= 1
+        self._indent(-1)
 
     def _match_case(self, node: ast.AST) -> None:
         header = "case " + pattern_source(self.expressions, node.pattern)  # type: ignore[attr-defined]

@@ -31,6 +31,11 @@ _CLASS_LOADS = ("LOAD_GLOBAL", "LOAD_NAME", "LOAD_FAST", "LOAD_DEREF")
 #: without class patterns and in code with them.
 _MATCH_STARTS = frozenset(("COPY", "MATCH_SEQUENCE", "MATCH_MAPPING")) if V.HAS_MATCH else frozenset()
 _MATCH_STARTS_WITH_CLASSES = _MATCH_STARTS | frozenset(_CLASS_LOADS) if V.HAS_MATCH else frozenset()
+#: Besides loads, what a value (or or-) pattern's test can hold before its conditional jump: the
+#: subject copied again, the comparison, a constant's sign or imaginary part (when not folded).
+_VALUE_PATTERN_OPS = frozenset(
+    ("COPY", "COMPARE_OP", "IS_OP", "TO_BOOL", "NOP", "UNARY_NEGATIVE", "BINARY_OP")
+)
 
 
 class MatchStructurer:
@@ -58,10 +63,11 @@ class MatchStructurer:
             return self._starts_class_pattern(i)
         j = i + 1
         while j < len(instrs) and instrs[j].op not in V.CONDITIONAL_JUMPS:
-            if instrs[j].op in _STRUCTURAL:
+            op = instrs[j].op
+            if op in _STRUCTURAL:
                 return True
-            if instrs[j].op in V.TERMINATORS or instrs[j].op in STORES:
-                return False
+            if op not in _VALUE_PATTERN_OPS and not op.startswith("LOAD_"):
+                return False  # a call, a store, a display...: no value pattern's test
             j += 1
         if j + 1 >= len(instrs) or instrs[j + 1].op not in ("POP_TOP", "JUMP") + STORES:
             return False

@@ -137,6 +137,7 @@ class Walker(
         try:
             first = True
             depth = len(stack)
+            top = stack[-1] if stack else None  # a return's value swapped under it is no value gone
             while pos is not None and pos < len(self.instrs):
                 self.steps += 1
                 if (
@@ -174,7 +175,10 @@ class Walker(
                         self.sim.emit(ast.Continue())  # leaves the region after running its finally
                         break
                     if block.id in ctx.stops or (
-                        outside and len(stack) <= depth and not self.returns_from_body(block, ctx)
+                        outside
+                        and len(stack) <= depth
+                        and (not stack or len(stack) < depth or stack[-1] is top)
+                        and not self.returns_from_body(block, ctx)
                     ):
                         stopped = pos
                         break
