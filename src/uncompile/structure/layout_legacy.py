@@ -338,7 +338,7 @@ class LegacyLayout:
             dead = self.legacy_dead_after(then_b, None)
             loop = ctx.loop
             if dead is not None and loop is not None and else_b in (loop.continue_to, loop.break_to):
-                jump = ast.Continue() if else_b == loop.continue_to else ast.Break()
+                jump: ast.stmt = ast.Continue() if else_b == loop.continue_to else ast.Break()
                 jump.uncompile_written = True  # type: ignore[attr-defined]  # its own jump stays, dead
                 orelse = [jump]
                 resume = dead
