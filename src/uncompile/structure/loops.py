@@ -39,6 +39,7 @@ class LoopStructurer(BottomTestedLoops):
     instrs: Any
     starts_finally_copy: Any
     is_try_handler: Any
+    legacy_dead_code_after: Any
     legacy_loop_span: Any
     legacy_mark_written_continues: Any
     sim: Any
@@ -275,7 +276,10 @@ class LoopStructurer(BottomTestedLoops):
             self.legacy_mark_written_continues(stmts, header)
         # the end of the body would repeat the test there: a jump back to the test is ``continue``
         explicit = V.DUPLICATES_WHILE_CONDITION and start != head.start
-        return self._emit_while(test, stmts, explicit, break_to, else_b, ctx, stack)
+        after = self._emit_while(test, stmts, explicit, break_to, else_b, ctx, stack)
+        if after is None and V.KEEPS_DEAD_CODE:
+            after = self.legacy_dead_code_after(body, ctx)  # statements after an endless loop
+        return after
 
     def _chain_exit(self, head: Any) -> Optional[int]:
         """Where a ``while`` test that is a chained comparison leaves the loop (None: the header

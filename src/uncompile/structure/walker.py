@@ -6,7 +6,8 @@ boolean value or an ``if``) in :mod:`.conditionals`; back edges make ``for``/``w
 in :mod:`.loops` (graph queries in :mod:`.loop_graph`, bottom-tested loops in
 :mod:`.bottom_tested_loops`); exception regions (``try``/``with``) in :mod:`.handlers` and
 :mod:`.except_clauses`; ``match`` in :mod:`.matches`; the 3.8 - 3.10 block-stack layouts in
-:mod:`.blocks_legacy` (its ``except`` clauses in :mod:`.clauses_legacy`) and :mod:`.layout_legacy`.
+:mod:`.blocks_legacy` (its ``except`` clauses in :mod:`.clauses_legacy`), :mod:`.layout_legacy`
+and :mod:`.loops_legacy`.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from .handler_regions import finally_reraises
 from .handlers import COPY_START_OPS, HandlerStructurer
 from .layout_legacy import LegacyLayout
 from .loops import LoopStructurer
+from .loops_legacy import LegacyLoopLayout
 from .matches import MatchStructurer
 from .pure_blocks import PureBlocks
 
@@ -56,6 +58,7 @@ class Walker(
     MatchStructurer,
     LegacyBlocks,
     LegacyLayout,
+    LegacyLoopLayout,
     CompareChains,
     PureBlocks,
 ):
