@@ -16,7 +16,7 @@ from typing import Any, Callable, Dict, FrozenSet, List, Optional, Set, Tuple
 
 from ..bytecode import versions as V
 from ..bytecode.exception_table import empty_try_entries, exception_handlers, handler_at
-from ..bytecode.instructions import read_instructions
+from ..bytecode.instructions import read_indexed_instructions
 from ..bytecode.reader import instruction_lines
 from ..errors import DecompileError
 from ..expressions import values as M
@@ -50,22 +50,20 @@ class Walker(
 
     def __init__(self, code: Any, nested: Any) -> None:
         self.code = code
-        self.instrs = read_instructions(code)
+        self.instrs, index_of = read_indexed_instructions(code)
         # 3.8 - 3.10 blocks are structured from the block stack (blocks_legacy), without
         # exception edges in the graph: their handlers are laid out after each body.
         self.handlers = exception_handlers(code, self.instrs) if V.HAS_EXCEPTION_TABLE else []
         #: tries with an empty body, by where they stand (each is one statement, walked once)
         self.empty_tries = {e.start: e for e in empty_try_entries(code, self.instrs, self.handlers)}
         self.handlers += self.empty_tries.values()
-        self.cfg = ControlFlowGraph(self.instrs, self.handlers, reraise_leaders(self.instrs))
+        self.cfg = ControlFlowGraph(self.instrs, self.handlers, reraise_leaders(self.instrs), index_of)
         self.blocks = self.cfg.blocks
         if not V.HAS_EXCEPTION_TABLE:
             self.legacy_link_handlers()
             self.legacy_link_reraise_copies()
         self.sim = simulator_for(code, nested, self.instrs)
-        self.block_of: List[int] = [0] * len(self.instrs)
-        for block in self.blocks:
-            self.block_of[block.start : block.end] = [block.id] * (block.end - block.start)
+        self.block_of: List[int] = self.cfg.block_of
         self.exit: Optional[int] = None
         self._pdoms: Dict[Optional[FrozenSet[int]], Dict[int, Optional[int]]] = {}  # see region_follow
         self.steps = 0
