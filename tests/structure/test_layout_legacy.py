@@ -290,6 +290,35 @@ CASES = {
                     i = i + 3
             return partial
     """,
+    # the test jumps straight to the header past the else's continue, which stays behind dead
+    "break_else_continue_ending_elif_chain": """
+        def f(self, nextchar):
+            while True:
+                if self.state is None:
+                    break
+                elif self.state == " ":
+                    if not nextchar:
+                        break
+                    elif nextchar in self.whitespace:
+                        if self.token:
+                            break
+                        else:
+                            continue
+                    elif nextchar in self.commenters:
+                        self.lineno += 1
+                elif self.state in self.quotes:
+                    self.x = 1
+            return 1
+    """,
+    # the first test's jump to the header goes past the continue, a block of its own
+    "continue_unless_both_then_rest": """
+        def f(read, g):
+            while 1:
+                key, fields = read()
+                if not (key and fields):
+                    continue
+                g(key, fields)
+    """,
     # the test of the first inner loop jumps to its exit: the dead break of the second inner loop
     # ends no else
     "inner_loops_ending_in_dead_breaks": """
@@ -317,6 +346,10 @@ CASES = {
 
 #: Cases that do not round-trip yet: the first version where they fail, and why.
 NOT_YET = {
+    "break_else_continue_ending_elif_chain": (
+        (3, 14),
+        "the break out of the elif chain, laid out as the loop's exit (a copy of the return)",
+    ),
     "continue_after_if_else_ending_elif": (
         (3, 10),
         "the continue after the inner if/else, which its body's jump reaches (3.10: not sent on to "

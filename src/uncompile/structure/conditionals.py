@@ -381,6 +381,9 @@ class Conditionals:
             test, then_b, else_b = head.expr, head.true, head.false
         if V.LAYOUT_IN_SOURCE_ORDER and self.legacy_threaded_jump(fall, then_b, ctx):
             then_b = fall  # the ``continue``/``break`` written after the test, which it skips
+        elif V.LAYOUT_IN_SOURCE_ORDER and self.legacy_threaded_jump(fall, else_b, ctx):
+            # ``if not (a and b): continue``: the first test's jump went past the ``continue``
+            test, then_b, else_b = negate(test), fall, then_b
         if V.LAYOUT_IN_SOURCE_ORDER and then_b == fall and else_b is not None:
             jumped = self.legacy_if_jump(test, then_b, else_b, ctx, stack)
             if jumped != -1:  # ``if c: continue`` / ``if c: break`` kept as written

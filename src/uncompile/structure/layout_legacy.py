@@ -4,8 +4,9 @@ Before 3.11 the compiler lays statements out in source order and keeps some dead
 the layout itself says what was written: an unreachable jump after a branch shows an
 ``else``, a dead final ``return None`` shows where a body ended, a jump back to a loop's
 header is a ``continue`` and one past its exit a ``break``. A mixin of
-:class:`~uncompile.structure.walker.Walker`, beside :class:`.blocks_legacy.LegacyBlocks`
-(``try``/``with`` from the block instructions).
+:class:`~uncompile.structure.walker.Walker`, beside :class:`.loops_legacy.LegacyLoopLayout`
+(which blocks a loop holds) and :class:`.blocks_legacy.LegacyBlocks` (``try``/``with`` from the
+block instructions).
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ _EXIT_CALL_AND_POP = ("LOAD_CONST", "COPY", "COPY", "CALL", "POP_TOP")
 
 
 class LegacyLayout:
-    """Branch and loop layout rules for 3.8 - 3.10; uses the walker's graph and helpers."""
+    """Branch layout rules for 3.8 - 3.10 (and the jumps of ``continue``/``break``); uses the
+    walker's graph and helpers."""
 
     block_of: Any
     block_stacks: Any
@@ -40,7 +42,7 @@ class LegacyLayout:
         Block bodies are walked up to their normal exit (``until``); a ``break`` or
         ``continue`` inside them jumps past it and must not end the walk silently.
         """
-        if ctx != Context() and self._legacy_dead_final_return(pos):
+        if self._legacy_dead_final_return(pos) and ctx != Context():
             return True  # inside a branch; at the top level it is the function's own end
         loop = ctx.loop
         if loop is None or (pos == ctx.until and self.block_of[pos] != loop.break_to):
@@ -126,52 +128,6 @@ class LegacyLayout:
             and store.arg == delete.arg
         )
 
-    def legacy_mark_written_continues(self, body: List[ast.stmt], header: int) -> None:
-        """Mark the ``continue`` statements that end *body* (of the loop at block *header*) as written.
-
-        3.8 - 3.9 keep the loop's own jump back after a ``continue`` that ends the body (also
-        as the last statement of a trailing ``if``'s branch), dead: the ``continue`` was written.
-        Where the walk ended an ``if`` at that ``continue``'s jump, it follows the ``if``.
-        """
-        if not V.KEEPS_DEAD_CODE:
-            return
-        pending = [body]
-        while pending:
-            stmts = pending.pop()
-            at = len(stmts) - 1
-            if at >= 0 and isinstance(stmts[at], ast.Continue):
-                if self._legacy_jumps_to_dead_back_edge(stmts[at], header):
-                    stmts[at].uncompile_written = True  # type: ignore[attr-defined]
-                    continue
-                at -= 1  # the loop's own end: the statement before it ends the body
-            last = stmts[at] if at >= 0 else None
-            if not isinstance(last, ast.If):
-                continue
-            if self._legacy_jumps_to_dead_back_edge(last, header):
-                written = ast.Continue()
-                written.uncompile_written = True  # type: ignore[attr-defined]
-                stmts.insert(at + 1, written)
-            else:
-                pending.extend((last.body, last.orelse))
-
-    def _legacy_jumps_to_dead_back_edge(self, stmt: ast.stmt, header: int) -> bool:
-        """Whether *stmt* ran a jump to block *header* that an unreachable one there follows."""
-        target = self.blocks[header].offset
-        jumps = [
-            k
-            for k in map(self.cfg.index_for, getattr(stmt, "uncompile_offsets", ()))
-            if self.instrs[k].op == "JUMP" and self.instrs[k].target == target
-        ]
-        return bool(jumps) and self._legacy_dead_jump_to(jumps[-1] + 1, header)
-
-    def _legacy_dead_jump_to(self, k: int, header: int) -> bool:
-        """Whether instruction *k* is an unreachable jump, a block of its own, to block *header*."""
-        if k >= len(self.instrs):
-            return False
-        block = self.blocks[self.block_of[k]]
-        dead = block.start == k and not block.preds
-        return dead and self._legacy_lone_jump(block.id) and block.jump == header
-
     def legacy_jumps_to_written_break(
         self, block_id: int, then_b: Optional[int], else_b: Optional[int], fall: Optional[int], ctx: Context
     ) -> bool:
@@ -213,43 +169,6 @@ class LegacyLayout:
             ):
                 return True
         return False
-
-    def legacy_loop_span(self, header: int, body: Any) -> Any:
-        """The blocks laid out between a loop's header and its last block (3.8 - 3.10 layout).
-
-        Code that leaves the loop with ``break``/``return`` (an ``except`` clause ending in
-        ``break``) never reaches the back edge, yet sits inside the loop's span.
-        """
-        last = max(body)
-        stacks = self.block_stacks()
-        return {b for b in range(header, last + 1) if stacks[self.blocks[b].start] is not None}
-
-    def legacy_loop_exits(self, body: Any, outs: Any) -> Any:
-        """The blocks of *outs* a loop can really exit to: those with the header's block stack.
-
-        A ``break`` leaves the blocks it is in before jumping, so a loop's exits have the
-        block stack of its header; handler code reached only by an exception does not.
-        Code after a loop is reached by a jump (the test, ``break``), never by falling
-        through from the body (that is an ``if`` inside it ending in ``raise``/``return``),
-        except a ``break`` that is a block of its own, which an ``if``'s test falls into: a
-        lone jump, whose target is an exit unless no other ``break`` or test jumps there
-        (it may lie past the loop's ``else``).
-        """
-        if not body:
-            return outs
-        stacks = self.block_stacks()
-        header = min(body, key=lambda b: self.blocks[b].offset)
-        expected = stacks[self.blocks[header].start]
-        exits = {
-            s
-            for s in outs
-            if stacks[self.blocks[s].start] == expected
-            and self.instrs[self.blocks[s].end - 1].op != "RERAISE"
-        }
-        jumped = {
-            s for s in exits if any(self.blocks[p].jump == s for p in self.blocks[s].preds if p in body)
-        }
-        return jumped | {s for s in exits if self._legacy_lone_jump(s) and self.blocks[s].jump not in jumped}
 
     def _legacy_lone_jump(self, block_id: int) -> bool:
         block = self.blocks[block_id]
@@ -419,7 +338,9 @@ class LegacyLayout:
             dead = self.legacy_dead_after(then_b, None)
             loop = ctx.loop
             if dead is not None and loop is not None and else_b in (loop.continue_to, loop.break_to):
-                orelse = [ast.Continue() if else_b == loop.continue_to else ast.Break()]
+                jump: ast.stmt = ast.Continue() if else_b == loop.continue_to else ast.Break()
+                jump.uncompile_written = True  # type: ignore[attr-defined]  # its own jump stays, dead
+                orelse = [jump]
                 resume = dead
         self.sim.emit(ast.If(test=test, body=[jump_stmt], orelse=orelse))
         return self.blocks[resume].start

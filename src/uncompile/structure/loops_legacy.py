@@ -1,0 +1,129 @@
+"""Loop layout rules of CPython 3.8 - 3.10: which blocks a loop holds and where it leaves.
+
+Before 3.11 the compiler lays a loop out in source order and keeps some dead code: every block
+between a loop's header and its last one belongs to it, even code that only leaves it; a loop's
+own jump back stays behind after a ``continue`` that ends its body; statements after a loop that
+never ends stay behind, unreachable. A mixin of :class:`~uncompile.structure.walker.Walker`,
+beside :class:`.layout_legacy.LegacyLayout` (branches) and :class:`.blocks_legacy.LegacyBlocks`.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any, List, Optional
+
+from ..bytecode import versions as V
+from .context import Context
+
+
+class LegacyLoopLayout:
+    """Loop layout rules for 3.8 - 3.10; uses the walker's graph and helpers."""
+
+    _legacy_dead_final_return: Any
+    _legacy_lone_jump: Any
+    block_of: Any
+    block_stacks: Any
+    blocks: Any
+    cfg: Any
+    instrs: Any
+
+    def legacy_mark_written_continues(self, body: List[ast.stmt], header: int) -> None:
+        """Mark the ``continue`` statements that end *body* (of the loop at block *header*) as written.
+
+        3.8 - 3.9 keep the loop's own jump back after a ``continue`` that ends the body (also
+        as the last statement of a trailing ``if``'s branch), dead: the ``continue`` was written.
+        Where the walk ended an ``if`` at that ``continue``'s jump, it follows the ``if``.
+        """
+        if not V.KEEPS_DEAD_CODE:
+            return
+        pending = [body]
+        while pending:
+            stmts = pending.pop()
+            at = len(stmts) - 1
+            if at >= 0 and isinstance(stmts[at], ast.Continue):
+                if self._legacy_jumps_to_dead_back_edge(stmts[at], header):
+                    stmts[at].uncompile_written = True  # type: ignore[attr-defined]
+                    continue
+                at -= 1  # the loop's own end: the statement before it ends the body
+            last = stmts[at] if at >= 0 else None
+            if not isinstance(last, ast.If):
+                continue
+            if self._legacy_jumps_to_dead_back_edge(last, header):
+                written = ast.Continue()
+                written.uncompile_written = True  # type: ignore[attr-defined]
+                stmts.insert(at + 1, written)
+            else:
+                pending.extend((last.body, last.orelse))
+
+    def _legacy_jumps_to_dead_back_edge(self, stmt: ast.stmt, header: int) -> bool:
+        """Whether *stmt* ran a jump to block *header* that an unreachable one there follows."""
+        target = self.blocks[header].offset
+        jumps = [
+            k
+            for k in map(self.cfg.index_for, getattr(stmt, "uncompile_offsets", ()))
+            if self.instrs[k].op == "JUMP" and self.instrs[k].target == target
+        ]
+        return bool(jumps) and self._legacy_dead_jump_to(jumps[-1] + 1, header)
+
+    def _legacy_dead_jump_to(self, k: int, header: int) -> bool:
+        """Whether instruction *k* is an unreachable jump, a block of its own, to block *header*."""
+        if k >= len(self.instrs):
+            return False
+        block = self.blocks[self.block_of[k]]
+        dead = block.start == k and not block.preds
+        return dead and self._legacy_lone_jump(block.id) and block.jump == header
+
+    def legacy_loop_span(self, header: int, body: Any) -> Any:
+        """The blocks laid out between a loop's header and its last block (3.8 - 3.10 layout).
+
+        Code that leaves the loop with ``break``/``return`` (an ``except`` clause ending in
+        ``break``) never reaches the back edge, yet sits inside the loop's span.
+        """
+        last = max(body)
+        stacks = self.block_stacks()
+        return {b for b in range(header, last + 1) if stacks[self.blocks[b].start] is not None}
+
+    def legacy_dead_code_after(self, body: Any, ctx: Context) -> Optional[int]:
+        """Where the statements written after a loop that never ends start (3.8 - 3.9 keep them,
+        unreachable, right after the loop's last block); None where none follow (a lone jump
+        there ends an enclosing branch, the code's own ``return None`` ends the function)."""
+        ident = max(body) + 1
+        if ident >= len(self.blocks):
+            return None
+        block = self.blocks[ident]
+        if (
+            block.preds
+            or block.start >= ctx.until
+            or not ctx.lo <= block.offset < ctx.hi
+            or self._legacy_lone_jump(ident)
+            or self._legacy_dead_final_return(block.start)
+        ):
+            return None
+        return block.start
+
+    def legacy_loop_exits(self, body: Any, outs: Any) -> Any:
+        """The blocks of *outs* a loop can really exit to: those with the header's block stack.
+
+        A ``break`` leaves the blocks it is in before jumping, so a loop's exits have the
+        block stack of its header; handler code reached only by an exception does not.
+        Code after a loop is reached by a jump (the test, ``break``), never by falling
+        through from the body (that is an ``if`` inside it ending in ``raise``/``return``),
+        except a ``break`` that is a block of its own, which an ``if``'s test falls into: a
+        lone jump, whose target is an exit unless no other ``break`` or test jumps there
+        (it may lie past the loop's ``else``).
+        """
+        if not body:
+            return outs
+        stacks = self.block_stacks()
+        header = min(body, key=lambda b: self.blocks[b].offset)
+        expected = stacks[self.blocks[header].start]
+        exits = {
+            s
+            for s in outs
+            if stacks[self.blocks[s].start] == expected
+            and self.instrs[self.blocks[s].end - 1].op != "RERAISE"
+        }
+        jumped = {
+            s for s in exits if any(self.blocks[p].jump == s for p in self.blocks[s].preds if p in body)
+        }
+        return jumped | {s for s in exits if self._legacy_lone_jump(s) and self.blocks[s].jump not in jumped}
