@@ -4,6 +4,10 @@ bytecode."""
 
 from __future__ import annotations
 
+import sys
+
+import pytest
+
 from uncompile.verification import verify_code
 
 # the nested try's ``return`` pops the clause's handler first: the clause's own end is later
@@ -23,4 +27,51 @@ def f(load, key):
 
 def test_return_from_a_try_inside_a_clause_leaves_the_code_after_the_try_outside():
     result = verify_code(compile(RETURN_FROM_TRY_IN_CLAUSE, "<test>", "exec", dont_inherit=True))
+    assert result.identical, (str(result), result.source)
+
+
+# the bare clause only raises: its end is not the POP_EXCEPT of the with's handler laid out after
+# its cleanup
+BARE_CLAUSE_RAISES_THEN_WITH = """
+def f(passive, manager, connect):
+    if passive:
+        try:
+            conn = connect()
+        except:
+            raise
+    else:
+        with manager:
+            conn = connect()
+    return conn
+"""
+
+
+def test_a_clause_that_only_raises_ends_at_its_handlers_cleanup():
+    result = verify_code(compile(BARE_CLAUSE_RAISES_THEN_WITH, "<test>", "exec", dont_inherit=True))
+    assert result.identical, (str(result), result.source)
+
+
+# the body breaks out of the inner loop, the clause goes on with its next iteration (3.12+:
+# to the copied test)
+BREAK_FROM_TRY_BODY_CLAUSE_CONTINUES = """
+def f(stack, seen):
+    for node in seen:
+        while stack:
+            try:
+                node = stack[-1]()
+                break
+            except StopIteration:
+                stack.pop()
+        else:
+            break
+    return stack
+"""
+
+
+@pytest.mark.xfail(
+    sys.version_info[:2] == (3, 10), reason="3.10: the break comes back after the try", strict=True
+)
+def test_a_break_ending_the_try_body_stays_in_it_when_the_clause_goes_on_with_the_loop():
+    code = compile(BREAK_FROM_TRY_BODY_CLAUSE_CONTINUES, "<test>", "exec", dont_inherit=True)
+    result = verify_code(code)
     assert result.identical, (str(result), result.source)

@@ -599,3 +599,27 @@ WHILE_CHAINS = {
 def test_while_test_with_a_chained_comparison(name: str) -> None:
     result = round_trip(WHILE_CHAINS[name])
     assert result.source is not None and "while " in result.source
+
+
+def test_blocks_within_an_offset_range_are_found_in_layout_order():
+    """The blocks that start inside a range of offsets (a loop body's span), found by a binary
+    search over the blocks in layout order: the same as testing every block."""
+    from snippets import define
+
+    from uncompile.structure.definitions import Nested
+    from uncompile.structure.walker import Walker
+
+    code = define(
+        "def f(rows):\n"
+        "    for row in rows:\n"
+        "        while row:\n"
+        "            if row.pop():\n"
+        "                break\n"
+        "    return rows\n"
+    ).__code__
+    walker = Walker(code, Nested(code))
+    offsets = sorted({b.offset for b in walker.blocks} | {-1, 1 << 30})
+    for lo in offsets:
+        for hi in offsets:
+            expected = [b.id for b in walker.blocks if lo <= b.offset < hi]
+            assert [b.id for b in walker.blocks_within(lo, hi)] == expected

@@ -20,3 +20,35 @@ def test_operand_holding_a_boolean_value_is_walked_to_the_merge(name):
     """An operand of ``or`` whose call holds an ``or`` of its own is walked up to where the
     outer operands meet: one value, not a block the boolean chain stops at."""
     round_trip(OPERANDS_WITH_VALUES_OF_THEIR_OWN, name)
+
+
+BRANCH_MAKING_STATEMENTS = """\
+def f(a, b, c):
+    if a:
+        b.items[c] = len(b.items) + c
+    return b
+"""
+
+
+def test_block_making_a_statement_is_not_run_tentatively():
+    """The block an ``if`` goes on to stores a value: no piece of a boolean value, decided
+    from its instructions before anything is executed (each instruction runs once, in the
+    real walk)."""
+    from snippets import define
+
+    from uncompile.structure.definitions import Nested
+    from uncompile.structure.walker import Walker
+
+    code = define(BRANCH_MAKING_STATEMENTS).__code__
+    walker = Walker(code, Nested(code))
+    stores = [
+        b for b in walker.blocks if any(i.op.startswith("STORE_") for i in walker.instrs[b.start : b.end])
+    ]
+    assert stores
+    block = stores[0]
+    steps = []
+    walker.sim.step = lambda ins, stack: steps.append(ins)  # type: ignore[method-assign]
+    assert walker._pure(block.id, block.start, []) is None
+    assert walker._pure_chain(block.id, block.start, []) is None
+    assert steps == []
+    round_trip(BRANCH_MAKING_STATEMENTS)

@@ -50,10 +50,12 @@ class CallBuilder:
 
     def _callable(self, stack: Stack, null_slot: bool, sim: Any, ins: Instr) -> tuple:
         """Pop the callable (and NULL/self slot); returns (callable, extra first args)."""
+        if len(stack) < (2 if null_slot else 1):
+            raise sim.fail(ins, "value stack underflow")
         if not null_slot:
-            return sim.pop(stack, ins), []
-        upper = sim.pop(stack, ins)
-        lower = sim.pop(stack, ins)
+            return stack.pop(), []
+        upper = stack.pop()
+        lower = stack.pop()
         if isinstance(lower, M.Null):
             return upper, []
         if isinstance(upper, M.Null):
@@ -75,7 +77,7 @@ class CallBuilder:
             args[0].decorators.insert(0, func)
             stack.append(args[0])
             return
-        stack.append(ast.Call(sim.expr(func, ins), [sim.expr(a, ins) for a in args], keywords))
+        stack.append(ast.Call(sim.expr(func, ins), sim.exprs(args, ins), keywords))
 
     def _call_of_marker(
         self, func: M.Marker, args: List[Any], keywords: List[ast.keyword], stack: Stack, sim: Any, ins: Instr

@@ -214,6 +214,10 @@ class Simulator(Ops314, TargetOps, LegacyBlockOps, LegacyUnpackOps):
             return self.calls.function_expr(value)
         raise self.fail(ins, "stack holds %r where an expression is needed" % (value,))
 
+    def exprs(self, values: List[Any], ins: Instr) -> List[ast.expr]:
+        """*values* as expressions (:meth:`expr` asked only of those that are none yet)."""
+        return [value if isinstance(value, _EXPRESSIONS) else self.expr(value, ins) for value in values]
+
     def pop(self, stack: Stack, ins: Instr) -> Any:
         if not stack:
             raise self.fail(ins, "value stack underflow")
@@ -237,7 +241,7 @@ class Simulator(Ops314, TargetOps, LegacyBlockOps, LegacyUnpackOps):
             raise self.fail(ins, "value stack underflow")
         items = stack[len(stack) - n :] if n else []
         del stack[len(stack) - n :]
-        return [self.expr(item, ins) for item in items]
+        return self.exprs(items, ins)
 
     # -- the instruction dispatcher --------------------------------------------------
 

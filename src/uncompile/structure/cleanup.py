@@ -229,6 +229,24 @@ def _assert_false(stmt: ast.stmt) -> ast.stmt:
 
 
 _LOOPS = (ast.For, ast.While, ast.AsyncFor)
+#: Simple statements (the commonest ones) that :func:`_tidy_statements` leaves as they are.
+_NOTHING_TO_TIDY = frozenset(
+    {
+        ast.Assign,
+        ast.AugAssign,
+        ast.AnnAssign,
+        ast.Expr,
+        ast.Delete,
+        ast.Pass,
+        ast.Break,
+        ast.Continue,
+        ast.Import,
+        ast.ImportFrom,
+        ast.Global,
+        ast.Nonlocal,
+        ast.Assert,
+    }
+)
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
@@ -247,6 +265,8 @@ def _tidy_statements(stmts: List[ast.stmt], bare_returns: bool) -> None:
     while pending:
         block = pending.pop()
         for index, stmt in enumerate(block):
+            if type(stmt) in _NOTHING_TO_TIDY:
+                continue
             if isinstance(stmt, ast.Raise):
                 block[index] = _assert_false(stmt)
             elif isinstance(stmt, ast.Return):
@@ -265,12 +285,12 @@ def _is_class_bookkeeping(stmt: ast.stmt) -> bool:
         if names == ["__module__"]:  # the implicit one is ``__module__ = __name__``; others are written
             return isinstance(stmt.value, ast.Name) and stmt.value.id == "__name__"
         return all(name in _CLASS_BOOKKEEPING for name in names)
-    value = stmt.value if isinstance(stmt, ast.Return) else None
+    if not isinstance(stmt, ast.Return):
+        return False
+    value = stmt.value
     if isinstance(value, ast.NamedExpr):  # return (__classcell__ := __class__)
         value = value.value
-    if isinstance(stmt, ast.Return) and isinstance(value, ast.Name):
-        return value.id in ("__class__", "__classdict__")
-    return False
+    return isinstance(value, ast.Name) and value.id in ("__class__", "__classdict__")
 
 
 def _docstring(stmts: List[ast.stmt]) -> List[ast.stmt]:

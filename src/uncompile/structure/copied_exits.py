@@ -79,7 +79,8 @@ def while_exit_copy(walker: Any, block: Any, ctx: Context) -> int:
     size = exit.end - exit.start
     start = block.end - size
     if (
-        start < block.start
+        instrs[block.end - 1].op != instrs[exit.end - 1].op
+        or start < block.start
         or size > V.LONGEST_COPIED_EXIT
         or instrs[exit.end - 1].op not in ENDS_PATH
         or instrs[exit.start].op == "LOAD_CONST"
@@ -136,12 +137,13 @@ def copied_tail_ternary(walker: Any, head: Node, fall: Optional[int], stack: Lis
         or fall not in (head.true, head.false)
     ):
         return None
-    test = head.expr if fall == head.true else negate(head.expr)
     first, second = walker.blocks[fall], walker.blocks[head.false if fall == head.true else head.true]
-    preds = 2 if exit_after_chain_cleanup(walker, second.id) else 1  # the chain's last test and cleanup
-    if preds == 1 and all(M.is_marker(value) for value in stack):
+    if len(first.preds) != 1 or len(second.preds) not in (1, 2):
         return None
-    if len(first.preds) != 1 or len(second.preds) != preds:
+    if len(second.preds) == 2:  # the chain's last test and its cleanup
+        if not exit_after_chain_cleanup(walker, second.id):
+            return None
+    elif all(M.is_marker(value) for value in stack):
         return None
     first_end, second_end = _straight_end(walker, first), _straight_end(walker, second)
     if any(walker.instrs[end - 1].op not in ENDS_PATH for end in (first_end, second_end)):
@@ -154,6 +156,7 @@ def copied_tail_ternary(walker: Any, head: Node, fall: Optional[int], stack: Lis
         body = pure_value(walker, first.start, first_end - k, stack)
         orelse = pure_value(walker, second.start, second_end - k, stack) if body is not None else None
         if body is not None and orelse is not None:
+            test = head.expr if fall == head.true else negate(head.expr)
             stack.append(ast.IfExp(test=test, body=body, orelse=orelse))
             return second_end - k
     return None

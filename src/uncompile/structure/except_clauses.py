@@ -28,12 +28,19 @@ class ExceptClauses(HandlerRegions):
 
     def _clauses(
         self, i: int, ctx: Context, stack: List[Any]
-    ) -> Tuple[List[ast.excepthandler], Optional[int]]:
+    ) -> Tuple[List[ast.excepthandler], Optional[int], bool]:
+        """The clauses of the handler whose first test is at *i*, where the first clause that
+        goes on after the try goes, and whether one goes on to the loop's next iteration."""
         clauses: List[ast.excepthandler] = []
+        continues = False
         # the handler around the clauses' cleanup also covers each clause's own POP_EXCEPT
         cleanup = self.handler_of(self.instrs[i - 1].offset)
         owner_entry = self.handler_of(cleanup.target) if cleanup is not None else None
         owner = owner_entry.target if owner_entry is not None else None
+        # the last clause's code ends at the cleanup (other handlers may follow it)
+        chain_end = self.index_at(cleanup.target) if cleanup is not None else len(self.instrs)
+        if chain_end < i:
+            chain_end = len(self.instrs)
         follow: Optional[int] = None
         base = stack + [M.Discard()]
         while i < len(self.instrs):
@@ -60,14 +67,16 @@ class ExceptClauses(HandlerRegions):
                 i += 1
             work.pop()
             self.sim.pending = []
-            clause_body, exit_index = self._clause_body(i, ctx, work, name, owner, next_clause)
+            limit = chain_end if next_clause is None else next_clause
+            clause_body, exit_index, to_next = self._clause_body(i, ctx, work, name, owner, limit)
+            continues = continues or to_next
             if exit_index is not None and follow is None:
                 follow = exit_index
             clauses.append(ast.ExceptHandler(type=type_expr, name=name, body=clause_body or [ast.Pass()]))
             if next_clause is None:
                 break
             i = next_clause
-        return clauses, follow
+        return clauses, follow, continues
 
     def _clause_body(
         self,
@@ -76,16 +85,16 @@ class ExceptClauses(HandlerRegions):
         stack: List[Any],
         name: Optional[str],
         owner: Optional[int],
-        next_clause: Optional[int],
-    ) -> Tuple[List[ast.stmt], Optional[int]]:
+        limit: int,
+    ) -> Tuple[List[ast.stmt], Optional[int], bool]:
         """Walk an except clause's body until its ``POP_EXCEPT`` on the normal path.
 
-        The next clause's test (at *next_clause*) follows the clause: one that gets there
-        without a ``POP_EXCEPT`` only raises or returns."""
-        limit = len(self.instrs) if next_clause is None else next_clause
+        The next clause's test (or after the last clause the handler's cleanup) at *limit*
+        follows the clause: one that gets there without a ``POP_EXCEPT`` only raises or returns."""
         end = self._clause_exit(i, limit, name, ctx, owner)
         exit_index = self._clause_end(end + 1, name, ctx) if end < limit else None
         loop = ctx.loop
+        to_next = False  # the clause goes on to the loop's next iteration
         if (
             exit_index is not None
             and loop is not None
@@ -93,6 +102,7 @@ class ExceptClauses(HandlerRegions):
             and self.block_of[exit_index] in (loop.continue_to, loop.break_to)
             and self.blocks[self.block_of[exit_index]].start == exit_index
         ):
+            to_next = self.block_of[exit_index] == loop.continue_to and self._last_exit(end, limit, owner)
             exit_index = None
         # a clause laid out past a bottom-tested loop's copied test still ends at its own end,
         # or with the ``return`` that leaves enclosing clauses too
@@ -102,7 +112,7 @@ class ExceptClauses(HandlerRegions):
         body = self.walk(
             i, ctx._replace(until=until, except_name=name, lo=-1, hi=1 << 60), stack, entering=True
         )
-        return body, exit_index
+        return body, exit_index, to_next
 
     def _clause_exit(
         self, i: int, limit: int, name: Optional[str], ctx: Context, owner: Optional[int]
@@ -143,6 +153,16 @@ class ExceptClauses(HandlerRegions):
         if plain is not None:
             return plain
         return first if first is not None else limit
+
+    def _last_exit(self, end: int, limit: int, owner: Optional[int]) -> bool:
+        """Whether the clause's ``POP_EXCEPT`` at *end* is its last before *limit* (no
+        ``continue`` written inside the clause, which goes where the normal path does)."""
+        return not any(
+            self.instrs[k].op == "POP_EXCEPT"
+            and self.instrs[k - 1].op != "COPY"
+            and self._own_pop_except(k, owner)
+            for k in range(end + 1, limit)
+        )
 
     def _breaks_loop(self, k: int, ctx: Context) -> bool:
         """Whether a clause that goes on at *k* leaves the loop being walked (a ``break``)."""

@@ -47,11 +47,14 @@ def finally_reraises(instrs: List[Any], handlers: List[Any]) -> List[List[int]]:
             entry = handler_at(handlers, ins.offset)
             if entry is not None:
                 groups.setdefault(entry.target, []).append(ins.index)
-    found = []
-    at = {ins.offset: ins.index for ins in instrs} if groups else {}
-    for target, reraises in groups.items():
+    found: List[List[int]] = []
+    several = {target: reraises for target, reraises in groups.items() if len(reraises) >= 2}
+    if not several:
+        return found
+    at = {ins.offset: ins.index for ins in instrs}
+    for target, reraises in several.items():
         cleanup = at.get(target)
-        if len(reraises) < 2 or cleanup is None or not _is_cleanup_at(instrs, cleanup):
+        if cleanup is None or not _is_cleanup_at(instrs, cleanup):
             continue
         handler = at[min(e.start for e in handlers if e.target == target)]
         if (

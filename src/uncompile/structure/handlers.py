@@ -33,6 +33,7 @@ class HandlerStructurer(ExceptClauses, ExceptStar):
     sim: Any
     exit: Optional[int]
     walk: Any
+    start_of: Any
     empty_tries: Dict[int, Any]  # tries with an empty body, by where they stand
     finally_exits: Set[int]  # where the copy of a finally body that its try falls through to starts
 
@@ -321,7 +322,18 @@ class HandlerStructurer(ExceptClauses, ExceptStar):
         )
         if loop_end is not None:
             clause_ctx = clause_ctx.stop_at(loop_end)
-        clauses, follow = self._clauses(handler_index + 1, clause_ctx, stack)
+        clauses, follow, continues = self._clauses(handler_index + 1, clause_ctx, stack)
+        if (
+            follow is None
+            and continues
+            and loop is not None
+            and after is not None
+            and self._breaks_at(after, loop)
+        ):
+            # the clauses go on to the next iteration, the body leaves the loop: its ``break``
+            body.append(ast.Break())
+            self.sim.emit(ast.Try(body=body, handlers=cast(Any, clauses), orelse=[], finalbody=[]))
+            return self.start_of(loop.continue_to)
         if loop_end is not None and follow is None:
             # the clauses end the loop body; the code the body goes on to was compiled before
             # them: the try's ``else``, up to the end of the loop body
@@ -408,6 +420,14 @@ class HandlerStructurer(ExceptClauses, ExceptStar):
         start = self.instrs[i].offset
         cold = min(e.target for e in self.handlers)  # the handlers follow all other code
         return any(start <= e.start < cold and e.target < target for e in self.handlers)
+
+    def _breaks_at(self, i: int, loop: Any) -> bool:
+        """Whether the block starting at instruction *i* leaves *loop* (or only jumps there)."""
+        b = self.block_of[i]
+        if self.blocks[b].start != i:
+            return False
+        target = self.blocks[b].jump if self._lone_jump(b) else None  # type: ignore[attr-defined]
+        return self.is_break(b, loop) or (target is not None and self.is_break(target, loop))  # type: ignore[attr-defined]
 
     def _jump_target(self, i: int) -> int:
         """The block that instruction *i* leads to, through a block that only jumps."""

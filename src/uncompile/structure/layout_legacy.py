@@ -42,7 +42,7 @@ class LegacyLayout:
         Block bodies are walked up to their normal exit (``until``); a ``break`` or
         ``continue`` inside them jumps past it and must not end the walk silently.
         """
-        if ctx != Context() and self._legacy_dead_final_return(pos):
+        if self._legacy_dead_final_return(pos) and ctx != Context():
             return True  # inside a branch; at the top level it is the function's own end
         loop = ctx.loop
         if loop is None or (pos == ctx.until and self.block_of[pos] != loop.break_to):

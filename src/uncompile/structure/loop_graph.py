@@ -29,6 +29,11 @@ class LoopGraph:
     legacy_loop_exits: Any
     span: Any
 
+    def blocks_within(self, lo: int, hi: int) -> List[Any]:
+        """The blocks that start at an offset from *lo* up to (not including) *hi*, in layout order."""
+        blocks = self.blocks
+        return blocks[_first_at(blocks, lo) : _first_at(blocks, hi)]
+
     def _same_exit(self, a: Optional[int], b: Optional[int]) -> bool:
         """Blocks *a* and *b* are one exit, or copies of one ``return`` or jump (3.12+ copy small
         exits), or one is only a jump to the other."""
@@ -77,6 +82,10 @@ class LoopGraph:
     def _reach_normal(self, start: int, goal: int, raising: bool = False) -> bool:
         """Whether *goal* is reachable from *start* by normal edges, and with *raising* also
         from a try body into its handler (reachable sets kept per start)."""
+        return goal in self._reach_set(start, raising)
+
+    def _reach_set(self, start: int, raising: bool = False) -> Set[int]:
+        """The blocks reachable from *start* (see :meth:`_reach_normal`)."""
         key = (start, raising)
         reachable = self._reachable.get(key)
         if reachable is None:
@@ -89,7 +98,7 @@ class LoopGraph:
                         reachable.add(succ)
                         work.append(succ)
             self._reachable[key] = reachable
-        return goal in reachable
+        return reachable
 
     def reaches(self, start: int, goal: int, ctx: Context) -> bool:
         """Whether *goal* is reachable from *start* inside the current region (loop body)."""
@@ -239,3 +248,15 @@ class LoopGraph:
                     seen.add(succ)
                     (outs.add if popped else work.append)(succ)
         return sorted(outs, key=lambda b: self.blocks[b].offset)
+
+
+def _first_at(blocks: List[Any], offset: int) -> int:
+    """The index of the first of *blocks* (in layout order) that starts at or after *offset*."""
+    lo, hi = 0, len(blocks)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if blocks[mid].offset < offset:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo

@@ -137,10 +137,8 @@ class LoopStructurer(BottomTestedLoops):
         exit_off = self.blocks[exit_b].offset if exit_b is not None else 1 << 60
         body |= {
             b.id
-            for b in self.blocks
-            if head.offset <= b.offset < exit_off
-            and ctx.lo <= b.offset < ctx.hi
-            and not self.instrs[b.start].op == "PUSH_EXC_INFO"
+            for b in self.blocks_within(max(head.offset, ctx.lo), min(exit_off, ctx.hi))
+            if not self.instrs[b.start].op == "PUSH_EXC_INFO"
         }
         iterator = self.sim.pop(stack, self.instrs[head.start])
         slots: List[Any] = []
@@ -205,36 +203,28 @@ class LoopStructurer(BottomTestedLoops):
     def while_loop(self, header: int, body: set, ctx: Context, stack: List[Any]) -> Optional[int]:
         head = self.blocks[header]
         # handler code of the body (3.12+ places it after the function) does not extend the body
-        normal = [b for b in body if self._reach_normal(header, b)]
+        reach = self._reach_set(header)
+        normal = [b for b in body if b in reach]
         last_source = max(self.blocks[b].offset for b in normal)
         body |= {
             b.id
-            for b in self.blocks
-            if head.offset <= b.offset <= last_source
-            and ctx.lo <= b.offset < ctx.hi
-            and self.instrs[b.start].op != "PUSH_EXC_INFO"
-            and self._reach_normal(header, b.id)
+            for b in self.blocks_within(max(ctx.lo, head.offset), min(ctx.hi, last_source + 1))
+            if b.id in reach and self.instrs[b.start].op != "PUSH_EXC_INFO"
         }
         # a try body whose handler goes on with the loop belongs to it, also where its own end
         # leaves the loop (``try: ...; break``), with the jumps that only it reaches
         tried = {
             b.id
-            for b in self.blocks
-            if head.offset < b.offset
-            and ctx.lo <= b.offset < ctx.hi
-            and self._reach_normal(header, b.id)
-            and any(h in body for h in self._try_handler_blocks(b.id))
+            for b in self.blocks_within(max(ctx.lo, head.offset + 1), ctx.hi)
+            if b.id in reach and any(h in body for h in self._try_handler_blocks(b.id))
         }
         body |= tried
         inside = self._tries_inside(head, body, ctx)
         body |= inside | self._only_after(inside, body)
-        body |= {
+        body |= {  # (such a block follows one of them)
             b.id
-            for b in self.blocks
-            if b.preds
-            and all(p in tried for p in b.preds)
-            and b.end - b.start == 1
-            and self.instrs[b.start].op == "JUMP"
+            for b in {self.blocks[s] for t in tried for s in self.blocks[t].succs}
+            if all(p in tried for p in b.preds) and b.end - b.start == 1 and self.instrs[b.start].op == "JUMP"
         }
         body |= self._straight_line_ends(body)
         chain_exit = self._chain_exit(head)
@@ -319,8 +309,8 @@ class LoopStructurer(BottomTestedLoops):
         """Blocks that end the function (``return``, ``raise``) run straight on from a body block
         (split from it where a try's range ends: ``while True: try: return f() ...``)."""
         found = set()
-        for b in self.blocks:
-            if b.succs or b.id in body or b.preds != [b.id - 1] or b.id - 1 not in body:
+        for b in [self.blocks[x + 1] for x in body if x + 1 < len(self.blocks)]:
+            if b.succs or b.id in body or b.preds != [b.id - 1]:
                 continue
             before = self.blocks[b.id - 1]
             if before.fall == b.id and self.instrs[before.end - 1].target is None:
@@ -348,10 +338,8 @@ class LoopStructurer(BottomTestedLoops):
                 continue  # a try around the loop
             found |= {
                 b.id
-                for b in self.blocks
-                if lo <= b.offset < hi
-                and ctx.lo <= b.offset < ctx.hi
-                and b.id not in body
+                for b in self.blocks_within(max(lo, ctx.lo), min(hi, ctx.hi))
+                if b.id not in body
                 and self.instrs[b.start].op != "PUSH_EXC_INFO"
                 and self._reach_normal(head.id, b.id)
             }

@@ -11,7 +11,7 @@ structurer compares the pure tails of blocks to find a ``while`` test copied to 
 from __future__ import annotations
 
 import ast
-from typing import Any, List, Optional, Sequence, Set, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
 from ..bytecode import versions as V
 from ..errors import DecompileError
@@ -68,6 +68,9 @@ class PureBlocks:
     sim: Any
     walk: Any
 
+    #: (block, start) -> :meth:`_statement_free`'s answer, filled as asked
+    _statement_free_at: Optional[Dict[Tuple[int, int], bool]] = None
+
     def _pure(
         self, block_id: int, start: int, stack: List[Any], operands: Sequence[Any] = ()
     ) -> Optional[Tuple[Any, str, int]]:
@@ -75,27 +78,19 @@ class PureBlocks:
 
         *operands* are values pushed on *stack* before the block that the block consumes (the
         value of ``b or c`` that ``not (b or c)`` negates where the two meet)."""
+        if not self._statement_free(block_id, start):
+            return None  # known before running it: most blocks a branch goes to make statements
         block = self.blocks[block_id]
         work = list(stack) + list(operands)
         try:
             with self.sim.scratch():
                 for i in range(start, block.end - 1):
-                    ins = self.instrs[i]
-                    genexpr_iter = ins.op == "GET_ITER" and self.instrs[i + 1].op == "CALL"  # f(x for x in y)
-                    if (
-                        (ins.op in _PURE_FORBIDDEN and not genexpr_iter)
-                        or ins.op.startswith("STORE")
-                        or ins.target is not None
-                    ):
-                        return None
-                    self.sim.step(ins, work)
+                    self.sim.step(self.instrs[i], work)
                 last = self.instrs[block.end - 1]
                 if last.op in V.CONDITIONAL_JUMPS:
                     kind = "cond"
                 elif last.op == "JUMP":
                     kind = "jump"
-                elif last.op in _PURE_FORBIDDEN or last.op.startswith("STORE") or last.target is not None:
-                    return None
                 else:
                     self.sim.step(last, work)
                     kind = "fall"
@@ -118,6 +113,35 @@ class PureBlocks:
             return None
         return work[-1], kind, block.end - 1
 
+    def _statement_free(self, block_id: int, start: int) -> bool:
+        """Whether the instructions of block *block_id* from *start* hold no store, jump inside
+        or statement's instruction (a generator expression's ``GET_ITER`` before its call is one
+        of a value) before a last jump or one more such instruction: what :meth:`_pure` can
+        evaluate. Decided once per place from the instructions alone."""
+        if self._statement_free_at is None:
+            self._statement_free_at = {}
+        known = self._statement_free_at.get((block_id, start))
+        if known is not None:
+            return known
+        instrs = self.instrs
+        end = self.blocks[block_id].end - 1
+        free = True
+        for i in range(min(start, end), end + 1):
+            ins = instrs[i]
+            op = ins.op
+            if i == end and (op in V.CONDITIONAL_JUMPS or op == "JUMP"):
+                break
+            genexpr_iter = op == "GET_ITER" and i < end and instrs[i + 1].op == "CALL"  # f(x for x in y)
+            if (
+                (op in _PURE_FORBIDDEN and not genexpr_iter)
+                or op.startswith("STORE")
+                or ins.target is not None
+            ):
+                free = False
+                break
+        self._statement_free_at[(block_id, start)] = free
+        return free
+
     def _copied_return(self, i: int, block_id: int) -> bool:
         """Whether the instructions from *i* to the end of its block are a copy of block
         *block_id*, which returns (3.10+ copy a small exit into the paths that reach it)."""
@@ -135,7 +159,7 @@ class PureBlocks:
         last test falls through to)."""
         block = self.blocks[block_id]
         last = self.instrs[block.end - 1]
-        if last.op not in V.CONDITIONAL_JUMPS:
+        if last.op not in V.CONDITIONAL_JUMPS or not self._statement_free(block_id, start):
             return None
         work = list(stack)
         try:

@@ -17,7 +17,7 @@ from typing import Any, Callable, Dict, FrozenSet, List, Optional, Set, Tuple
 
 from ..bytecode import versions as V
 from ..bytecode.exception_table import empty_try_entries, exception_handlers, handler_at
-from ..bytecode.instructions import read_instructions
+from ..bytecode.instructions import read_indexed_instructions
 from ..bytecode.reader import instruction_lines
 from ..errors import DecompileError
 from ..expressions import values as M
@@ -37,6 +37,18 @@ from .matches import MatchStructurer
 from .pure_blocks import PureBlocks
 
 _WITH_STARTS = ("BEFORE_WITH", "SETUP_WITH")
+#: 3.10 copies the code after a loop into its breaks (see legacy_copied_break): any instruction
+#: of a loop body may start one
+_COPIED_BREAKS = V.LAYOUT_IN_SOURCE_ORDER and V.RETURN_COPIED_TO_BRANCHES
+#: What run_block checks before executing it (outside finally copies and, on 3.10, loops; the
+#: others are only executed), besides the starts of a match: the start of a with-exit call or a
+#: clause's name cleanup (skip_copies), of a with, of a copied break (is_copied_break) and, on
+#: 3.10, the end of a try body copied with its exit (legacy_copied_try_exit)
+_CHECKED_ALWAYS = (
+    COPY_START_OPS | frozenset(_WITH_STARTS) | {"POP_TOP"} | ({"POP_BLOCK"} if _COPIED_BREAKS else set())
+)
+#: the match starts of a code object -> all that run_block checks there
+_CHECKED_OPS: Dict[FrozenSet[str], FrozenSet[str]] = {}
 
 
 class Walker(
@@ -54,7 +66,7 @@ class Walker(
 
     def __init__(self, code: Any, nested: Any) -> None:
         self.code = code
-        self.instrs = read_instructions(code)
+        self.instrs, index_of = read_indexed_instructions(code)
         # 3.8 - 3.10 blocks are structured from the block stack (blocks_legacy), without
         # exception edges in the graph: their handlers are laid out after each body.
         self.handlers = exception_handlers(code, self.instrs) if V.HAS_EXCEPTION_TABLE else []
@@ -63,15 +75,13 @@ class Walker(
         self.handlers += self.empty_tries.values()
         reraises = finally_reraises(self.instrs, self.handlers) if V.HAS_EXCEPTION_TABLE else []
         leaders = frozenset(k for group in reraises for k in group) or reraise_leaders(self.instrs)
-        self.cfg = ControlFlowGraph(self.instrs, self.handlers, leaders)
+        self.cfg = ControlFlowGraph(self.instrs, self.handlers, leaders, index_of)
         self.blocks = self.cfg.blocks
         if not V.HAS_EXCEPTION_TABLE:
             self.legacy_link_handlers()
             self.legacy_link_reraise_copies()
         self.sim = simulator_for(code, nested, self.instrs)
-        self.block_of: List[int] = [0] * len(self.instrs)
-        for block in self.blocks:
-            self.block_of[block.start : block.end] = [block.id] * (block.end - block.start)
+        self.block_of: List[int] = self.cfg.block_of
         self.last_reraise: Dict[int, int] = {}
         self.link_finally_reraises(reraises)
         self.exit: Optional[int] = None
@@ -88,6 +98,9 @@ class Walker(
         self._line_at: Optional[Callable[[int], Optional[int]]] = None
         self.match_starts = self.match_start_ops(code)
 
+    #: offset -> the handler entry that covers it (the entries never change), filled as asked
+    _covering: Optional[Dict[int, Any]] = None
+
     # -- helpers ------------------------------------------------------------------------
 
     def fail(self, index: int, why: str) -> DecompileError:
@@ -103,12 +116,19 @@ class Walker(
         return None if block is None else self.blocks[block].start
 
     def handler_of(self, offset: int) -> Any:
-        return handler_at(self.handlers, offset)
+        """The handler entry that covers *offset*, or None (looked up once per offset)."""
+        covering = self._covering
+        if covering is None:
+            covering = self._covering = {}
+        if offset in covering:
+            return covering[offset]
+        entry = covering[offset] = handler_at(self.handlers, offset)
+        return entry
 
     def try_entry_at(self, offset: int, ctx: Context) -> Any:
         """The handler entry that covers *offset*; inside its region (or outside any), the
         entry of a try with an empty body that stands there, if not walked yet."""
-        entry = handler_at(self.handlers, offset)
+        entry = self.handler_of(offset)
         if entry is None or entry.target in ctx.active:
             return self.empty_tries.get(offset, entry)
         return entry
@@ -138,7 +158,10 @@ class Walker(
             first = True
             depth = len(stack)
             top = stack[-1] if stack else None  # a return's value swapped under it is no value gone
-            while pos is not None and pos < len(self.instrs):
+            n = len(self.instrs)
+            limit = 50 * n + 5000  # each block is walked a few times at most
+            finally_bodies = ctx.finally_bodies
+            while pos is not None and pos < n:
                 self.steps += 1
                 if (
                     not V.HAS_EXCEPTION_TABLE
@@ -149,7 +172,7 @@ class Walker(
                 if pos >= ctx.until and not self._break_past_bottom_test(pos, ctx):
                     stopped = pos
                     break
-                if self.steps > 50 * len(self.instrs) + 5000:  # each block is walked a few times at most
+                if self.steps > limit:
                     raise self.fail(pos, "structuring does not terminate")
                 block = self.blocks[self.block_of[pos]]
                 if pos == block.start and first and entering and V.HAS_EXCEPTION_TABLE:
@@ -171,7 +194,11 @@ class Walker(
                         # a try's; a loop inside the region may end where the region does)
                         self.sim.emit(ast.Break())
                         break
-                    if block.id not in ctx.stops and self.continues_through_finally(pos, ctx):
+                    if (
+                        finally_bodies
+                        and block.id not in ctx.stops
+                        and self.continues_through_finally(pos, ctx)
+                    ):
                         self.sim.emit(ast.Continue())  # leaves the region after running its finally
                         break
                     if block.id in ctx.stops or (
@@ -188,7 +215,9 @@ class Walker(
                     if loop is not None and self.is_break(block.id, loop):
                         self.sim.emit(ast.Break())
                         break
-                    if self.starts_finally_copy(pos, ctx):  # its loops and tries are part of the copy
+                    if finally_bodies and self.starts_finally_copy(
+                        pos, ctx
+                    ):  # its loops and tries are part of the copy
                         first = False
                         pos = self.run_block(pos, ctx, stack)
                         continue
@@ -221,6 +250,13 @@ class Walker(
         last = block.end - 1
         instrs, step, until = self.instrs, self.sim.step, ctx.until
         copying = bool(ctx.finally_bodies)  # a finally body's copy may start anywhere
+        # most instructions are only executed: those the checks below can stop at are known
+        loop = ctx.loop
+        checked = None
+        if not copying and not (_COPIED_BREAKS and loop is not None):
+            checked = _CHECKED_OPS.get(self.match_starts)
+            if checked is None:
+                checked = _CHECKED_OPS[self.match_starts] = _CHECKED_ALWAYS | self.match_starts
         i = pos
         left_with = False  # a with's exit call was skipped: a jump out of the block leaves the with
         exit_copy = while_exit_copy(self, block, ctx) if ctx.loop is not None else -1
@@ -232,6 +268,10 @@ class Walker(
                 return None
             ins = instrs[i]
             op = ins.op
+            if checked is not None and op not in checked:
+                step(ins, stack)
+                i += 1
+                continue
             skip = self.skip_copies(i, ctx, stack) if copying or op in COPY_START_OPS else 0
             if skip:
                 left_with = left_with or self.exit_call_at(i) > 0
@@ -258,10 +298,12 @@ class Walker(
             i += 1
         if last >= ctx.until:
             return last
-        skip = self.skip_copies(last, ctx, stack) if last >= pos else 0
+        ins = self.instrs[last]
+        skip = (
+            self.skip_copies(last, ctx, stack) if last >= pos and (copying or ins.op in COPY_START_OPS) else 0
+        )
         if skip:
             return self._return_after_copy(last + skip, ctx, stack)
-        ins = self.instrs[last]
         if ins.op in V.CONDITIONAL_JUMPS:
             before_branch = getattr(self.sim, "before_branch", None)  # Dynamo's code: see stack_shuffles
             if before_branch is not None and stack:
