@@ -54,6 +54,18 @@ CASES = {
             else:
                 return True
     """,
+    # a generator whose only yield is dead code, which the compiler drops
+    "generator_with_dead_yield_only": """
+        def f(self):
+            while False:
+                yield None
+    """,
+    "async_generator_with_dead_yield_only": """
+        async def f(x):
+            await x
+            if False:
+                yield
+    """,
     # 3.8 loads the AssertionError an ``if`` raises as an assert would; unpacked arguments are
     # no assert's message
     "raise_assertion_error_with_unpacked_arguments": """

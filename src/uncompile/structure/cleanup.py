@@ -8,7 +8,8 @@
 * the docstring (``co_consts[0]`` of a function, ``__doc__ = ...`` of a class/module);
 * ``global``/``nonlocal`` declarations the bytecode implies;
 * ``assert False, msg``, which compiles to an unconditional ``raise AssertionError(msg)``;
-* the ``None`` an async generator returns: its ``return`` takes no value.
+* the ``None`` an async generator returns: its ``return`` takes no value;
+* a generator whose every ``yield`` was dead code gets one back, unreachable (``if False: yield``).
 """
 
 from __future__ import annotations
@@ -310,6 +311,28 @@ def _docstring(stmts: List[ast.stmt]) -> List[ast.stmt]:
     return stmts
 
 
+_GENERATORS = inspect.CO_GENERATOR | inspect.CO_ASYNC_GENERATOR
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+
+
+def _yields(stmts: List[ast.stmt]) -> bool:
+    """Whether a ``yield`` (``yield from``) is written in *stmts*, outside nested scopes."""
+    pending: List[ast.AST] = list(stmts)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (ast.Yield, ast.YieldFrom)):
+            return True
+        if not isinstance(node, _SCOPES):
+            pending.extend(ast.iter_child_nodes(node))
+    return False
+
+
+def _dead_yield() -> ast.stmt:
+    """``if False: yield``: a generator whose every ``yield`` the compiler dropped as dead code
+    (``while False: yield None``) still is one; the statement compiles to nothing."""
+    return ast.If(test=ast.Constant(value=False), body=[ast.Expr(value=ast.Yield(value=None))], orelse=[])
+
+
 def tidy_body(stmts: List[ast.stmt], code: CodeType, sim: Any) -> List[ast.stmt]:
     """See the module docstring; *sim* knows which names were stored as global/nonlocal."""
     is_function = bool(code.co_flags & inspect.CO_NEWLOCALS)
@@ -323,6 +346,8 @@ def tidy_body(stmts: List[ast.stmt], code: CodeType, sim: Any) -> List[ast.stmt]
     elif code.co_name != "<lambda>":
         stmts = _else_before_dead_return(stmts)
     _tidy_statements(stmts, bare_returns=bool(code.co_flags & inspect.CO_ASYNC_GENERATOR))
+    if is_function and code.co_name != "<lambda>" and code.co_flags & _GENERATORS and not _yields(stmts):
+        stmts = stmts + [_dead_yield()]
     if not is_function:
         stmts = restore_annotations([s for s in stmts if not _is_class_bookkeeping(s)], code)
         stmts = _docstring(stmts)
