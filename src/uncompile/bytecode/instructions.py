@@ -171,46 +171,46 @@ class _Reader:
     def sequence(self, i: int) -> Optional[int]:
         """Emit the neutral form of a sequence of raw instructions at *i*; the index after it, or None."""
         raw = self.raw
-        ins = raw[i]
-        name = ins.opname
+        offset, _opcode, arg, _argval = raw.fields[i]
+        name = raw.opname(i)
         if name in ("SETUP_FINALLY", "GET_ANEXT"):
             header = async_for_header(raw, i, self.handler_target)
             if header is not None:
                 after, exit_offset = header
-                self.emit(ins.offset, "FOR_ITER", ASYNC, exit_offset)
+                self.emit(offset, "FOR_ITER", ASYNC, exit_offset)
                 return after
         if name == "END_ASYNC_FOR" or (name == "CLEANUP_THROW" and ends_send(raw, i, self.send_ends)):
             return i + 1 if name == "END_ASYNC_FOR" else i + 2
-        if name == "GET_ITER" and V.GET_ITER_YIELD_FROM is not None and ins.arg == V.GET_ITER_YIELD_FROM:
+        if name == "GET_ITER" and V.GET_ITER_YIELD_FROM is not None and arg == V.GET_ITER_YIELD_FROM:
             name = "GET_YIELD_FROM_ITER"  # 3.15
         if name in ("GET_AWAITABLE", "GET_YIELD_FROM_ITER"):
             end = await_end(raw, i)
             if end is not None:
                 if name == "GET_YIELD_FROM_ITER":
-                    self.emit(ins.offset, "GET_YIELD_FROM_ITER")
-                    self.emit(ins.offset, "YIELD_FROM")
+                    self.emit(offset, "GET_YIELD_FROM_ITER")
+                    self.emit(offset, "YIELD_FROM")
                 else:
-                    self.emit(ins.offset, "AWAIT")
+                    self.emit(offset, "AWAIT")
                 return end
         if (
             name == "GET_ITER"
             and i + 3 < len(raw)
-            and raw[i + 1].opname == "LOAD_CONST"
-            and raw[i + 2].opname == "YIELD_FROM"
+            and raw.opname(i + 1) == "LOAD_CONST"
+            and raw.opname(i + 2) == "YIELD_FROM"
         ):  # 3.8 - 3.10 yield from
-            self.emit(ins.offset, "GET_YIELD_FROM_ITER")
-            self.emit(ins.offset, "YIELD_FROM")
+            self.emit(offset, "GET_YIELD_FROM_ITER")
+            self.emit(offset, "YIELD_FROM")
             return i + 3
-        replacement = match_sequence(raw, i, ins.opname)
+        replacement = match_sequence(raw, i, raw.opname(i))
         if replacement is not None:
-            for op, arg in replacement[0]:
-                self.emit(ins.offset, op, arg)
+            for op, value in replacement[0]:
+                self.emit(offset, op, value)
             return replacement[1]
         cleanup = V.FOR_EXIT_CLEANUP
         if (
             cleanup
             and name == cleanup[0]
-            and all(i + k < len(raw) and raw[i + k].opname == op for k, op in enumerate(cleanup))
+            and all(i + k < len(raw) and raw.opname(i + k) == op for k, op in enumerate(cleanup))
         ):
             return i + len(cleanup)
         return None

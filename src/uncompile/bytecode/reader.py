@@ -230,6 +230,10 @@ class RawInstructions(_RawSequence):
     def __iter__(self) -> Iterator[RawInstruction]:
         return (raw_instruction(*fields) for fields in self.fields)
 
+    def opname(self, index: int) -> str:
+        """``self[index].opname``, without making the instruction."""
+        return _OPCODES[self.fields[index][1]][0]
+
 
 def decode(code: CodeType) -> RawInstructions:  # noqa: C901 - one flat decoding loop
     """The raw instructions of *code*, in the order :func:`dis.get_instructions` lists them."""

@@ -24,13 +24,16 @@ import dis
 from typing import Any, List, Optional, Sequence, Tuple
 
 from . import versions as V
-from .reader import RawInstruction
+from .reader import RawInstruction, RawInstructions
 
 Replacement = Tuple[List[Tuple[str, Any]], int]
 
 _WITH_ENTRY = ("COPY", "LOAD_SPECIAL", "SWAP", "SWAP", "LOAD_SPECIAL", "CALL")
 _TYPE_ALIAS = ("BUILD_TUPLE", "CALL_INTRINSIC_1")
 _GUARD = ("LOAD_GLOBAL", "COPY", "LOAD_COMMON_CONSTANT", "IS_OP", "POP_JUMP_IF_FALSE")
+
+#: The second instruction of each sequence, by its first.
+_SECONDS = {names[0]: names[1] for names in (_WITH_ENTRY, _GUARD, _TYPE_ALIAS)}
 
 #: Where a sequence of the running interpreter can start (one whose instructions all exist).
 SEQUENCE_STARTS = frozenset(
@@ -80,8 +83,11 @@ def _builtin_guard(raw: Sequence[RawInstruction], i: int) -> Optional[Replacemen
     return [("LOAD_GLOBAL", (builtin, False))], fallback
 
 
-def match_sequence(raw: Sequence[RawInstruction], i: int, name: str) -> Optional[Replacement]:
+def match_sequence(raw: RawInstructions, i: int, name: str) -> Optional[Replacement]:
     """The neutral replacement of a known sequence starting at ``raw[i]`` (named *name*), or None."""
+    second = _SECONDS.get(name)
+    if second is None or i + 1 >= len(raw) or raw.opname(i + 1) not in (second, "EXTENDED_ARG"):
+        return None  # (most instructions: asked first, without making any raw instruction)
     if name == "COPY":
         return _with_entry(raw, i)
     if name == "LOAD_GLOBAL":
