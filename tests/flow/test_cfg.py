@@ -66,3 +66,21 @@ def test_uncovered_conditional_jump_stays_in_its_block():
             assert cfg.blocks[block.id - 1].succs == [block.id], "a test's jump split from its test"
     result = verify_code(compile(COMPREHENSION_WITH_OR_CONDITION, "<test>", "exec", dont_inherit=True))
     assert result.identical, (str(result), result.source)
+
+
+def _ends_in_return(a):
+    if a:
+        return 1
+    return 2
+
+
+def test_reaches_follows_the_edges_and_block_of_maps_every_instruction():
+    instrs = read_instructions(_ends_in_return.__code__)
+    cfg = ControlFlowGraph(instrs, [])
+    assert len(cfg.block_of) == len(instrs)
+    for block in cfg.blocks:
+        assert cfg.block_of[block.start : block.end] == [block.id] * (block.end - block.start)
+    assert cfg.reaches(len(instrs) - 1)
+    # no edge leads into a block that nothing jumps or falls to
+    unreached = [b for b in cfg.blocks if b.id and not b.preds]
+    assert all(not cfg.reaches(b.start) for b in unreached)

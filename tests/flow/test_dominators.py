@@ -36,3 +36,15 @@ def test_cfg_of_a_function():
     for block in cfg.blocks:
         for succ in block.succs:
             assert block.id in cfg.blocks[succ].preds
+
+
+def test_a_loop_needs_more_than_one_pass():
+    # 1 -> 2 -> 1 (back edge); both leave the loop, by 4 and by 3, and meet at 5: the first
+    # pass, which meets 2's successors before 1 is known, would say that 2 always goes on to 3
+    succs = {0: [1], 1: [2, 4], 2: [1, 3], 3: [5], 4: [5], 5: []}
+    assert immediate_postdominators(succs, succs) == {0: 1, 1: 5, 2: 5, 3: 5, 4: 5, 5: None}
+
+
+def test_a_loop_that_never_ends_has_no_postdominator():
+    succs = {0: [1, 3], 1: [2], 2: [1], 3: []}  # 1 <-> 2 forever
+    assert immediate_postdominators(succs, succs) == {0: 3, 1: None, 2: None, 3: None}

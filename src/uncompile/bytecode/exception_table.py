@@ -11,10 +11,11 @@ from __future__ import annotations
 import dis
 from bisect import bisect_left
 from types import CodeType
-from typing import TYPE_CHECKING, Iterator, List, NamedTuple, Optional
+from typing import TYPE_CHECKING, List, NamedTuple, Optional
 
 from . import versions as V
 from .awaits import is_async_for_end, is_cleanup_throw
+from .reader import has_instruction
 
 if TYPE_CHECKING:  # the normalizer reads the table too (async for headers)
     from .instructions import Instr
@@ -30,22 +31,15 @@ class Handler(NamedTuple):
     lasti: bool
 
 
-def _varints(data: bytes) -> Iterator[int]:
-    i = 0
-    while i < len(data):
-        byte = data[i]
-        value = byte & 63
-        while byte & 64:
-            i += 1
-            byte = data[i]
-            value = (value << 6) | (byte & 63)
-        i += 1
-        yield value
-
-
 def parse_exception_table(table: bytes) -> List[Handler]:
     """The entries of a 3.11+ ``co_exceptiontable`` (offsets in bytes, ``end`` exclusive)."""
-    numbers = list(_varints(table))
+    numbers = []  # each a big-endian varint of 6-bit groups, bit 6 set on all but the last byte
+    value = 0
+    for byte in table:
+        value = (value << 6) | (byte & 63)
+        if not byte & 64:
+            numbers.append(value)
+            value = 0
     out = []
     for k in range(0, len(numbers) - 3, 4):
         start, length, target, depth_lasti = numbers[k : k + 4]
@@ -86,7 +80,7 @@ def exception_handlers(code: CodeType, instrs: List[Instr]) -> List[Handler]:
     entries = parse_exception_table(code.co_exceptiontable)  # type: ignore[attr-defined]
     if not entries:
         return []
-    kept = sorted([ins.offset for ins in instrs])
+    kept = _Offsets(instrs)
     out: List[Handler] = []
     for entry in entries:
         if is_async_for_end(code, entry.target):
@@ -94,12 +88,12 @@ def exception_handlers(code: CodeType, instrs: List[Instr]) -> List[Handler]:
             if cover is None:
                 continue
             entry = entry._replace(target=cover.target, depth=cover.depth, lasti=cover.lasti)
-        elif is_cleanup_throw(code, entry.target) and not _kept_between(kept, entry.target, entry.target + 1):
+        elif is_cleanup_throw(code, entry.target) and not kept.between(entry.target, entry.target + 1):
             continue  # a dropped CLEANUP_THROW's: the await is one instruction
-        elif is_cleanup_throw(code, entry.start) and not _kept_between(kept, entry.start, entry.end):
+        elif is_cleanup_throw(code, entry.start) and not kept.between(entry.start, entry.end):
             continue  # covers only a dropped CLEANUP_THROW
         last = out[-1] if out else None
-        if last is not None and last[2:] == entry[2:] and not _kept_between(kept, last.end, entry.start):
+        if last is not None and last[2:] == entry[2:] and not kept.between(last.end, entry.start):
             out[-1] = last._replace(end=entry.end)  # one range once the dropped header parts are gone
         else:
             out.append(entry)
@@ -114,6 +108,8 @@ def empty_try_entries(code: CodeType, instrs: List[Instr], handlers: List[Handle
     a line before the handler's first (the ``except`` line); the entry starts and ends at the
     instruction after it, with the depth of the handler's own cleanup entry less the exception.
     """
+    if not handlers or not has_instruction(code, "PUSH_EXC_INFO"):
+        return []  # without a cleanup entry (or a handler) there is no such try
     targets = {entry.target for entry in handlers}
     dead = [
         (ins, instrs[k + 1])
@@ -144,9 +140,18 @@ def empty_try_entries(code: CodeType, instrs: List[Instr], handlers: List[Handle
     return out
 
 
-def _kept_between(kept: List[int], lo: int, hi: int) -> int:
-    """How many of the sorted offsets *kept* lie in ``[lo, hi)``."""
-    return bisect_left(kept, hi) - bisect_left(kept, lo)
+class _Offsets:
+    """The offsets of some instructions, sorted when first asked about."""
+
+    def __init__(self, instrs: List[Instr]) -> None:
+        self.instrs = instrs
+        self.sorted: Optional[List[int]] = None
+
+    def between(self, lo: int, hi: int) -> int:
+        """How many of the offsets lie in ``[lo, hi)``."""
+        if self.sorted is None:
+            self.sorted = sorted([ins.offset for ins in self.instrs])
+        return bisect_left(self.sorted, hi) - bisect_left(self.sorted, lo)
 
 
 def handler_at(handlers: List[Handler], offset: int) -> Optional[Handler]:

@@ -26,8 +26,9 @@ Every ``Instr`` keeps the ``offset`` of the original instruction it came from.
 from __future__ import annotations
 
 import dis
+from bisect import bisect_right
 from types import CodeType
-from typing import Any, Callable, Dict, FrozenSet, List, Optional, Set, Tuple
+from typing import Any, Callable, Dict, FrozenSet, List, Optional, Tuple
 
 from . import versions as V
 from .awaits import ASYNC, async_for_header, await_end, ends_send, send_ends
@@ -53,6 +54,9 @@ class Instr:
         where = " -> %d" % self.target if self.target is not None else ""
         return "<%d %s %r%s>" % (self.offset, self.op, self.arg, where)
 
+
+#: Makes an :class:`Instr` without the Python-level call of its ``__init__`` (the fields are set after).
+_new_instr = object.__new__
 
 _JUMP_OPCODES = frozenset(dis.hasjrel) | frozenset(dis.hasjabs)
 
@@ -85,6 +89,7 @@ class _Reader:
     def __init__(self, code: CodeType) -> None:
         self.code = code
         self.out: List[Instr] = []
+        self.first_at: Dict[int, int] = {}  # the index of the first instruction at each offset
         self.jumps: List[Instr] = []  # the instructions of out with a target
         self.kwnames: Optional[tuple] = None
         self.raw = decode(code)
@@ -93,7 +98,14 @@ class _Reader:
 
     def emit(self, offset: int, op: str, arg: Any = None, target: Optional[int] = None) -> None:
         out = self.out
-        ins = Instr(offset, op, arg, target, len(out))
+        ins = _new_instr(Instr)  # as Instr(offset, op, arg, target, len(out)), without the call of __init__
+        ins.offset = offset
+        ins.op = op
+        ins.arg = arg
+        ins.target = target
+        ins.index = len(out)
+        if offset not in self.first_at:
+            self.first_at[offset] = ins.index
         out.append(ins)
         if target is not None:
             self.jumps.append(ins)
@@ -101,8 +113,10 @@ class _Reader:
     def run(self) -> List[Instr]:
         out = self.out
         append = out.append
+        add_jump = self.jumps.append
+        first_at = self.first_at
         readings = _READINGS
-        new = object.__new__
+        new = _new_instr
         resume = 0  # the index of the next raw instruction to read (past a sequence)
         raw = self.raw
         for i, (offset, opcode, arg, argval) in enumerate(raw.fields):
@@ -114,25 +128,29 @@ class _Reader:
                 if end is not None:
                     resume = end
                     continue
+            target = None
             if reading == _ARG_VALUE:
                 value = argval
             elif reading == _CONSTANT:
                 value = (argval, arg)
             elif reading == _INT_ARG:
                 value = arg
+            elif reading == _JUMP:
+                value = None
+                target = argval
             else:
-                if reading == _JUMP:
-                    self.emit(offset, name, None, argval)
-                elif reading == _HANDLER:
+                if reading == _HANDLER:
                     handler(self, offset, arg, argval, name)  # type: ignore[misc]
                 continue
-            ins = new(Instr)  # as Instr(offset, name, value, None, len(out)), without the call of __init__
+            ins = new(Instr)  # as in emit
             ins.offset = offset
             ins.op = name
             ins.arg = value
-            ins.target = None
-            ins.index = len(out)
+            ins.target = target
+            ins.index = first_at[offset] = len(out)  # the only instruction from this raw one
             append(ins)
+            if target is not None:
+                add_jump(ins)
         return out
 
     @property
@@ -183,7 +201,7 @@ class _Reader:
             self.emit(ins.offset, "GET_YIELD_FROM_ITER")
             self.emit(ins.offset, "YIELD_FROM")
             return i + 3
-        replacement = match_sequence(raw, i)
+        replacement = match_sequence(raw, i, ins.opname)
         if replacement is not None:
             for op, arg in replacement[0]:
                 self.emit(ins.offset, op, arg)
@@ -462,28 +480,20 @@ _READINGS = _reading_table()
 
 def read_instructions(code: CodeType) -> List[Instr]:
     """The neutral instructions of *code* (not of nested code objects), ``index`` filled in."""
+    return read_indexed_instructions(code)[0]
+
+
+def read_indexed_instructions(code: CodeType) -> Tuple[List[Instr], Dict[int, int]]:
+    """:func:`read_instructions` and the index of the first instruction at each offset kept."""
     reader = _Reader(code)
     out = reader.run()
-    kept = {ins.offset for ins in out}
-    moved: Optional[Dict[int, int]] = None
+    first_at = reader.first_at
+    kept: Optional[List[int]] = None
     for ins in reader.jumps:
-        if ins.target not in kept:
-            if moved is None:
-                moved = _next_kept([fields[0] for fields in reader.raw.fields], kept)
-            ins.target = moved.get(ins.target, ins.target)  # type: ignore[arg-type]
-    return out
-
-
-def _next_kept(offsets: List[int], kept: Set[int]) -> Dict[int, int]:
-    """Where jumps to dropped instructions go: the offset of the next instruction kept, given
-    the offsets of every raw instruction."""
-    moved: Dict[int, int] = {}
-    dropped: List[int] = []
-    for offset in offsets:
-        if offset in kept:
-            for earlier in dropped:
-                moved[earlier] = offset
-            dropped = []
-        else:
-            dropped.append(offset)
-    return moved
+        if ins.target not in first_at:  # a dropped instruction: go to the next one kept
+            if kept is None:
+                kept = sorted(first_at)
+            following = bisect_right(kept, ins.target)  # type: ignore[type-var]
+            if following < len(kept):
+                ins.target = kept[following]
+    return out, first_at

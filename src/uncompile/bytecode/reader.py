@@ -21,9 +21,10 @@ used from :mod:`dis`, on 3.11+ the line of every instruction (``positions.lineno
 
 from __future__ import annotations
 
+import collections.abc
 import dis
 from types import CodeType
-from typing import Any, Callable, Dict, Iterator, List, NamedTuple, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, NamedTuple, Optional, Sequence, Tuple
 
 from . import versions as V
 
@@ -53,17 +54,17 @@ class RawInstruction(NamedTuple):
         return "<%d %s %r>" % (self.offset, self.opname, self.argval)
 
 
-# How an opcode's operand becomes its ``argval``.
+# How an opcode's operand becomes its ``argval``: the first four index a table of the code object.
 (
-    _NO_ARG,
-    _PLAIN,
+    _LOCAL,
     _CONST,
     _NAME,
+    _CELL,
+    _NO_ARG,
+    _PLAIN,
     _JUMP_FORWARD,
     _JUMP_BACKWARD,
     _JUMP_ABSOLUTE,
-    _LOCAL,
-    _CELL,
     _LOCAL_PAIR,
     _COMPARE,
     _FORMAT_VALUE,
@@ -117,6 +118,12 @@ _OPCODES: List[Tuple[str, int, int, int]] = [
     for code, name in enumerate(dis.opname)
 ]
 
+#: Per opcode, what :func:`decode` reads: (operand kind, shift of a name operand's flag bits,
+#: bytes to the next instruction).
+_DECODING: List[Tuple[int, int, int]] = [
+    (kind, flag_bits, 2 + 2 * caches) for _name, kind, caches, flag_bits in _OPCODES
+]
+
 #: Instructions whose ``argrepr`` the normalizer reads, and how to make it from the operand.
 _BINARY_OP = dis.opmap.get("BINARY_OP", -1)
 _LOAD_SPECIAL = dis.opmap.get("LOAD_SPECIAL", -1)
@@ -127,16 +134,17 @@ _SPECIAL_NAMES: Sequence[str] = getattr(__import__("opcode"), "_special_method_n
 
 
 def _local_names(code: CodeType) -> Tuple[Sequence[str], Sequence[str]]:
-    """The names local and cell/free operands index: (locals, cells)."""
+    """The names local and cell/free operands index: (locals, cells).
+
+    3.11+ index one table of both (``co_localsplusnames``, not exposed): the locals, then the
+    cells that are not also locals (arguments), then the free variables."""
     if V.VERSION < (3, 11):
         return code.co_varnames, code.co_cellvars + code.co_freevars
-    name_of: Callable[[int], str] = code._varname_from_oparg  # type: ignore[attr-defined]
-    names: List[str] = []
-    try:
-        while True:
-            names.append(name_of(len(names)))
-    except (IndexError, ValueError):
-        pass
+    local_names = code.co_varnames
+    cells = code.co_cellvars
+    if cells:
+        cells = tuple([name for name in cells if name not in local_names])
+    names = local_names + cells + code.co_freevars
     return names, names
 
 
@@ -193,7 +201,13 @@ def instruction_lines(code: CodeType) -> Callable[[int], Optional[int]]:
     return _line_starts_lnotab(code).get
 
 
-class RawInstructions(Sequence[RawInstruction]):
+if TYPE_CHECKING:
+    _RawSequence = Sequence[RawInstruction]
+else:  # the plain abstract class: 3.8's typing makes each instance through a Python-level __new__
+    _RawSequence = collections.abc.Sequence
+
+
+class RawInstructions(_RawSequence):
     """The raw instructions of a code object, decoded once (:func:`decode`).
 
     ``fields[i]`` is ``(offset, opcode, arg, argval)`` of the instruction at index *i*;
@@ -220,12 +234,12 @@ class RawInstructions(Sequence[RawInstruction]):
 def decode(code: CodeType) -> RawInstructions:  # noqa: C901 - one flat decoding loop
     """The raw instructions of *code*, in the order :func:`dis.get_instructions` lists them."""
     raw = code.co_code
-    consts, names = code.co_consts, code.co_names
     local_names, cell_names = _local_names(code)
+    tables = (local_names, code.co_consts, code.co_names, cell_names)  # by operand kind
     unit = V.JUMP_OPERAND_BYTES
     skip_caches = V.JUMPS_SKIP_CACHES
     compare_shift = V.COMPARE_OPERAND_SHIFT
-    opcodes = _OPCODES
+    decoding = _DECODING
     fields: List[Tuple[int, int, Optional[int], Any]] = []
     add = fields.append
     extended = 0
@@ -233,33 +247,28 @@ def decode(code: CodeType) -> RawInstructions:  # noqa: C901 - one flat decoding
     size = len(raw)
     while offset < size:
         code_op = raw[offset]
-        _name, kind, caches, flag_bits = opcodes[code_op]
-        if kind == _NO_ARG:
-            arg: Optional[int] = None
-            argval: Any = None
+        kind, shift, step = decoding[code_op]
+        if kind <= _CELL:  # an index into one of the tables
+            arg: Optional[int] = raw[offset + 1] | extended
+            argval: Any = tables[kind][arg >> shift]  # type: ignore[operator]
+            extended = 0
+        elif kind == _NO_ARG:
+            arg = argval = None
             extended = 0
         else:
             arg = raw[offset + 1] | extended
             extended = 0
             if kind == _PLAIN:
                 argval = arg
-            elif kind == _NAME:
-                argval = names[arg >> flag_bits]
-            elif kind == _LOCAL:
-                argval = local_names[arg]
-            elif kind == _CONST:
-                argval = consts[arg]
-            elif kind == _JUMP_FORWARD:
-                argval = offset + 2 + arg * unit + (2 * caches if skip_caches else 0)
-            elif kind == _JUMP_BACKWARD:
-                argval = offset + 2 - arg * unit + (2 * caches if skip_caches else 0)
-            elif kind == _JUMP_ABSOLUTE:
-                argval = arg * unit
             elif kind == _EXTENDED_ARG:
                 argval = arg
                 extended = arg << 8
-            elif kind == _CELL:
-                argval = cell_names[arg]
+            elif kind == _JUMP_FORWARD:
+                argval = offset + 2 + arg * unit + (step - 2 if skip_caches else 0)
+            elif kind == _JUMP_BACKWARD:
+                argval = offset + 2 - arg * unit + (step - 2 if skip_caches else 0)
+            elif kind == _JUMP_ABSOLUTE:
+                argval = arg * unit
             elif kind == _LOCAL_PAIR:
                 argval = (local_names[arg >> 4], local_names[arg & 15])
             elif kind == _COMPARE:
@@ -273,7 +282,7 @@ def decode(code: CodeType) -> RawInstructions:  # noqa: C901 - one flat decoding
             else:
                 argval = _UNKNOWN_VALUE
         add((offset, code_op, arg, argval))
-        offset += 2 + 2 * caches
+        offset += step
     return RawInstructions(fields)
 
 
@@ -349,11 +358,12 @@ def has_instruction(code: CodeType, opname: str, arg: Optional[int] = None) -> b
     if opcode is None:
         return False
     raw = code.co_code
-    opcodes, operands = raw[::2], raw[1::2]
+    opcodes = raw[::2]
     unit = opcodes.find(opcode)
+    if arg is None or unit < 0:
+        return unit >= 0
+    operands = raw[1::2]
     while unit >= 0:
-        if arg is None:
-            return True
         value, shift, prefix = operands[unit], 8, unit - 1
         while prefix >= 0 and opcodes[prefix] == _EXTENDED_ARG_OPCODE:
             value |= operands[prefix] << shift

@@ -44,10 +44,11 @@ def _take(
     """The instructions named *names* from ``raw[i]`` on (``EXTENDED_ARG`` skipped) and the next index."""
     found: List[RawInstruction] = []
     while len(found) < len(names) and i < len(raw):
-        if raw[i].opname != "EXTENDED_ARG":
-            if raw[i].opname != names[len(found)]:
+        ins = raw[i]
+        if ins.opname != "EXTENDED_ARG":
+            if ins.opname != names[len(found)]:
                 return None
-            found.append(raw[i])
+            found.append(ins)
         i += 1
     return (found, i) if len(found) == len(names) else None
 
@@ -79,9 +80,8 @@ def _builtin_guard(raw: Sequence[RawInstruction], i: int) -> Optional[Replacemen
     return [("LOAD_GLOBAL", (builtin, False))], fallback
 
 
-def match_sequence(raw: Sequence[RawInstruction], i: int) -> Optional[Replacement]:
-    """The neutral replacement of a known sequence starting at ``raw[i]``, or None."""
-    name = raw[i].opname
+def match_sequence(raw: Sequence[RawInstruction], i: int, name: str) -> Optional[Replacement]:
+    """The neutral replacement of a known sequence starting at ``raw[i]`` (named *name*), or None."""
     if name == "COPY":
         return _with_entry(raw, i)
     if name == "LOAD_GLOBAL":

@@ -8,7 +8,7 @@ normal control flow only; exception edges are kept separately as handler entries
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
+from bisect import bisect_left
 from typing import Dict, FrozenSet, List, Optional, Set
 
 from ..bytecode import versions as V
@@ -49,16 +49,24 @@ class ControlFlowGraph:
     """Blocks in layout order plus lookup from offsets to blocks."""
 
     def __init__(
-        self, instrs: List[Instr], handlers: List[Handler], leaders: FrozenSet[int] = frozenset()
+        self,
+        instrs: List[Instr],
+        handlers: List[Handler],
+        leaders: FrozenSet[int] = frozenset(),
+        index_of: Optional[Dict[int, int]] = None,
     ) -> None:
-        """*leaders*: indices of more instructions that start blocks."""
+        """*leaders*: indices of more instructions that start blocks; *index_of*: the index of
+        the first instruction at each offset, when the caller has it."""
         self.instrs = instrs
         self._extra_leaders = leaders
         self.handlers = handlers
-        self.index_of = {ins.offset: ins.index for ins in reversed(instrs)}  # the first at each offset
+        if index_of is None:
+            index_of = {ins.offset: ins.index for ins in reversed(instrs)}
+        self.index_of = index_of  # the first instruction at each offset
         self._offsets: Optional[List[int]] = None  # of every instruction, in order (made when needed)
         self.blocks: List[Block] = []
-        self.block_at_index: Dict[int, int] = {}
+        self.block_at_index: Dict[int, int] = {}  # the block starting at each leader's index
+        self.block_of: List[int] = []  # the block holding each instruction, by index
         self._build()
 
     def index_for(self, offset: int) -> int:
@@ -75,17 +83,40 @@ class ControlFlowGraph:
         ident = self.block_at_index.get(index)
         return self.blocks[ident] if ident is not None else None
 
+    def reaches(self, index: int) -> bool:
+        """Whether the instruction at *index* can be reached from the first one by the edges
+        of the graph (as they are now)."""
+        goal = self.block_of[index]
+        blocks = self.blocks
+        seen = {0}
+        todo = [0]
+        while todo:
+            ident = todo.pop()
+            if ident == goal:
+                return True
+            for succ in blocks[ident].succs:
+                if succ not in seen:
+                    seen.add(succ)
+                    todo.append(succ)
+        return False
+
     def _leaders(self) -> Set[int]:
         """The indices of the instructions that start a block."""
         instrs = self.instrs
         index_for = self.index_for
+        index_of = self.index_of
         leaders: Set[int] = {0} | self._extra_leaders
-        leaders.update([ins.index + 1 for ins in instrs if ins.op in ENDS_PATH and ins.target is None])
-        for ins in [ins for ins in instrs if ins.target is not None]:
-            if ins.op == "FOR_ITER":  # a loop header, even when its body never jumps back
-                leaders.add(ins.index)
-            leaders.add(index_for(ins.target))  # type: ignore[arg-type]
-            leaders.add(ins.index + 1)
+        add = leaders.add
+        for ins in instrs:
+            target = ins.target
+            if target is not None:
+                if ins.op == "FOR_ITER":  # a loop header, even when its body never jumps back
+                    add(ins.index)
+                index = index_of.get(target)
+                add(index_for(target) if index is None else index)
+                add(ins.index + 1)
+            elif ins.op in ENDS_PATH:
+                add(ins.index + 1)
         for entry in self.handlers:
             for offset in (entry.start, entry.end, entry.target):
                 index = index_for(offset)
@@ -97,13 +128,18 @@ class ControlFlowGraph:
     def _build(self) -> None:
         instrs = self.instrs
         count = len(instrs)
-        starts = sorted(i for i in self._leaders() if i < count)
+        leaders = self._leaders()
+        leaders.discard(count)  # after the last instruction (no leader lies further)
+        starts = sorted(leaders)
         blocks = self.blocks
         block_at_index = self.block_at_index
+        block_of = self.block_of
         for ident, start in enumerate(starts):
             end = starts[ident + 1] if ident + 1 < len(starts) else count
             blocks.append(Block(ident, start, end, instrs[start].offset))
             block_at_index[start] = ident
+            block_of += [ident] * (end - start)
+        index_of = self.index_of
         for block in blocks:
             last = instrs[block.end - 1]
             op = last.op
@@ -111,8 +147,10 @@ class ControlFlowGraph:
                 block.fall = block.id + 1
                 block.succs.append(block.fall)
                 blocks[block.fall].preds.append(block.id)
-            if last.target is not None and not op.startswith("SETUP_"):
-                block.jump = jump = block_at_index.get(self.index_for(last.target))
+            target = last.target
+            if target is not None and not op.startswith("SETUP_"):
+                index = index_of.get(target)
+                block.jump = jump = block_at_index.get(self.index_for(target) if index is None else index)
                 if jump is not None and jump != block.fall:
                     block.succs.append(jump)
                     blocks[jump].preds.append(block.id)
@@ -132,7 +170,7 @@ class ControlFlowGraph:
             body = self.index_for(start)
             if body == 0:
                 continue
-            source_block = self.blocks[bisect_right(starts, body - 1) - 1]  # the block holding body - 1
+            source_block = self.blocks[block_of[body - 1]]
             first = self.blocks[self.block_at_index[body]]
             if len(first.preds) > 1 and instrs[first.end - 1].op not in V.CONDITIONAL_JUMPS:
                 # a try at a join (after an if/else): the paths meet at its first block, whose

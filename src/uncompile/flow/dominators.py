@@ -35,7 +35,15 @@ def immediate_postdominators(
         else:
             pdom[node] = everything
             computed.append((node, bit[node], inside))
-    changed = True
+    # one pass in that order is enough when no edge goes back to a node computed later
+    changed = False
+    for node, own, inside in computed:
+        meet = everything
+        for succ in inside:
+            meet &= pdom[succ]
+            if succ < node:
+                changed = True
+        pdom[node] = meet | own
     while changed:
         changed = False
         for node, own, inside in computed:
@@ -46,17 +54,26 @@ def immediate_postdominators(
             if new != pdom[node]:
                 pdom[node] = new
                 changed = True
+    # Below the virtual exit the sets form a tree: the immediate post-dominator of a node is
+    # the one whose set is the node's own without it (the fallback below finds the same).
+    node_with_set: Dict[int, int] = {}
+    for node in reversed(order):
+        node_with_set[pdom[node]] = node  # the first in order among equal sets
     size: Dict[int, int] = {}
     result: Dict[int, Optional[int]] = {}
     for node in order:
         if pdom[node] == everything:
             result[node] = None
             continue
+        strict = pdom[node] & ~bit[node]
+        parent = node_with_set.get(strict)
+        if parent is not None:
+            result[node] = parent
+            continue
         # the immediate post-dominator is the strict post-dominator with the most post-dominators
         # (the first in order among equals)
         best: Optional[int] = None
         best_size = -1
-        strict = pdom[node] & ~bit[node]
         while strict:
             low = strict & -strict
             other = order[low.bit_length() - 1]

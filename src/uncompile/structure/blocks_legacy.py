@@ -181,7 +181,7 @@ class LegacyBlocks(LegacyExceptClauses):
             or self.instrs[n - 2].arg[0] is not None
         ):
             return False
-        return self.block_stacks()[n - 2] is None
+        return not self.cfg.reaches(n - 2)  # type: ignore[attr-defined]
 
     def _legacy_top_is(self, i: int, block: Block) -> bool:
         stack = self.block_stacks()[i]

@@ -17,7 +17,7 @@ from typing import Any, Callable, Dict, FrozenSet, List, Optional, Set, Tuple
 
 from ..bytecode import versions as V
 from ..bytecode.exception_table import empty_try_entries, exception_handlers, handler_at
-from ..bytecode.instructions import read_instructions
+from ..bytecode.instructions import read_indexed_instructions
 from ..bytecode.reader import instruction_lines
 from ..errors import DecompileError
 from ..expressions import values as M
@@ -66,7 +66,7 @@ class Walker(
 
     def __init__(self, code: Any, nested: Any) -> None:
         self.code = code
-        self.instrs = read_instructions(code)
+        self.instrs, index_of = read_indexed_instructions(code)
         # 3.8 - 3.10 blocks are structured from the block stack (blocks_legacy), without
         # exception edges in the graph: their handlers are laid out after each body.
         self.handlers = exception_handlers(code, self.instrs) if V.HAS_EXCEPTION_TABLE else []
@@ -75,15 +75,13 @@ class Walker(
         self.handlers += self.empty_tries.values()
         reraises = finally_reraises(self.instrs, self.handlers) if V.HAS_EXCEPTION_TABLE else []
         leaders = frozenset(k for group in reraises for k in group) or reraise_leaders(self.instrs)
-        self.cfg = ControlFlowGraph(self.instrs, self.handlers, leaders)
+        self.cfg = ControlFlowGraph(self.instrs, self.handlers, leaders, index_of)
         self.blocks = self.cfg.blocks
         if not V.HAS_EXCEPTION_TABLE:
             self.legacy_link_handlers()
             self.legacy_link_reraise_copies()
         self.sim = simulator_for(code, nested, self.instrs)
-        self.block_of: List[int] = [0] * len(self.instrs)
-        for block in self.blocks:
-            self.block_of[block.start : block.end] = [block.id] * (block.end - block.start)
+        self.block_of: List[int] = self.cfg.block_of
         self.last_reraise: Dict[int, int] = {}
         self.link_finally_reraises(reraises)
         self.exit: Optional[int] = None
