@@ -365,3 +365,43 @@ def test_clause_ending_in_copied_return_makes_no_else() -> None:
     # 3.10 copies the return after the try into the except clause's exit: that is no else
     result = round_trip(CASES["if_falling_off_try_body_then_return"])
     assert "else:" not in result.source, result.source
+
+
+@pytest.mark.skipif(not (3, 8) <= sys.version_info[:2] < (3, 11), reason="the block stack is 3.8 - 3.10's")
+def test_block_stack_before_each_instruction():
+    """The block stack before each instruction, straight runs followed without the work list:
+    a ``SETUP_*`` pushes its block for the next instruction and its handler's for the handler,
+    ``POP_BLOCK`` pops it, and every instruction reached has one."""
+    from snippets import define
+
+    from uncompile.structure.definitions import Nested
+    from uncompile.structure.walker import Walker
+
+    code = define(
+        "def f(items, lock):\n"
+        "    for item in items:\n"
+        "        try:\n"
+        "            with lock:\n"
+        "                item.run()\n"
+        "        except ValueError:\n"
+        "            continue\n"
+        "        finally:\n"
+        "            item.close()\n"
+        "    return items\n"
+    ).__code__
+    walker = Walker(code, Nested(code))
+    stacks = walker.block_stacks()
+    instrs = walker.instrs
+    assert stacks[0] == ()
+    setups = [ins for ins in instrs if ins.op in ("SETUP_FINALLY", "SETUP_WITH")]
+    assert len(setups) >= 3
+    for ins in setups:
+        here = stacks[ins.index]
+        kind = "with" if ins.op == "SETUP_WITH" else "try"
+        assert stacks[ins.index + 1] == here + ((kind, ins.index),)
+        handler = walker.cfg.index_for(ins.target)
+        assert stacks[handler][:-1] == here and stacks[handler][-1][1] == handler
+    for ins in instrs:
+        if ins.op == "POP_BLOCK" and stacks[ins.index] is not None:
+            assert stacks[ins.index + 1] == stacks[ins.index][:-1]
+    assert stacks[-1] == ()  # the final return, after the loop

@@ -243,3 +243,21 @@ def test_break_where_the_loop_and_the_try_body_end():
     assert result.source is not None and "break" in result.source
     if sys.version_info < (3, 12):  # 3.12+ copy the return into the break
         assert result.identical, (result.difference, result.error, result.source)
+
+
+def test_only_instructions_a_check_can_stop_at_are_checked():
+    """Outside finally copies, the walk asks whether a with-exit call or a copy starts only
+    where one can: at ``LOAD_CONST None`` (what those start with) or ``LIST_APPEND``, never at
+    another constant."""
+    from snippets import define
+
+    from uncompile.structure.definitions import Nested
+    from uncompile.structure.walker import Walker
+
+    code = define("def f(a):\n    b = a + 1\n    c = [b, 'x', 2.5]\n    return c, None\n").__code__
+    walker = Walker(code, Nested(code))
+    asked = []
+    plain = walker.skip_copies
+    walker.skip_copies = lambda i, ctx, stack: asked.append(walker.instrs[i]) or plain(i, ctx, stack)  # type: ignore[method-assign]
+    walker.run()
+    assert all(ins.op != "LOAD_CONST" or ins.arg[0] is None for ins in asked)

@@ -94,33 +94,44 @@ class LegacyBlocks(LegacyExceptClauses):
                 stacks[j] = value
                 heapq.heappush(heap, j)
 
-        give(0, ())
-        while heap:
-            i = heapq.heappop(heap)
+        # Instructions are visited lowest index first (the first stack to reach one is its
+        # stack); the next one in line, when it is that, is visited without the heap.
+        at: Optional[int] = None
+        if n:
+            stacks[0], at = (), 0
+        while at is not None:
+            i = at
             here = stacks[i] or ()
             ins = instrs[i]
             op = ins.op
+            fall: Optional[Tuple[Block, ...]] = None
             if op in ("SETUP_FINALLY", "SETUP_WITH") and ins.target is not None:
                 h = self._legacy_index(ins.target)
                 if op == "SETUP_WITH":
                     give(h, here + (("wexc", h),))
-                    give(i + 1, here + (("with", i),))
+                    fall = here + (("with", i),)
                 else:
                     give(h, here + (("exc" if self.legacy_is_except(h) else "fin", h),))
-                    give(i + 1, here + (("try", i),))
+                    fall = here + (("try", i),)
+            else:
+                after = here
+                if (
+                    op in ("POP_BLOCK", "POP_EXCEPT")
+                    or (op == "END_FINALLY" and here and here[-1][0] in ("exc", "fin", "wexc"))
+                    or (op == "POP_FINALLY" and here and here[-1][0] == "fin")  # 3.8: leaving a finally body
+                ):
+                    after = here[:-1]
+                if ins.target is not None:
+                    give(self._legacy_index(ins.target), after)
+                if op not in ENDS_PATH and op != "JUMP":
+                    fall = after
+            at = i + 1
+            if fall is not None and at < n and stacks[at] is None and (not heap or heap[0] > at):
+                stacks[at] = fall
                 continue
-            after = here
-            if (
-                op in ("POP_BLOCK", "POP_EXCEPT")
-                or (op == "END_FINALLY" and here and here[-1][0] in ("exc", "fin", "wexc"))
-                or (op == "POP_FINALLY" and here and here[-1][0] == "fin")  # 3.8: leaving a finally body
-            ):
-                after = here[:-1]
-            if ins.target is not None:
-                give(self._legacy_index(ins.target), after)
-            if op in ENDS_PATH or op == "JUMP":
-                continue
-            give(i + 1, after)
+            if fall is not None:
+                give(at, fall)
+            at = heapq.heappop(heap) if heap else None
         self._legacy_stacks = stacks
         return stacks
 

@@ -38,14 +38,18 @@ from .pure_blocks import PureBlocks
 
 _WITH_STARTS = ("BEFORE_WITH", "SETUP_WITH")
 #: 3.10 copies the code after a loop into its breaks (see legacy_copied_break): any instruction
-#: of a loop body may start one
+#: of a while loop's body may start one
 _COPIED_BREAKS = V.LAYOUT_IN_SOURCE_ORDER and V.RETURN_COPIED_TO_BRANCHES
-#: What run_block checks before executing it (outside finally copies and, on 3.10, loops; the
-#: others are only executed), besides the starts of a match: the start of a with-exit call or a
-#: clause's name cleanup (skip_copies), of a with, of a copied break (is_copied_break) and, on
-#: 3.10, the end of a try body copied with its exit (legacy_copied_try_exit)
+#: What run_block checks before executing it (outside finally copies and, on 3.10, while loops; the
+#: others are only executed), besides the starts of a match and ``LOAD_CONST None``: the start of
+#: a with-exit call or a clause's name cleanup (skip_copies: those load None), of a with, of a
+#: copied break (is_copied_break) and, on 3.10, the end of a try body copied with its exit
+#: (legacy_copied_try_exit)
 _CHECKED_ALWAYS = (
-    COPY_START_OPS | frozenset(_WITH_STARTS) | {"POP_TOP"} | ({"POP_BLOCK"} if _COPIED_BREAKS else set())
+    (COPY_START_OPS - {"LOAD_CONST"})
+    | frozenset(_WITH_STARTS)
+    | {"POP_TOP"}
+    | ({"POP_BLOCK"} if _COPIED_BREAKS else set())
 )
 #: the match starts of a code object -> all that run_block checks there
 _CHECKED_OPS: Dict[FrozenSet[str], FrozenSet[str]] = {}
@@ -253,7 +257,12 @@ class Walker(
         # most instructions are only executed: those the checks below can stop at are known
         loop = ctx.loop
         checked = None
-        if not copying and not (_COPIED_BREAKS and loop is not None):
+        if not copying and not (
+            _COPIED_BREAKS
+            and loop is not None
+            and loop.break_to is not None
+            and instrs[self.blocks[loop.header].start].op != "FOR_ITER"  # (a for loop's starts at POP_TOP)
+        ):
             checked = _CHECKED_OPS.get(self.match_starts)
             if checked is None:
                 checked = _CHECKED_OPS[self.match_starts] = _CHECKED_ALWAYS | self.match_starts
@@ -268,7 +277,7 @@ class Walker(
                 return None
             ins = instrs[i]
             op = ins.op
-            if checked is not None and op not in checked:
+            if checked is not None and op not in checked and (op != "LOAD_CONST" or ins.arg[0] is not None):
                 step(ins, stack)
                 i += 1
                 continue
