@@ -205,6 +205,29 @@ except ImportError:
     sep = "/"
 names = ("a", "b")
 """,
+    # the clause ends in a copy of the final return: the rest is the try's else (3.12+)
+    "module_try_else": """\
+try:
+    from os import sep
+except ImportError:
+    pass
+else:
+    print(sep.join("ab"))
+""",
+    "module_try_else_in_clause": """\
+try:
+    import os
+    os.sep, os.curdir
+except (ImportError, AttributeError):
+    try:
+        import posixpath
+    except ImportError:
+        kind = None
+    else:
+        kind = posixpath.sep
+else:
+    kind = os.sep
+""",
     "class_if_else": """\
 class C:
     if __name__:

@@ -159,8 +159,16 @@ def _else_after_returns(stmts: List[ast.stmt]) -> List[ast.stmt]:
     """Module and class bodies have no ``return``: an ``if`` branch that ends in a copy of the
     final one is followed by the other branch, so the statements after the ``if`` go there."""
     for index, stmt in enumerate(stmts):
+        if isinstance(stmt, ast.Try):
+            for handler in stmt.handlers:
+                handler.body = _else_after_returns(handler.body)
+            stmt.body, stmt.orelse = _else_after_returns(stmt.body), _else_after_returns(stmt.orelse)
         if isinstance(stmt, ast.Try) and not stmt.finalbody:
             _drop_copies_of_rest(stmt, stmts[index + 1 :])
+            if _clauses_end_body(stmt, stmts[index + 1 :]):
+                # the clauses end in copies of the final return: the rest is the try's ``else``
+                stmt.orelse = _else_after_returns(stmts[index + 1 :])
+                return stmts[: index + 1]
         if not isinstance(stmt, ast.If):
             continue
         stmt.body = _else_after_returns(stmt.body)
@@ -171,6 +179,19 @@ def _else_after_returns(stmts: List[ast.stmt]) -> List[ast.stmt]:
             branch.extend(_else_after_returns(rest))
             return stmts[: index + 1]
     return stmts
+
+
+def _clauses_end_body(stmt: ast.Try, rest: List[ast.stmt]) -> bool:
+    """Whether the except clauses of *stmt* all end in a return (in a module or class body: a
+    copy of the final one) where its body goes on to *rest*, more than that return, which no
+    clause repeats."""
+    if stmt.orelse or not stmt.handlers or not rest or _ends_in_return(stmt.body):
+        return False
+    tail = rest[:-1] if isinstance(rest[-1], ast.Return) else rest
+    return bool(tail) and all(
+        _ends_in_return(handler.body) and not same_tree(handler.body[-1 - len(tail) : -1], tail)
+        for handler in stmt.handlers
+    )
 
 
 def _breaks_for_returns(stmts: List[ast.stmt]) -> None:
