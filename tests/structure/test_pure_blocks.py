@@ -52,3 +52,18 @@ def test_block_making_a_statement_is_not_run_tentatively():
     assert walker._pure_chain(block.id, block.start, []) is None
     assert steps == []
     round_trip(BRANCH_MAKING_STATEMENTS)
+
+
+# a ternary operand whose call spreads arguments (3.12+: the argument tuple is made by
+# CALL_INTRINSIC_1 INTRINSIC_LIST_TO_TUPLE, an intrinsic that computes a value), stored before a test
+TERNARY_WITH_SPREAD_CALL = """
+def f(self, path, paths, g, h):
+    self.raw = g(path, *paths) if paths else +path
+    if not h(self.raw):
+        raise TypeError(self.raw)
+    self.done = False
+"""
+
+
+def test_ternary_operand_with_a_value_intrinsic_is_a_value():
+    round_trip(TERNARY_WITH_SPREAD_CALL)

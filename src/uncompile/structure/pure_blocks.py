@@ -56,6 +56,14 @@ _PURE_FORBIDDEN = frozenset(
     }
 )
 
+#: The ``CALL_INTRINSIC_1`` operations (3.12+) that compute a value: ``f(a, *b)``'s argument
+#: tuple and unary ``+`` (the others are statements' work: ``import *``, ``StopIteration``...).
+_VALUE_INTRINSICS = frozenset(("INTRINSIC_LIST_TO_TUPLE", "INTRINSIC_UNARY_POSITIVE"))
+
+
+def _value_intrinsic(ins: Any) -> bool:
+    return ins.op == "CALL_INTRINSIC_1" and ins.arg in _VALUE_INTRINSICS
+
 
 class PureBlocks:
     """Tentative evaluation of blocks for the walker; uses its graph and simulator."""
@@ -133,7 +141,7 @@ class PureBlocks:
                 break
             genexpr_iter = op == "GET_ITER" and i < end and instrs[i + 1].op == "CALL"  # f(x for x in y)
             if (
-                (op in _PURE_FORBIDDEN and not genexpr_iter)
+                (op in _PURE_FORBIDDEN and not genexpr_iter and not _value_intrinsic(ins))
                 or op.startswith("STORE")
                 or ins.target is not None
             ):
