@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import ast
 import gc
+import sys
 import textwrap
 import types
-from typing import Any, Callable, List
+from typing import Any, Callable, Iterable, List, Mapping, Tuple
 
 
 def define(source: str, name: str = "f") -> Any:
@@ -34,6 +35,24 @@ def known_failure(request: Any, reason: str) -> None:
     import pytest
 
     request.applymarker(pytest.mark.xfail(reason=reason, strict=True))
+
+
+def with_known_failures(names: Iterable[str], not_yet: Mapping[str, Tuple[Any, str]]) -> List[Any]:
+    """pytest parameters for *names*, sorted; a name in *not_yet* (name -> (versions, why)) is a
+    strict expected failure on those versions: a set of ``(3, minor)``, or one ``(3, minor)``
+    for that version and every later one."""
+    import pytest
+
+    version = sys.version_info[:2]
+    params: List[Any] = []
+    for name in sorted(names):
+        if name not in not_yet:
+            params.append(name)
+            continue
+        versions, why = not_yet[name]
+        failing = version in versions if isinstance(versions, (set, frozenset)) else version >= versions
+        params.append(pytest.param(name, marks=pytest.mark.xfail(failing, reason=why, strict=True)))
+    return params
 
 
 def decompiled(function: Any) -> Any:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 
 import pytest
-from snippets import round_trip
+from snippets import round_trip, with_known_failures
 
 CASES = {
     "try_except_as": """
@@ -341,16 +341,7 @@ NOT_YET = {
 }
 
 
-def _case(name: str) -> object:
-    if name not in NOT_YET:
-        return name
-    versions, why = NOT_YET[name]
-    return pytest.param(
-        name, marks=pytest.mark.xfail(sys.version_info[:2] in versions, reason=why, strict=True)
-    )
-
-
-@pytest.mark.parametrize("name", [_case(name) for name in sorted(CASES)])
+@pytest.mark.parametrize("name", with_known_failures(CASES, NOT_YET))
 def test_round_trip(name: str) -> None:
     result = round_trip(CASES[name])
     assert result.source is not None

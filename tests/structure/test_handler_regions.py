@@ -4,9 +4,8 @@ each snippet comes back with the same bytecode."""
 
 from __future__ import annotations
 
-import sys
-
 import pytest
+from snippets import with_known_failures
 
 from uncompile.verification import verify_code
 
@@ -211,16 +210,7 @@ NOT_YET = {
 }
 
 
-def _case(name: str) -> object:
-    if name not in NOT_YET:
-        return name
-    versions, why = NOT_YET[name]
-    return pytest.param(
-        name, marks=pytest.mark.xfail(sys.version_info[:2] in versions, reason=why, strict=True)
-    )
-
-
-@pytest.mark.parametrize("name", [_case(name) for name in sorted(SNIPPETS)])
+@pytest.mark.parametrize("name", with_known_failures(SNIPPETS, NOT_YET))
 def test_recompiles_identically(name):
     result = verify_code(compile(SNIPPETS[name], "<test>", "exec", dont_inherit=True))
     assert result.identical, (str(result), result.source)

@@ -7,10 +7,8 @@ a case that does not round-trip yet is an expected failure.
 
 from __future__ import annotations
 
-import sys
-
 import pytest
-from snippets import define
+from snippets import define, with_known_failures
 
 from uncompile.verification import verify_code
 
@@ -358,14 +356,7 @@ NOT_YET = {
 }
 
 
-def _case(name: str) -> object:
-    if name not in NOT_YET:
-        return name
-    since, why = NOT_YET[name]
-    return pytest.param(name, marks=pytest.mark.xfail(sys.version_info[:2] >= since, reason=why, strict=True))
-
-
-@pytest.mark.parametrize("name", [_case(name) for name in sorted(CASES)])
+@pytest.mark.parametrize("name", with_known_failures(CASES, NOT_YET))
 def test_round_trip(name: str) -> None:
     code = define(CASES[name]).__code__
     result = verify_code(code, qualname="f")
