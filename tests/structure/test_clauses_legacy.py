@@ -13,6 +13,17 @@ from snippets import define
 from uncompile.verification import verify_code
 
 CASES = {
+    # 3.10: the body's break jumps to the loop's exit, where no clause goes; nothing dead after it
+    "break_ends_body_clause_goes_on": """
+        def f(tasks, log):
+            for task in tasks:
+                try:
+                    task.run()
+                    break
+                except KeyError:
+                    log(task)
+            return tasks
+    """,
     # 3.9: the dead normal exit after the continue clears the name before its jump
     "continue_from_named_clause": """
         def f(args):

@@ -4,10 +4,6 @@ bytecode."""
 
 from __future__ import annotations
 
-import sys
-
-import pytest
-
 from uncompile.verification import verify_code
 
 # the nested try's ``return`` pops the clause's handler first: the clause's own end is later
@@ -68,9 +64,6 @@ def f(stack, seen):
 """
 
 
-@pytest.mark.xfail(
-    sys.version_info[:2] == (3, 10), reason="3.10: the break comes back after the try", strict=True
-)
 def test_a_break_ending_the_try_body_stays_in_it_when_the_clause_goes_on_with_the_loop():
     code = compile(BREAK_FROM_TRY_BODY_CLAUSE_CONTINUES, "<test>", "exec", dont_inherit=True)
     result = verify_code(code)

@@ -4,6 +4,8 @@ each snippet comes back with the same bytecode."""
 
 from __future__ import annotations
 
+from typing import Dict, Set, Tuple
+
 import pytest
 from snippets import with_known_failures
 
@@ -205,9 +207,7 @@ SNIPPETS = {
 
 #: Cases that do not round-trip yet on some versions (the 3.8 - 3.10 layouts are structured
 #: by blocks_legacy there): the versions, and why.
-NOT_YET = {
-    "finally_if_elif_else_in_while": ({(3, 10)}, "3.10: the elif of the finally body comes back as an if"),
-}
+NOT_YET: Dict[str, Tuple[Set[Tuple[int, int]], str]] = {}
 
 
 @pytest.mark.parametrize("name", with_known_failures(SNIPPETS, NOT_YET))

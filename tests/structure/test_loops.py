@@ -450,7 +450,7 @@ LOOPS_HOLDING_A_TRY = [
 
 
 _LEGACY_OPEN = (
-    {break_from_try_body, finally_then_break}
+    {finally_then_break}
     if sys.version_info[:2] == (3, 10)
     else {
         try_at_loop_start_with_inner_finally,

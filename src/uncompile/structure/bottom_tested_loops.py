@@ -26,6 +26,7 @@ class BottomTestedLoops(LoopGraph):
     _bottom_cuts: Any
     _leads_to: Any
     _pure_suffix: Any
+    legacy_loop_span: Any
     block_of: Any
     blocks: Any
     if_statement: Any
@@ -48,6 +49,9 @@ class BottomTestedLoops(LoopGraph):
         test, body_b, exit_b, cut = shape
         header = self.blocks[body_b]
         body = self.natural_loop(body_b)
+        if V.LAYOUT_IN_SOURCE_ORDER:
+            # a try body ending in ``break`` reaches the test only by an exception
+            body = frozenset(body | self.legacy_loop_span(body_b, body))
         continue_to = self.block_of[cut] if self.blocks[self.block_of[cut]].start == cut else body_b
         break_to, else_b = self._while_else(body, exit_b, ctx)
         info = Loop(body_b, continue_to, break_to, body)

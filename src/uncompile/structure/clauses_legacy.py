@@ -47,6 +47,9 @@ class LegacyExceptClauses:
             k = normal + 1
             body_exit = self._legacy_index(instrs[k].target) if instrs[k].op == "JUMP" else k
         clauses, afters, dead_afters = self._legacy_clauses(h, ctx, stack)
+        if self._legacy_body_breaks(body_exit, afters, ctx):
+            body.append(ast.Break())
+            body_exit = None
         follow = body_exit
         orelse: List[ast.stmt] = []
         if body_exit is not None and V.RETURN_COPIED_TO_BRANCHES:
@@ -79,6 +82,23 @@ class LegacyExceptClauses:
             follow = afters[0]
         self.sim.emit(ast.Try(body=body or [ast.Pass()], handlers=clauses, orelse=orelse, finalbody=[]))
         return follow
+
+    def _legacy_body_breaks(self, body_exit: Optional[int], afters: List[int], ctx: Context) -> bool:
+        """Whether the ``try`` body's exit to *body_exit* is a ``break`` that ends it (3.10).
+
+        3.10 drops the unreachable exit after a body that ends in ``break``: the body's last
+        jump goes to the loop's exit where no clause goes (an ``else: break`` keeps a jump of
+        its own after the body's).
+        """
+        loop = ctx.loop
+        return (
+            not V.KEEPS_DEAD_CODE
+            and body_exit is not None
+            and loop is not None
+            and loop.break_to is not None
+            and body_exit == self.blocks[loop.break_to].start
+            and body_exit not in afters
+        )
 
     def _legacy_next_iteration(
         self, body_exit: Optional[int], afters: List[int], ctx: Context
