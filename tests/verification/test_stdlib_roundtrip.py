@@ -15,7 +15,7 @@ from typing import Dict, Tuple
 import pytest
 
 from uncompile.verification.roundtrip import check_units, format_table, summarize, top_failures
-from uncompile.verification.stdlib_sample import sample_units
+from uncompile.verification.stdlib_sample import sample_units, stdlib_files
 
 SAMPLE_SIZE = 300
 TIME_LIMIT_PER_FUNCTION = 10.0
@@ -53,3 +53,13 @@ def test_stdlib_sample_round_trip(capsys: pytest.CaptureFixture) -> None:
     assert summary.compiles_percent >= minimum_compiles
     assert summary.percent("identical") >= minimum_identical
     assert summary.percent("crash") <= maximum_crash
+
+
+def test_stdlib_files_leave_out_dangling_links(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    (tmp_path / "kept.py").write_text("x = 1\n")
+    (tmp_path / "test_skipped.py").write_text("x = 1\n")
+    try:
+        (tmp_path / "dangling.py").symlink_to(tmp_path / "missing.py")
+    except (OSError, NotImplementedError):
+        pytest.skip("no symbolic links here")
+    assert stdlib_files(str(tmp_path)) == ["kept.py"]

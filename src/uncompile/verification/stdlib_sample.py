@@ -50,8 +50,11 @@ def stdlib_files(root: Optional[str] = None) -> List[str]:
         subdirectories[:] = sorted(name for name in subdirectories if name not in _SKIPPED_DIRECTORIES)
         relative_directory = os.path.relpath(directory, root)
         for name in files:
-            if name.endswith(".py") and not name.startswith("test_"):
-                found.append(os.path.normpath(os.path.join(relative_directory, name)).replace(os.sep, "/"))
+            if not name.endswith(".py") or name.startswith("test_"):
+                continue
+            if not os.path.exists(os.path.join(directory, name)):
+                continue  # a dangling link (a distribution's sitecustomize.py, say)
+            found.append(os.path.normpath(os.path.join(relative_directory, name)).replace(os.sep, "/"))
     return sorted(found)
 
 
