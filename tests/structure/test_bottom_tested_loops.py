@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-
 import pytest
 
 from uncompile.verification import verify_code
@@ -84,11 +82,6 @@ def try_body_breaks_in_bottom_tested_while(items, a, b, c):
     return items
 
 
-@pytest.mark.xfail(
-    sys.version_info[:2] in ((3, 12), (3, 13)),
-    reason="3.12 - 3.13: the break comes back after the try",
-    strict=True,
-)
 def test_a_try_body_ending_in_break_is_part_of_the_loop():
     # 3.10: the body reaches the copied test only by an exception, yet lies inside the loop
     result = verify_code(try_body_breaks_in_bottom_tested_while.__code__)

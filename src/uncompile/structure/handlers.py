@@ -422,12 +422,22 @@ class HandlerStructurer(ExceptClauses, ExceptStar):
         return any(start <= e.start < cold and e.target < target for e in self.handlers)
 
     def _breaks_at(self, i: int, loop: Any) -> bool:
-        """Whether the block starting at instruction *i* leaves *loop* (or only jumps there)."""
+        """Whether the block starting at instruction *i* leaves *loop* (or only jumps there, or is a
+        copy of the ``return`` after it)."""
         b = self.block_of[i]
         if self.blocks[b].start != i:
             return False
         target = self.blocks[b].jump if self._lone_jump(b) else None  # type: ignore[attr-defined]
-        return self.is_break(b, loop) or (target is not None and self.is_break(target, loop))  # type: ignore[attr-defined]
+        if self.is_break(b, loop) or (target is not None and self.is_break(target, loop)):  # type: ignore[attr-defined]
+            return True
+        # (3.12+) the jump to a small exit after the loop became a copy of it
+        exit_block = loop.break_to
+        return (
+            V.COPIES_SMALL_EXITS
+            and exit_block is not None
+            and exit_block != b
+            and self.copies_of_one_return(i, self.blocks[exit_block].start)
+        )
 
     def _jump_target(self, i: int) -> int:
         """The block that instruction *i* leads to, through a block that only jumps."""
