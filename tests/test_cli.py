@@ -118,3 +118,12 @@ def test_verify_of_one_method_names_it(capsys: pytest.CaptureFixture[str]) -> No
     main(["decompile", "--verify", "json.decoder:JSONDecoder.raw_decode"])
     lines = capsys.readouterr().out.splitlines()
     assert lines[1].split()[0] == "JSONDecoder.raw_decode"
+
+
+def test_verify_of_one_function_names_its_nested_code(capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("uncompile.decompiler")
+    main(["decompile", "--verify", "json.encoder:_make_iterencode"])
+    names = [line.split()[0] for line in capsys.readouterr().out.splitlines()[1:-1]]
+    assert names[0] == "_make_iterencode"
+    assert "_make_iterencode.<locals>._iterencode_list" in names
+    assert all(name.startswith("_make_iterencode.<locals>.") for name in names[1:])

@@ -135,9 +135,8 @@ def _verify_all(code: CodeType, qualname: str, output: Optional[str]) -> int:
 
     if code.co_name == "<module>":
         units = list(iter_units(code))
-    else:  # the nested units are named as if under a module: put the real qualname in front
-        below = iter_units(code, include_module=False)
-        units = [(qualname, code)] + [(qualname + name[len("<module>") :], each) for name, each in below]
+    else:  # the nested units are named under the target's qualname
+        units = [(qualname, code)] + list(iter_units(code, include_module=False, qualname=qualname))
     results = check_units(code.co_filename, units)
     _print_table([(result.qualname, result.outcome, result.detail) for result in results])
     summary = summarize(results)
