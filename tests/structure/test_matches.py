@@ -13,6 +13,18 @@ from snippets import round_trip
 pytestmark = pytest.mark.skipif(sys.version_info < (3, 10), reason="match statements are 3.10+")
 
 SNIPPETS = {
+    "cases_before_others_raise": """\
+def cases_before_others_raise(on_error, warn):
+    match on_error:
+        case 'fail':
+            raise
+        case 'strict':
+            raise ValueError(on_error)
+        case 'warn':
+            warn()
+        case 'ignore':
+            pass
+""",
     "dotted_and_signed_values": """\
 def dotted_and_signed_values(value, C):
     match value:

@@ -134,6 +134,8 @@ class MatchStructurer:
         """The block after the match: its post-dominator, or in a loop where a case that
         continues or leaves the loop leaves no common one, where the bodies' jumps forward go."""
         follow = region_follow(self, self.block_of[i], ctx)
+        if any(nxt is not None and self.block_of[nxt] == follow for *_, nxt in tests[:-1]):
+            follow = None  # a case's test: the cases before it all raise (``case 'x': raise``)
         if ctx.loop is None or (follow is not None and follow != ctx.loop.continue_to):
             return follow
         for *_, nxt in tests:
