@@ -38,9 +38,12 @@ _INVERSE_JUMP = {
 }
 
 
-def finally_reraises(instrs: List[Any], handlers: List[Any]) -> List[List[int]]:
+def finally_reraises(instrs: List[Any], handlers: List[Any], at: Dict[int, int]) -> List[List[int]]:
     """The ``RERAISE 0``s of each finally body (3.11+) that has more than one: copies at the
-    ends of its branches, then its own last (indices, in layout order)."""
+    ends of its branches, then its own last (indices, in layout order). *at*: the index of
+    the first instruction at each offset."""
+    if not handlers:
+        return []
     groups: Dict[int, List[int]] = {}
     for ins in instrs:
         if ins.op == "RERAISE" and ins.arg == 0:
@@ -51,7 +54,6 @@ def finally_reraises(instrs: List[Any], handlers: List[Any]) -> List[List[int]]:
     several = {target: reraises for target, reraises in groups.items() if len(reraises) >= 2}
     if not several:
         return found
-    at = {ins.offset: ins.index for ins in instrs}
     for target, reraises in several.items():
         cleanup = at.get(target)
         if cleanup is None or not _is_cleanup_at(instrs, cleanup):

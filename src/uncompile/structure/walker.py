@@ -77,7 +77,7 @@ class Walker(
         #: tries with an empty body, by where they stand (each is one statement, walked once)
         self.empty_tries = {e.start: e for e in empty_try_entries(code, self.instrs, self.handlers)}
         self.handlers += self.empty_tries.values()
-        reraises = finally_reraises(self.instrs, self.handlers) if V.HAS_EXCEPTION_TABLE else []
+        reraises = finally_reraises(self.instrs, self.handlers, index_of) if V.HAS_EXCEPTION_TABLE else []
         leaders = frozenset(k for group in reraises for k in group) or reraise_leaders(self.instrs)
         self.cfg = ControlFlowGraph(self.instrs, self.handlers, leaders, index_of)
         self.blocks = self.cfg.blocks
