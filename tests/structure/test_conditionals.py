@@ -135,34 +135,3 @@ def test_value_computed_where_inner_operands_meet(name):
     """``a and not (b or c)``: the inner value meets at the ``not``, whose result goes on to the
     outer merge point (or is tested again): one boolean value, not a mix of value and condition."""
     round_trip(VALUES_COMPUTED_WHERE_OPERANDS_MEET, name)
-
-
-IFS_IN_LOOPS = {
-    # 3.10: the break is a copy of the return after the loop; the test jumps to the copy of the
-    # while test at the bottom, the end of the body
-    "break_as_copied_return_ends_bottom_tested_body": """
-        def f(file):
-            line = file.readline()
-            while not line.strip():
-                line = file.readline()
-                if not line:
-                    break
-            return line
-    """,
-    # the break jumps past the code after the loop's copied test; the test's jump to that copy
-    # makes no ternary with it
-    "break_past_copied_test_makes_no_ternary": """
-        def f(file, line):
-            while not line.strip():
-                line = file.readline()
-                if not line:
-                    break
-            result = line.split()
-            return result
-    """,
-}
-
-
-@pytest.mark.parametrize("name", sorted(IFS_IN_LOOPS))
-def test_if_in_a_loop(name: str) -> None:
-    round_trip(IFS_IN_LOOPS[name])

@@ -30,6 +30,7 @@ from .context import Context
 from .copied_exits import is_copied_break, while_exit_copy
 from .handler_regions import finally_reraises
 from .handlers import COPY_START_OPS, HandlerStructurer
+from .if_statements import IfStatements
 from .layout_legacy import LegacyLayout
 from .loops import LoopStructurer
 from .loops_legacy import LegacyLoopLayout
@@ -57,6 +58,7 @@ _CHECKED_OPS: Dict[FrozenSet[str], FrozenSet[str]] = {}
 
 class Walker(
     Conditionals,
+    IfStatements,
     LoopStructurer,
     HandlerStructurer,
     MatchStructurer,
