@@ -188,7 +188,34 @@ def f(a, b, c, x):
     return out
 """
 
+# the try/except body is a loop: its last instruction, the jump back, is no exit from the body
+FOR_LOOP_IN_TRY_EXCEPT_FINALLY = """
+def f(items, out):
+    try:
+        for item in items:
+            out.append(item)
+    except ValueError:
+        out.clear()
+    finally:
+        out.append(None)
+"""
+
+GENERATOR_LOOP_IN_TRY_EXCEPT_FINALLY = """
+def f(items, out):
+    try:
+        for item in items:
+            out.append(item)
+            yield item
+    except Exception:
+        raise
+    finally:
+        out.append(None)
+        yield out
+"""
+
 SNIPPETS = {
+    "for_loop_in_try_except_finally": FOR_LOOP_IN_TRY_EXCEPT_FINALLY,
+    "generator_loop_in_try_except_finally": GENERATOR_LOOP_IN_TRY_EXCEPT_FINALLY,
     "return_through_finally_with_try": RETURN_THROUGH_FINALLY_WITH_TRY,
     "finally_if_else_then_return": FINALLY_IF_ELSE_THEN_RETURN,
     "finally_if_else_in_for": FINALLY_IF_ELSE_IN_FOR,

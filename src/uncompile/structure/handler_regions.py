@@ -232,10 +232,11 @@ class HandlerRegions:
         inner = self.handler_of(start)
         if inner is None:
             return start, hi
-        exit = self.index_at(self.span(inner.target)[1])  # where the inner body's last range ends
+        inner_lo, inner_hi = self.span(inner.target)
+        exit = self.index_at(inner_hi)  # where the inner body's last range ends
         last = self.instrs[exit - 1]
-        if last.op == "JUMP":
-            exit = self.index_at(last.target)
+        if last.op == "JUMP" and not inner_lo <= last.target < inner_hi:
+            exit = self.index_at(last.target)  # (a jump back inside the body repeats a loop there)
         elif last.op in ENDS_PATH:
             return start, hi
         if exit < len(self.instrs) and self.instrs[exit].op != "PUSH_EXC_INFO":
