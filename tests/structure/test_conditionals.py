@@ -168,3 +168,28 @@ JUMPS_BACK_COPIED_TO_EACH_TEST = {
 def test_condition_whose_jump_back_is_copied_to_each_test(name: str) -> None:
     result = round_trip(JUMPS_BACK_COPIED_TO_EACH_TEST[name])
     assert result.source is not None and " or " in result.source
+
+
+TERNARIES_INSIDE_AND = {
+    # the ternary's first branch holds a loop (an inlined comprehension, 3.12+)
+    "branch_with_a_loop": """
+        def f(ready, strict, left, right):
+            return ready and ([k for k in left] == right if strict else left is right) and ready.x
+    """,
+    # the compiler copies the return into the ternary's first branch
+    "branch_returns_a_copy": """
+        def f(ready, strict, left, right):
+            return ready and (left if strict else right)
+    """,
+    # the operand compares two ternaries: it tests again after the first one's merge
+    "two_ternaries_compared": """
+        def f(ready, left, right):
+            return ready and ((tuple(left) if left else None) == (tuple(right) if right else None))
+    """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(TERNARIES_INSIDE_AND))
+def test_ternary_operand_of_and(name: str) -> None:
+    result = round_trip(TERNARIES_INSIDE_AND[name])
+    assert result.source is not None and " if " in result.source and " and " in result.source

@@ -24,6 +24,7 @@ class Conditionals:
     _lone_jump: Any
     _pure: Any
     _pure_chain: Any
+    _pure_then_return: Any
     _walked_operand: Any
     _walked_value: Any
     block_of: Any
@@ -107,7 +108,9 @@ class Conditionals:
                 fall, joined = skipped
                 continue
             if fall in merges:
-                tested = self._tested_merge(nodes, fall, stack)
+                tested = self._tested_merge(nodes, fall, stack) or self._operand_walked_whole(
+                    nodes, falls, fall, ctx, stack
+                )
                 if tested is None:
                     break
                 j, node, fall = tested
@@ -127,8 +130,12 @@ class Conditionals:
             if self.is_loop_header(fall) or (ctx.loop is not None and fall in (ctx.loop.break_to,)):
                 break
             pure = self._pure(fall, start, stack) or self._pure_chain(fall, start, stack)
-            if pure is None and len(nodes) == 1:
-                exits = [side for side in (node.true, node.false) if isinstance(side, int)]
+            if pure is None and merges:
+                pure = self._pure_then_return(fall, start, merges, stack)
+            if pure is None and (len(nodes) == 1 or falls[-1] == fall):
+                # a ternary's first branch holding a loop, tested by the last node (``a and
+                # ([x for x in c] == d if b else e)``)
+                exits = [side for side in (nodes[-1].true, nodes[-1].false) if isinstance(side, int)]
                 pure = self._walked_value(fall, exits, ctx, stack)
             if pure is None and merges:
                 pure = self._walked_operand(fall, start, merges, ctx, stack)
@@ -140,12 +147,15 @@ class Conditionals:
                 new, nxt = self._node(fall, expr_item, end, kind == "value-cond")
             elif kind == "chain-cond":  # a chained comparison tested as a condition
                 new, nxt = self._chain_exits(item, end, nodes), end
-            elif kind == "chain-return":  # a value chain ending in a copy of the merge's return
+            elif kind == "chain-return":  # a value (chain) ending in a copy of the merge's return
                 returns = [m for m in merges if m is not None and self._copied_return(end, m)]
                 if len(returns) != 1:
                     break
                 new = Node(fall, expr_item, (VALUE, returns[0]), (VALUE, returns[0]))
-                nxt = None
+                # a ternary's first branch: its second follows, where the test jumps
+                after = fall + 1
+                second = any(after in (n.true, n.false) for n in nodes)
+                nxt = after if second and after < len(self.blocks) else None
             elif kind == "chain":  # the chain's value goes to block *end*; its cleanup follows
                 new = Node(fall, expr_item, (VALUE, end), (VALUE, end))
                 nxt = end  # a merge point: the value may be tested again or computed with there
@@ -373,6 +383,30 @@ class Conditionals:
             node, fall = self._node(merge, value, pure[2], True)
             node.entry = nodes[j].entry
             return j, node, fall
+        return None
+
+    def _operand_walked_whole(
+        self, nodes: List[Node], falls: List[Optional[int]], merge: int, ctx: Context, stack: List[Any]
+    ) -> Optional[Tuple[int, Node, Optional[int]]]:
+        """``a and ((b if c else d) == (e if f else g))``: the value that the last nodes make at
+        *merge* is computed with there by code that tests again (a value of its own): the operand
+        of an earlier node that holds them, walked whole up to that node's merge point.
+
+        Returns where those nodes start, the operand's node and where it goes; or None."""
+        offset = self.blocks[merge].offset
+        for j in range(1, len(nodes)):
+            entry = nodes[j].entry
+            outer = {side[1] for n in nodes[:j] for side in (n.true, n.false) if isinstance(side, tuple)}
+            later = {m for m in outer if m is not None and self.blocks[m].offset > offset}
+            if not later or falls[j - 1] != entry:
+                continue
+            start = self.blocks[entry].start
+            if self.instrs[start].op == "POP_TOP" and _value_node(nodes[j - 1]):
+                start += 1  # the value of ``a and``/``a or`` dropped before the next operand
+            walked = self._walked_operand(entry, start, later, ctx, stack)
+            if walked is not None:
+                value, _, end = walked
+                return j, Node(entry, value, (VALUE, end), (VALUE, end)), end
         return None
 
     def _merge_operand(

@@ -209,6 +209,40 @@ class PureBlocks:
             return None
         return chain[0], "chain", chain[2]
 
+    def _pure_then_return(
+        self, block_id: int, start: int, merges: Set[Any], stack: List[Any]
+    ) -> Optional[Tuple[Any, str, int]]:
+        """``return a and (b if c else d)``: an operand that goes on with a copy of the merge
+        point's ``return`` (3.10+ copy a small exit into the paths that reach it); (its value,
+        "chain-return", index where the copy starts) or None."""
+        block = self.blocks[block_id]
+        if self.instrs[block.end - 1].op != "RETURN_VALUE":
+            return None
+        for merge in merges:
+            if not isinstance(merge, int):
+                continue
+            size = self.blocks[merge].end - self.blocks[merge].start
+            copy = block.end - size
+            if not start < copy or size >= V.LONGEST_COPIED_EXIT or not self._copied_return(copy, merge):
+                continue
+            work = list(stack)
+            try:
+                with self.sim.scratch():
+                    for ins in self.instrs[start:copy]:
+                        if ins.op in _PURE_FORBIDDEN or ins.op.startswith("STORE") or ins.target is not None:
+                            return None
+                        self.sim.step(ins, work)
+                    if self.sim.out:
+                        return None
+            except DecompileError:
+                return None
+            if len(work) != len(stack) + 1 or any(a is not b for a, b in zip(work, stack)):
+                return None
+            if M.is_marker(work[-1]):
+                return None
+            return work[-1], "chain-return", copy
+        return None
+
     def _walked_value(
         self, fall: int, exits: List[int], ctx: Any, stack: List[Any]
     ) -> Optional[Tuple[Any, str, int]]:
