@@ -230,6 +230,31 @@ def or_captures(value):
         case {'k': first, 'j': second} | Pair(x=second, y=first):
             return first, second
 """,
+    # the or-pattern's alternatives meet at the subject's POP_TOP, which the raising default
+    # case leaves the only follow: the case's body starts inside that block
+    "or_pattern_body_holds_a_loop": """\
+def or_pattern_body_holds_a_loop(kind, names, table):
+    match kind:
+        case 1 | 2:
+            found = {}
+            for name in names:
+                try:
+                    found[name] = table[name]
+                except KeyError:
+                    pass
+            return found
+        case _:
+            raise ValueError(kind)
+""",
+    "or_pattern_body_ends_in_a_loop": """\
+def or_pattern_body_ends_in_a_loop(kind, names):
+    match kind:
+        case 'a' | 'b':
+            for name in names:
+                print(name)
+        case _:
+            raise ValueError(kind)
+""",
 }
 
 XFAIL = {

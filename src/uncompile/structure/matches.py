@@ -136,6 +136,10 @@ class MatchStructurer:
         follow = region_follow(self, self.block_of[i], ctx)
         if any(nxt is not None and self.block_of[nxt] == follow for *_, nxt in tests[:-1]):
             follow = None  # a case's test: the cases before it all raise (``case 'x': raise``)
+        if any(self.block_of[end] == follow and self.blocks[follow].start < end for _, _, end, _ in tests):
+            # the subject's POP_TOP where an or-pattern's alternatives meet, before the case's
+            # body: the other cases all raise or return, the body goes on to the match's end
+            follow = None
         if ctx.loop is None or (follow is not None and follow != ctx.loop.continue_to):
             return follow
         for *_, nxt in tests:
