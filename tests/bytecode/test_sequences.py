@@ -33,6 +33,26 @@ def test_inlined_builtin_call_keeps_only_the_plain_call():
 
 
 @NEWEST
+@pytest.mark.parametrize(
+    "source",
+    [
+        "def f(a, tuple=tuple):\n    return tuple(x for x in a)\n",
+        "def f(a, b, tuple=tuple):\n    return b + tuple(x for x in a)\n",
+        "def outer(a):\n    all = len\n    def f():\n        return all(x for x in a)\n    return f\n"
+        "f = outer(())\n",
+    ],
+    ids=["local", "second_of_two_loads", "free"],
+)
+def test_inlined_call_of_a_name_shadowing_the_builtin_keeps_only_the_plain_call(source):
+    # the guard tests the local (or free) name: what the plain call calls
+    ops = _ops(source)
+    assert "IS_OP" not in ops and "FOR_ITER" not in ops and "COPY" not in ops
+    namespace: dict = {}
+    exec(compile(source, "<test>", "exec", dont_inherit=True), namespace)
+    assert verify_code(namespace["f"].__code__).identical
+
+
+@NEWEST
 def test_common_constants():
     ops = _ops("def f(a):\n    assert a\n    return None\n")
     assert "LOAD_ASSERTION_ERROR" in ops and "LOAD_COMMON_CONSTANT" not in ops

@@ -9,7 +9,8 @@
 * the guard 3.14+ put around ``all(...)``, ``any(...)`` and ``tuple(...)`` of a generator
   expression, ``LOAD_GLOBAL f; COPY 1; LOAD_COMMON_CONSTANT f; IS_OP 0; POP_JUMP_IF_FALSE L``
   followed by an inlined loop: the inlined version is dropped and the plain call at ``L``
-  (``PUSH_NULL; <generator>; CALL 1``) is all that is read;
+  (``PUSH_NULL; <generator>; CALL 1``) is all that is read (where ``f`` is a local or free
+  name, the guard from its ``COPY`` on);
 * a ``type`` statement's value (3.12+), ``BUILD_TUPLE 3; CALL_INTRINSIC_1 INTRINSIC_TYPEALIAS``
   of its name, type parameters and evaluator function, which is one neutral ``TYPE_ALIAS``
   (it pops the three; the evaluator is no value of its own).
@@ -31,6 +32,16 @@ Replacement = Tuple[List[Tuple[str, Any]], int]
 _WITH_ENTRY = ("COPY", "LOAD_SPECIAL", "SWAP", "SWAP", "LOAD_SPECIAL", "CALL")
 _TYPE_ALIAS = ("BUILD_TUPLE", "CALL_INTRINSIC_1")
 _GUARD = ("LOAD_GLOBAL", "COPY", "LOAD_COMMON_CONSTANT", "IS_OP", "POP_JUMP_IF_FALSE")
+#: The loads of a name that shadows a builtin (see :func:`_shadowed_builtin_guard`).
+_NAME_LOADS = (
+    "LOAD_FAST",
+    "LOAD_FAST_BORROW",
+    "LOAD_FAST_CHECK",
+    "LOAD_DEREF",
+    "LOAD_NAME",
+    "LOAD_FAST_LOAD_FAST",
+    "LOAD_FAST_BORROW_LOAD_FAST_BORROW",
+)
 
 #: The second instruction of each sequence, by its first.
 _SECONDS = {names[0]: names[1] for names in (_WITH_ENTRY, _GUARD, _TYPE_ALIAS)}
@@ -83,11 +94,35 @@ def _builtin_guard(raw: Sequence[RawInstruction], i: int) -> Optional[Replacemen
     return [("LOAD_GLOBAL", (builtin, False))], fallback
 
 
+def _shadowed_builtin_guard(raw: Sequence[RawInstruction], i: int) -> Optional[Replacement]:
+    """The guard of :func:`_builtin_guard` where the function is a local, free or class-body
+    name (``def f(x, tuple=tuple): return tuple(v for v in x)``), from its ``COPY`` on: the
+    name's load, already read, is the plain call's function."""
+    taken = _take(raw, i, _GUARD[1:])
+    if taken is None or i == 0:
+        return None
+    (copy, common, is_op, jump), end = taken
+    load = raw[i - 1]
+    name = load.argval[-1] if load.opname in V.SUPERINSTRUCTIONS else load.argval  # (x, f) of two loads
+    builtin = getattr(V.COMMON_CONSTANTS[common.arg or 0], "__name__", None)
+    if load.opname not in _NAME_LOADS or name != builtin or copy.arg != 1 or is_op.arg != 0:
+        return None
+    fallback = next((k for k in range(end, len(raw)) if raw[k].offset == jump.argval), None)
+    if fallback is None or raw[fallback].opname != "PUSH_NULL":
+        return None
+    return [], fallback
+
+
 def match_sequence(raw: RawInstructions, i: int, name: str) -> Optional[Replacement]:
     """The neutral replacement of a known sequence starting at ``raw[i]`` (named *name*), or None."""
     second = _SECONDS.get(name)
-    if second is None or i + 1 >= len(raw) or raw.opname(i + 1) not in (second, "EXTENDED_ARG"):
+    if second is None or i + 1 >= len(raw):
         return None  # (most instructions: asked first, without making any raw instruction)
+    following = raw.opname(i + 1)
+    if name == "COPY" and following == _GUARD[2]:
+        return _shadowed_builtin_guard(raw, i)
+    if following not in (second, "EXTENDED_ARG"):
+        return None
     if name == "COPY":
         return _with_entry(raw, i)
     if name == "LOAD_GLOBAL":
