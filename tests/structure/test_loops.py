@@ -635,3 +635,28 @@ def test_blocks_within_an_offset_range_are_found_in_layout_order():
         for hi in offsets:
             expected = [b.id for b in walker.blocks if lo <= b.offset < hi]
             assert [b.id for b in walker.blocks_within(lo, hi)] == expected
+
+
+ENDLESS_LOOP_WITH_A_RAISING_ELSE = """
+def f(lexer, hosts):
+    while 1:
+        token = lexer.get()
+        if token is None:
+            break
+        while 1:
+            token = lexer.get()
+            if token:
+                break
+            elif token == 'login':
+                hosts.append(token)
+            else:
+                raise ValueError(token)
+        hosts.check(token)
+"""
+
+
+def test_endless_loop_breaks_to_the_code_after_it_not_to_a_raise():
+    # 3.14+ lay the else's raise out before the code after the inner loop: that raise is no
+    # exit of the loop, the jump past it is
+    result = round_trip(ENDLESS_LOOP_WITH_A_RAISING_ELSE)
+    assert result.source is not None and result.source.count("while ") == 2

@@ -254,7 +254,9 @@ class LoopStructurer(BottomTestedLoops):
         body |= self._straight_line_ends(body)
         chain_exit = self._chain_exit(head)
         outs = self._exits(body, None) or self._handler_exits(head, body)
-        exit_b = outs[0] if outs else None
+        # where ``break`` goes on, rather than an exit that only raises (3.14+ lay out the
+        # ``else: raise`` of an if in the body before the code after the loop)
+        exit_b = next((b for b in outs if not self._only_raises(b)), outs[0]) if outs else None
         last = self.instrs[head.end - 1]
         break_to, else_b = exit_b, None
         if last.op in V.CONDITIONAL_JUMPS and (head.jump in outs or chain_exit in outs):
@@ -305,6 +307,10 @@ class LoopStructurer(BottomTestedLoops):
         if after is None and V.KEEPS_DEAD_CODE:
             after = self.legacy_dead_code_after(body, ctx)  # statements after an endless loop
         return after
+
+    def _only_raises(self, block_id: int) -> bool:
+        block = self.blocks[block_id]
+        return not block.succs and self.instrs[block.end - 1].op in ("RAISE_VARARGS", "RERAISE")
 
     def _chain_exit(self, head: Any) -> Optional[int]:
         """Where a ``while`` test that is a chained comparison leaves the loop (None: the header
