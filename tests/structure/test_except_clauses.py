@@ -4,6 +4,10 @@ bytecode."""
 
 from __future__ import annotations
 
+import sys
+
+import pytest
+
 from uncompile.verification import verify_code
 
 # the nested try's ``return`` pops the clause's handler first: the clause's own end is later
@@ -68,3 +72,20 @@ def test_a_break_ending_the_try_body_stays_in_it_when_the_clause_goes_on_with_th
     code = compile(BREAK_FROM_TRY_BODY_CLAUSE_CONTINUES, "<test>", "exec", dont_inherit=True)
     result = verify_code(code)
     assert result.identical, (str(result), result.source)
+
+
+# the clause's type is a ternary: its test and jumps come before the CHECK_EXC_MATCH
+TYPE_WITH_JUMPS = """
+def f(text, strict):
+    try:
+        return int(text)
+    except ValueError if strict else ():
+        return 0
+"""
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="3.8 - 3.10: legacy clauses take no type with jumps")
+def test_a_clause_type_with_jumps_of_its_own_is_one_value():
+    result = verify_code(compile(TYPE_WITH_JUMPS, "<test>", "exec", dont_inherit=True))
+    assert result.identical, (str(result), result.source)
+    assert result.source is not None and "except ValueError if strict else ():" in result.source

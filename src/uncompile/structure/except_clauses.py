@@ -23,6 +23,7 @@ from .handler_regions import HandlerRegions
 class ExceptClauses(HandlerRegions):
     """Mixin of :class:`~uncompile.structure.walker.Walker`: the clauses of a try/except."""
 
+    _walked_to: Any
     sim: Any
     walk: Any
 
@@ -54,9 +55,7 @@ class ExceptClauses(HandlerRegions):
             if ins.op == "POP_TOP":
                 i += 1
             else:
-                while self.instrs[i].op != "CHECK_EXC_MATCH":
-                    self.sim.step(self.instrs[i], work)
-                    i += 1
+                i = self._clause_type(i, ctx, work)
                 type_expr = self.sim.pop_expr(work, self.instrs[i])
                 jump = self.instrs[i + 1]
                 next_clause = self.index_at(jump.target)
@@ -77,6 +76,23 @@ class ExceptClauses(HandlerRegions):
                 break
             i = next_clause
         return clauses, follow, continues
+
+    def _clause_type(self, i: int, ctx: Context, work: List[Any]) -> int:
+        """Push the type of the clause whose test starts at *i* on *work*; the index of its
+        ``CHECK_EXC_MATCH``. A type with jumps of its own (``except E if c else ():``) is
+        walked as a value."""
+        check = i
+        while self.instrs[check].op != "CHECK_EXC_MATCH":
+            check += 1
+        if all(ins.target is None for ins in self.instrs[i:check]):
+            for ins in self.instrs[i:check]:
+                self.sim.step(ins, work)
+            return check
+        value = self._walked_to(i, ctx._replace(until=check, lo=-1, hi=1 << 60), work, check)
+        if value is None:
+            raise self.fail(i, "except clause: type")
+        work.append(value)
+        return check
 
     def _clause_body(
         self,

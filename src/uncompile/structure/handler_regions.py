@@ -97,19 +97,30 @@ def _is_cleanup_at(instrs: List[Any], i: int) -> bool:
 
 
 def _is_except_at(instrs: List[Any], handler_index: int) -> bool:
-    """Whether the handler at *handler_index* (its ``PUSH_EXC_INFO``) tests except clauses."""
+    """Whether the handler at *handler_index* (its ``PUSH_EXC_INFO``) tests except clauses.
+
+    The first clause's type may hold jumps forward (``except E if c else ():``); a statement
+    (a finally body's) comes first otherwise."""
     i = handler_index + 1
     while i < len(instrs):
-        op = instrs[i].op
+        ins = instrs[i]
+        op = ins.op
         if op == "CHECK_EXC_MATCH" or (op == "POP_TOP" and i == handler_index + 1):
             return True
         if (
-            op in ("RERAISE", "POP_EXCEPT", "RETURN_VALUE", "STORE_FAST", "STORE_NAME")
-            or instrs[i].target is not None
+            op in _STATEMENT_OPS
+            or op.startswith(("STORE_", "DELETE_"))
+            or (ins.target is not None and ins.target <= ins.offset)
         ):
             return False
         i += 1
     return False
+
+
+#: What ends the search for a clause's test: a statement's instruction.
+_STATEMENT_OPS = frozenset(
+    ("RERAISE", "POP_EXCEPT", "RETURN_VALUE", "RAISE_VARARGS", "POP_TOP", "PUSH_EXC_INFO", "FOR_ITER")
+)
 
 
 class HandlerRegions:
