@@ -27,7 +27,7 @@ from .blocks_legacy import LegacyBlocks, reraise_leaders
 from .compare_chains import CompareChains
 from .conditionals import Conditionals
 from .context import Context
-from .copied_exits import is_copied_break, while_exit_copy
+from .copied_exits import COPYABLE_EXITS, is_copied_break, join_copied_exits, while_exit_copy
 from .handler_regions import finally_reraises
 from .handlers import COPY_START_OPS, HandlerStructurer
 from .if_statements import IfStatements
@@ -102,6 +102,7 @@ class Walker(
         self._bottom_cuts: Dict[int, int] = {}  # bottom-tested loop header -> where its copied test starts
         self.copied_break_cuts: Dict[int, int] = {}  # for loop header -> where its copied break target starts
         self._line_at: Optional[Callable[[int], Optional[int]]] = None
+        self._line_of: Optional[Callable[[int], Optional[int]]] = None
         self.match_starts = self.match_start_ops(code)
 
     #: offset -> the handler entry that covers it (the entries never change), filled as asked
@@ -144,6 +145,13 @@ class Walker(
         if self._line_at is None:
             self._line_at = instruction_lines(self.code)  # read when first asked: seldom needed
         return self._line_at(offset)
+
+    def line_of(self, offset: int) -> Optional[int]:
+        """The source line of the instruction at *offset*, also inside a line (3.10+): the copies
+        of one statement share it."""
+        if self._line_of is None:
+            self._line_of = instruction_lines(self.code, every=True)
+        return self._line_of(offset)
 
     # -- the walk -------------------------------------------------------------------------
 
@@ -246,6 +254,8 @@ class Walker(
                 first = False
                 pos = self.run_block(pos, ctx, stack)
             self.exit = stopped
+            if V.COPIES_EXITS_WITH_LINES and len(out) > 1 and type(out[-1]) in COPYABLE_EXITS:
+                join_copied_exits(self, out)
             return out
         finally:
             self.sim.out = saved
