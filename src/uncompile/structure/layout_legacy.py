@@ -31,6 +31,7 @@ class LegacyLayout:
     blocks: Any
     instrs: Any
     jump_past_else: Any
+    legacy_final_return_at: int
     _matches: Any
     reaches: Any
     sim: Any
@@ -419,14 +420,7 @@ class LegacyLayout:
         3.8 - 3.9 keep it after an ``if``/``else`` whose branches all return; written out it
         would land in the last branch and compile to a second, reachable copy.
         """
-        instrs = self.instrs
-        if (
-            pos == 0
-            or pos + 2 != len(instrs)
-            or instrs[pos].op != "LOAD_CONST"
-            or instrs[pos].arg[0] is not None
-            or instrs[pos + 1].op != "RETURN_VALUE"
-        ):
+        if pos != self.legacy_final_return_at:
             return False
         block = self.blocks[self.block_of[pos]]
         return block.start == pos and self.block_stacks()[pos] is None

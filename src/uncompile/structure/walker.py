@@ -167,10 +167,13 @@ class Walker(
             n = len(self.instrs)
             limit = 50 * n + 5000  # each block is walked a few times at most
             finally_bodies = ctx.finally_bodies
+            # 3.8 - 3.10: a jump out of a block to a loop's header or exit, or the dead final return
+            loop_ctx = not V.HAS_EXCEPTION_TABLE and ctx.loop is not None
+            final_return = self.legacy_final_return_at
             while pos is not None and pos < n:
                 self.steps += 1
                 if (
-                    not V.HAS_EXCEPTION_TABLE
+                    (loop_ctx or pos == final_return)
                     and not (first and entering)
                     and self.legacy_loop_jump(pos, ctx, stack)
                 ):
@@ -297,10 +300,10 @@ class Walker(
                 return self.with_statement(i, ctx, stack)
             if op in self.match_starts and self.is_match_start(i):
                 return self.match_statement(i, ctx, stack)
-            if V.LAYOUT_IN_SOURCE_ORDER and self.legacy_copied_break(i, ctx):
+            if _COPIED_BREAKS and loop is not None and self.legacy_copied_break(i, ctx):
                 self.sim.emit(ast.Break())
                 return None
-            if V.LAYOUT_IN_SOURCE_ORDER and self.legacy_copied_try_exit(i):
+            if _COPIED_BREAKS and op == "POP_BLOCK" and self.legacy_copied_try_exit(i):
                 return None  # the branch falls off the end of its try body
             if op == "POP_TOP" and is_copied_break(self, i, ctx, stack):
                 self.sim.emit(ast.Break())
