@@ -230,7 +230,7 @@ class LegacyBlocks(LegacyExceptClauses):
     def legacy_is_except(self, h: int) -> bool:
         """Whether the handler at index *h* is a chain of ``except`` clauses."""
         instrs = self.instrs
-        if h + 2 < len(instrs) and all(instrs[h + k].op == "POP_TOP" for k in range(3)):
+        if h + 2 < len(instrs) and instrs[h].op == instrs[h + 1].op == instrs[h + 2].op == "POP_TOP":
             return True
         if h < len(instrs) and instrs[h].op == "COPY" and instrs[h].arg == 1:
             for ins in instrs[h + 1 :]:
@@ -242,8 +242,11 @@ class LegacyBlocks(LegacyExceptClauses):
 
     def _legacy_last(self, lo: int, hi: int, op: str, block: Block) -> List[int]:
         """Indices in ``[lo, hi)`` of *op* instructions that close *block*, last first."""
+        instrs, stacks = self.instrs, self.block_stacks()
         return [
-            k for k in range(hi - 1, lo - 1, -1) if self.instrs[k].op == op and self._legacy_top_is(k, block)
+            k
+            for k in range(hi - 1, lo - 1, -1)
+            if instrs[k].op == op and stacks[k] and stacks[k][-1] == block  # type: ignore[index]
         ]
 
     def _legacy_first(self, lo: int, op: str, block: Block) -> Optional[int]:
