@@ -39,10 +39,11 @@ from .pure_blocks import PureBlocks
 
 _WITH_STARTS = ("BEFORE_WITH", "SETUP_WITH")
 #: 3.10 copies the code after a loop into its breaks (see legacy_copied_break): any instruction
-#: of a while loop's body may start one
+#: of a while loop's body may start one, in a block that returns
 _COPIED_BREAKS = V.LAYOUT_IN_SOURCE_ORDER and V.RETURN_COPIED_TO_BRANCHES
-#: What run_block checks before executing it (outside finally copies and, on 3.10, while loops; the
-#: others are only executed), besides the starts of a match and ``LOAD_CONST None``: the start of
+#: What run_block checks before executing it (outside finally copies and, on 3.10, a while loop's
+#: blocks that return; the others are only executed), besides the starts of a match and
+#: ``LOAD_CONST None``: the start of
 #: a with-exit call or a clause's name cleanup (skip_copies: those load None), of a with, of a
 #: copied break (is_copied_break) and, on 3.10, the end of a try body copied with its exit
 #: (legacy_copied_try_exit)
@@ -175,10 +176,13 @@ class Walker(
             n = len(self.instrs)
             limit = 50 * n + 5000  # each block is walked a few times at most
             finally_bodies = ctx.finally_bodies
+            # 3.8 - 3.10: a jump out of a block to a loop's header or exit, or the dead final return
+            loop_ctx = not V.HAS_EXCEPTION_TABLE and ctx.loop is not None
+            final_return = self.legacy_final_return_at
             while pos is not None and pos < n:
                 self.steps += 1
                 if (
-                    not V.HAS_EXCEPTION_TABLE
+                    (loop_ctx or pos == final_return)
                     and not (first and entering)
                     and self.legacy_loop_jump(pos, ctx, stack)
                 ):
@@ -189,7 +193,7 @@ class Walker(
                 if self.steps > limit:
                     raise self.fail(pos, "structuring does not terminate")
                 block = self.blocks[self.block_of[pos]]
-                if pos == block.start and first and entering and V.HAS_EXCEPTION_TABLE:
+                if pos == block.start and first and entering:
                     nxt = self.region_entry(block, ctx, stack)
                     if nxt != -1:
                         pos, first = nxt, False
@@ -268,13 +272,17 @@ class Walker(
         copying = bool(ctx.finally_bodies)  # a finally body's copy may start anywhere
         # most instructions are only executed: those the checks below can stop at are known
         loop = ctx.loop
-        checked = None
-        if not copying and not (
+        # (3.10) a block of a loop that ends in a return may hold a copied break (legacy_copied_break)
+        copied_break = (
             _COPIED_BREAKS
             and loop is not None
             and loop.break_to is not None
-            and instrs[self.blocks[loop.header].start].op != "FOR_ITER"  # (a for loop's starts at POP_TOP)
-        ):
+            and instrs[last].op == "RETURN_VALUE"
+        )
+        checked = None
+        if not copying and not (
+            copied_break and instrs[self.blocks[loop.header].start].op != "FOR_ITER"  # type: ignore[union-attr]
+        ):  # (a for loop's copied break starts at POP_TOP)
             checked = _CHECKED_OPS.get(self.match_starts)
             if checked is None:
                 checked = _CHECKED_OPS[self.match_starts] = _CHECKED_ALWAYS | self.match_starts
@@ -307,10 +315,10 @@ class Walker(
                 return self.with_statement(i, ctx, stack)
             if op in self.match_starts and self.is_match_start(i):
                 return self.match_statement(i, ctx, stack)
-            if V.LAYOUT_IN_SOURCE_ORDER and self.legacy_copied_break(i, ctx):
+            if copied_break and self.legacy_copied_break(i, ctx):
                 self.sim.emit(ast.Break())
                 return None
-            if V.LAYOUT_IN_SOURCE_ORDER and self.legacy_copied_try_exit(i):
+            if _COPIED_BREAKS and op == "POP_BLOCK" and self.legacy_copied_try_exit(i):
                 return None  # the branch falls off the end of its try body
             if op == "POP_TOP" and is_copied_break(self, i, ctx, stack):
                 self.sim.emit(ast.Break())
