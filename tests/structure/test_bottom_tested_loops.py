@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from snippets import with_known_failures
 
 from uncompile.verification import verify_code
 
@@ -85,4 +86,81 @@ def try_body_breaks_in_bottom_tested_while(items, a, b, c):
 def test_a_try_body_ending_in_break_is_part_of_the_loop():
     # 3.10: the body reaches the copied test only by an exception, yet lies inside the loop
     result = verify_code(try_body_breaks_in_bottom_tested_while.__code__)
+    assert result.identical, (result.difference, result.error, result.source)
+
+
+BODY_STARTS_WITH_A_LOOP = """\
+def endless_loop_first(items, take):
+    while items:
+        while True:
+            if take():
+                break
+        items.pop()
+
+
+def else_breaks_the_inner_loop(items, stack, take):
+    while items:
+        while True:
+            while stack:
+                if take():
+                    break
+            else:
+                break
+        items.pop()
+
+
+def try_in_the_innermost_loop(items, stack, take):
+    while items:
+        while True:
+            while stack:
+                try:
+                    take()
+                    break
+                except LookupError:
+                    stack.pop()
+            else:
+                break
+
+
+def in_a_for_loop(items, stack, take):
+    for item in items:
+        while True:
+            if item:
+                return item
+            while stack:
+                try:
+                    item = take()
+                    break
+                except LookupError:
+                    stack.pop()
+            else:
+                break
+    return None
+"""
+
+
+_LOST_ENDLESS_LOOP = (
+    "the endless loop whose body is a while loop with ``else: break`` is lost (3.8, 3.9: the "
+    "while test is not copied; 3.14+: a try in the inner loop), with the inner loop's break"
+)
+
+
+@pytest.mark.parametrize(
+    "name",
+    with_known_failures(
+        ["endless_loop_first", "else_breaks_the_inner_loop", "try_in_the_innermost_loop", "in_a_for_loop"],
+        {
+            "else_breaks_the_inner_loop": ({(3, 8), (3, 9)}, _LOST_ENDLESS_LOOP),
+            "try_in_the_innermost_loop": ({(3, 8), (3, 9), (3, 14), (3, 15)}, _LOST_ENDLESS_LOOP),
+            "in_a_for_loop": ({(3, 8), (3, 9)}, _LOST_ENDLESS_LOOP),
+        },
+    ),
+)
+def test_body_starting_with_a_loop_of_its_own(name):
+    """3.11+: ``while a: while True: ...``: the outer loop's copied test and the inner loop both
+    jump back to the inner loop's start (the no-op between the two is not read); a while loop's
+    ``else: break`` goes to the outer loop's copied test or next iteration."""
+    namespace: dict = {}
+    exec(compile(BODY_STARTS_WITH_A_LOOP, "<test>", "exec", dont_inherit=True), namespace)
+    result = verify_code(namespace[name].__code__)
     assert result.identical, (result.difference, result.error, result.source)

@@ -153,10 +153,28 @@ class BottomTestedLoops(LoopGraph):
         if body_b is None or not self.is_loop_header(body_b):
             return None
         header = self.blocks[body_b]
-        sources = [p for p in header.preds if self.blocks[p].offset >= header.offset]
+        sources = sorted(p for p in header.preds if self.blocks[p].offset >= header.offset)
         if not sources:
             return None
-        sources.sort()
+        cut = self._copied_test(block_id, body_b, exit_b, sources, top)
+        if cut is None:
+            # the body starts with a loop of its own, which jumps back to the same header
+            inner = self.inner_loop_sources(body_b, sources)
+            cut = self._copied_test(block_id, body_b, exit_b, sources[len(inner) :], top) if inner else None
+            if cut is not None and any(self.blocks[s].end > cut for s in inner):
+                return None
+        return None if cut is None else (test, body_b, exit_b, cut)
+
+    def _copied_test(
+        self,
+        block_id: int,
+        body_b: int,
+        exit_b: Optional[int],
+        sources: List[int],
+        top: Optional[List[int]],
+    ) -> Optional[int]:
+        """Where the copy of the test in *block_id* (and the *top* blocks) that jumps back to
+        *body_b* from *sources* (in layout order) starts; None if they are no such copy."""
         bottom = self.blocks[sources[-1]]
         last = self.instrs[bottom.end - 1]
         several = top is not None and len(top) > 1 and len(sources) > 1
@@ -191,7 +209,7 @@ class BottomTestedLoops(LoopGraph):
         n = self._pure_suffix(block_id, bottom.id)
         if n == 0:
             return None
-        return test, body_b, exit_b, bottom.end - 1 - n
+        return bottom.end - 1 - n
 
     def _copied_or_test(self, top: List[int], sources: List[int], body_b: int) -> Optional[int]:
         """The first block of a copied ``a or b`` test whose jumps back are blocks of their own."""

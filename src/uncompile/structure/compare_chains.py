@@ -131,7 +131,13 @@ class CompareChains:
             node, fall = self._node(b, combined, end, False)  # type: ignore[attr-defined]
             if fall is not None:
                 lone = self.blocks[fall]
-                if lone.end - lone.start == 1 and self.instrs[lone.start].op == "JUMP":
+                if (
+                    lone.end - lone.start == 1
+                    and self.instrs[lone.start].op == "JUMP"
+                    and self.blocks[lone.jump].offset > lone.offset
+                ):
+                    # the jump past the cleanup to the chain's exit (one back to a loop's header
+                    # is that loop's next iteration: the if's branch, as after any test)
                     target = lone.jump
                     node = Node(
                         node.entry,

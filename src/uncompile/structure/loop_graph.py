@@ -43,7 +43,7 @@ class LoopGraph:
             return False
         x, y = self.blocks[a], self.blocks[b]
         if self._lone_jump(a) and self._lone_jump(b):
-            return x.jump == y.jump
+            return x.jump == y.jump or x.jump == b or y.jump == a
         if self._lone_jump(a) != self._lone_jump(b):  # 3.12: a jump to a copy of the return laid out before
             jump, other = (x, b) if self._lone_jump(a) else (y, a)
             to = jump.jump
@@ -186,10 +186,10 @@ class LoopGraph:
                     work.append(succ)
         return True
 
-    def natural_loop(self, header: int) -> FrozenSet[int]:
-        head = self.blocks[header]
+    def natural_loop(self, header: int, sources: Optional[List[int]] = None) -> FrozenSet[int]:
+        """The blocks of the loop at *header*: those that reach its back edges (or only *sources*)."""
         body = {header}
-        work = [p for p in head.preds if self.blocks[p].offset >= head.offset and self._back_edge(header, p)]
+        work = list(sources) if sources is not None else self.back_edge_sources(header)
         while work:
             b = work.pop()
             if b in body:
@@ -197,6 +197,21 @@ class LoopGraph:
             body.add(b)
             work.extend(self.blocks[b].preds)
         return frozenset(body)
+
+    def back_edge_sources(self, header: int) -> List[int]:
+        """The blocks whose jumps back to *header* close a loop, in layout order."""
+        head = self.blocks[header]
+        later = [p for p in head.preds if self.blocks[p].offset >= head.offset]
+        return sorted(p for p in later if self._back_edge(header, p))
+
+    def inner_loop_sources(self, header: int, sources: List[int]) -> List[int]:
+        """``while a: while True: ...`` (3.11+): the outer loop's test copied to the bottom of its
+        body and the inner loop both jump back to *header* (the no-op between their starts is not
+        read). Of the back-edge *sources* (in layout order), those before the last one when they
+        close a loop of their own that does not hold the last; none otherwise."""
+        if len(sources) < 2 or sources[-1] in self.natural_loop(header, sources[:-1]):
+            return []
+        return sources[:-1]
 
     def _exits(self, body: set, exclude: Optional[int]) -> List[int]:
         header = min(body, key=lambda b: self.blocks[b].offset) if body else None

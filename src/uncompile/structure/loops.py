@@ -55,8 +55,12 @@ class LoopStructurer(BottomTestedLoops):
         try of its own (not one around the whole loop, nor a finally copy) is that try (its
         set-up NOP is not read).
         """
-        if self._body_starts_loop(block, ctx):
+        if self._shared_header_sources(block.id, ctx) or (
+            V.HAS_EXCEPTION_TABLE and self._body_starts_loop(block, ctx)
+        ):
             return self.loop(block.id, ctx, stack)
+        if not V.HAS_EXCEPTION_TABLE:
+            return -1
         entry = self.try_entry_at(block.offset, ctx)
         if (
             entry is not None
@@ -81,6 +85,16 @@ class LoopStructurer(BottomTestedLoops):
             return False
         holding = self._try_at_header(block, entry)
         return holding is not None and holding.target in ctx.active
+
+    def _shared_header_sources(self, header: int, ctx: Context) -> List[int]:
+        """The jumps back of the loop that starts the body of the bottom-tested loop being walked
+        at its own header (see :meth:`inner_loop_sources`); none when there is no such loop."""
+        loop = ctx.loop
+        cut = self._bottom_cuts.get(header)
+        if loop is None or loop.header != header or cut is None or self.block_of[cut] not in loop.body:
+            return []
+        inner = [s for s in self.back_edge_sources(header) if self.blocks[s].end <= cut]
+        return inner if inner and self.block_of[cut] not in self.natural_loop(header, inner) else []
 
     def try_holding_loop(self, header: Any, entry: Any, ctx: Context) -> Optional[Any]:
         """The handler entry of a try not yet entered that starts at loop *header* (whose first
@@ -123,13 +137,16 @@ class LoopStructurer(BottomTestedLoops):
 
     def loop(self, header: int, ctx: Context, stack: List[Any]) -> Optional[int]:
         head = self.blocks[header]
-        body = set(self.natural_loop(header))
+        inner = self._shared_header_sources(header, ctx)
+        body = set(self.natural_loop(header, inner or None))
         first = self.instrs[head.start]
         if first.op == "FOR_ITER" and head.end - head.start == 1:
             return self.for_loop(header, body, ctx, stack)
         if V.LAYOUT_IN_SOURCE_ORDER:
             body |= self.legacy_loop_span(header, body)
-        return self.while_loop(header, body, ctx, stack)
+        # a loop sharing its header with the enclosing one ends before that one's copied test
+        end = self.instrs[self._bottom_cuts[header]].offset if inner else None
+        return self.while_loop(header, body, ctx, stack, end)
 
     def for_loop(self, header: int, body: set, ctx: Context, stack: List[Any]) -> Optional[int]:
         head = self.blocks[header]
@@ -200,15 +217,19 @@ class LoopStructurer(BottomTestedLoops):
         self.sim.emit(loop_node)
         return after
 
-    def while_loop(self, header: int, body: set, ctx: Context, stack: List[Any]) -> Optional[int]:
+    def while_loop(
+        self, header: int, body: set, ctx: Context, stack: List[Any], end: Optional[int] = None
+    ) -> Optional[int]:
+        """The ``while`` loop at *header* whose natural loop is *body* (laid out before offset *end*)."""
         head = self.blocks[header]
         # handler code of the body (3.12+ places it after the function) does not extend the body
         reach = self._reach_set(header)
         normal = [b for b in body if b in reach]
         last_source = max(self.blocks[b].offset for b in normal)
+        hi = min(ctx.hi, last_source + 1, end if end is not None else ctx.hi)
         body |= {
             b.id
-            for b in self.blocks_within(max(ctx.lo, head.offset), min(ctx.hi, last_source + 1))
+            for b in self.blocks_within(max(ctx.lo, head.offset), hi)
             if b.id in reach and self.instrs[b.start].op != "PUSH_EXC_INFO"
         }
         # a try body whose handler goes on with the loop belongs to it, also where its own end

@@ -185,7 +185,7 @@ class Walker(
                 if self.steps > limit:
                     raise self.fail(pos, "structuring does not terminate")
                 block = self.blocks[self.block_of[pos]]
-                if pos == block.start and first and entering and V.HAS_EXCEPTION_TABLE:
+                if pos == block.start and first and entering:
                     nxt = self.region_entry(block, ctx, stack)
                     if nxt != -1:
                         pos, first = nxt, False
