@@ -39,8 +39,12 @@ def escape_text(text: str, quote: str, *, keep_newlines: bool = False, braces: b
     are doubled (for the literal parts of f-strings).
     """
     quote_char = quote[:1]
-    special = "\\" + quote_char + ("{}" if braces else "")
-    if text.replace("\n", "").isprintable() and not any(char in text for char in special):
+    plain = (
+        "\\" not in text
+        and (not quote_char or quote_char not in text)
+        and (not braces or ("{" not in text and "}" not in text))
+    )
+    if plain and text.replace("\n", "").isprintable():
         return text if keep_newlines else text.replace("\n", "\\n")  # nothing else to escape
     pieces: List[str] = []
     for char in text:

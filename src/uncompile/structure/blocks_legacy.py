@@ -169,7 +169,7 @@ class LegacyBlocks(LegacyExceptClauses):
         setups: List[Any] = []
         for block in self.blocks:
             last = instrs[block.end - 1]
-            if last.op.startswith("SETUP_") and last.target is not None:
+            if last.target is not None and last.op.startswith("SETUP_"):
                 setups.append(last)
                 target = self.cfg.block_of_offset(last.target)  # type: ignore[attr-defined]
                 if target is not None and target.id not in block.succs:
@@ -221,6 +221,9 @@ class LegacyBlocks(LegacyExceptClauses):
             self.legacy_final_return_at = n - 2
         if not V.KEEPS_DEAD_CODE or self.legacy_final_return_at < 0:
             return False
+        block = self.blocks[self.cfg.block_of[n - 2]]  # type: ignore[attr-defined]
+        if not block.preds:
+            return block.id != 0  # (the common case, known without a search)
         return not self.cfg.reaches(n - 2)  # type: ignore[attr-defined]
 
     def _legacy_top_is(self, i: int, block: Block) -> bool:
