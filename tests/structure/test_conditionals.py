@@ -135,3 +135,36 @@ def test_value_computed_where_inner_operands_meet(name):
     """``a and not (b or c)``: the inner value meets at the ``not``, whose result goes on to the
     outer merge point (or is tested again): one boolean value, not a mix of value and condition."""
     round_trip(VALUES_COMPUTED_WHERE_OPERANDS_MEET, name)
+
+
+JUMPS_BACK_COPIED_TO_EACH_TEST = {
+    # 3.12+: each test that leaves for the next iteration has a jump back of its own, which the
+    # test jumps over (conditional jumps only go forward)
+    "or_of_and_in_a_loop": """
+        def f(items, names, ready):
+            for item in items:
+                if ready or (item and names):
+                    print(item)
+    """,
+    "or_of_and_in_a_while_loop": """
+        def f(items, names):
+            while items:
+                item = items.pop()
+                if item > 3 or (item and names):
+                    print(item)
+    """,
+    "or_of_and_in_a_comprehension": """
+        def f(items, names, ready):
+            return [item for item in items if ready or (item and names)]
+    """,
+    "or_of_and_twice_in_a_comprehension": """
+        def f(items, known, names):
+            return [item for item in items if item not in known or (item in known and item in names)]
+    """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(JUMPS_BACK_COPIED_TO_EACH_TEST))
+def test_condition_whose_jump_back_is_copied_to_each_test(name: str) -> None:
+    result = round_trip(JUMPS_BACK_COPIED_TO_EACH_TEST[name])
+    assert result.source is not None and " or " in result.source

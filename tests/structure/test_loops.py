@@ -258,6 +258,18 @@ def first_try_in_while(work, tidy):
         except ValueError:
             pass
         tidy()
+
+
+def first_of_two_tries_that_return(path, opener):
+    while True:
+        try:
+            return opener(path, 'r')
+        except FileNotFoundError:
+            pass
+        try:
+            return opener(path, 'x')
+        except FileExistsError:
+            pass
 """
 
 

@@ -38,6 +38,7 @@ __all__ = [
     "instruction_lines",
     "instruction_starts",
     "has_instruction",
+    "instruction_offsets",
 ]
 
 
@@ -351,6 +352,20 @@ def opnames_and_args(code: CodeType) -> List[Tuple[str, Optional[int]]]:
 
 
 _EXTENDED_ARG_OPCODE = dis.opmap["EXTENDED_ARG"]
+
+
+def instruction_offsets(code: CodeType, opname: str) -> List[int]:
+    """The offsets of *code*'s *opname* instructions, found as :func:`has_instruction` finds them."""
+    opcode = dis.opmap.get(opname)
+    if opcode is None:
+        return []
+    opcodes = code.co_code[::2]
+    out: List[int] = []
+    unit = opcodes.find(opcode)
+    while unit >= 0:
+        out.append(2 * unit)
+        unit = opcodes.find(opcode, unit + 1)
+    return out
 
 
 def has_instruction(code: CodeType, opname: str, arg: Optional[int] = None) -> bool:

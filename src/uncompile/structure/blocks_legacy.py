@@ -103,6 +103,9 @@ class LegacyBlocks(LegacyExceptClauses):
         """The block stack before each instruction (None where unreachable)."""
         if self._legacy_stacks is not None:
             return self._legacy_stacks
+        if not self._legacy_setups:
+            self._legacy_stacks = self._reachable_without_blocks()
+            return self._legacy_stacks
         instrs = self.instrs
         n = len(instrs)
         stacks: Stacks = [None] * n
@@ -156,6 +159,22 @@ class LegacyBlocks(LegacyExceptClauses):
                 give(at, fall)
             at = heapq.heappop(heap) if heap else None
         self._legacy_stacks = stacks
+        return stacks
+
+    def _reachable_without_blocks(self) -> Stacks:
+        """The block stacks of code without ``SETUP_*``: empty where the graph reaches, else None
+        (its edges are then the instructions' own jumps and falls)."""
+        blocks = self.blocks
+        reached = [False] * len(blocks)
+        todo = [0] if blocks else []
+        while todo:
+            ident = todo.pop()
+            if not reached[ident]:
+                reached[ident] = True
+                todo.extend(blocks[ident].succs)
+        stacks: Stacks = []
+        for block in blocks:
+            stacks += [() if reached[block.id] else None] * (block.end - block.start)
         return stacks
 
     def legacy_link_handlers(self) -> None:

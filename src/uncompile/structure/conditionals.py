@@ -9,7 +9,7 @@ the immediate post-dominator inside the enclosing region (:mod:`.branch_follow`)
 from __future__ import annotations
 
 import ast
-from typing import Any, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from ..bytecode import versions as V
 from ..expressions.conditions import VALUE, Node, reduce_nodes, tested_blocks
@@ -96,6 +96,9 @@ class Conditionals:
         past_jumps = None  # how many nodes there were before a ternary's second condition
         joined = None  # where the jump past that second condition goes
         while fall is not None and self.blocks[fall].start < ctx.until:
+            if falls[-1] == fall and self._inverted_jump_back(nodes, fall):
+                fall += 1  # the condition goes on where the test jumps, past the jump back
+                continue
             skipped = self._ternary_else_branch(nodes, fall) if past_jumps is None else None
             if skipped is not None and self.blocks[skipped[0]].start >= ctx.until:
                 skipped = None  # past where the walk ends (a loop's copied test at the bottom)
@@ -178,6 +181,8 @@ class Conditionals:
             # the nodes past the jumps are no ternary's second condition: the condition ends before
             nodes, falls = nodes[:past_jumps], falls[:past_jumps]
             reduced, sizes = reduce_nodes(nodes)
+        if V.CONDITIONAL_JUMPS_FORWARD_ONLY and sizes[0] < len(nodes):
+            reduced, sizes = self._join_jumps_back(nodes, reduced, sizes)
         head = reduced[0]
         used = sizes[0]
         if head.is_value():
@@ -223,6 +228,71 @@ class Conditionals:
                         setattr(node, side, other)
                         break
         return node
+
+    def _inverted_jump_back(self, nodes: List[Node], fall: int) -> bool:
+        """3.12+ (conditional jumps only go forward): the last test of *nodes* that jumps back
+        (to the loop's next iteration) jumps past a block of its own that jumps back (*fall*), to
+        the block right after it, where the rest of the condition is: an earlier test jumps past
+        that block (``x or (a and b)``: x to the if's body)."""
+        if not V.CONDITIONAL_JUMPS_FORWARD_ONLY or len(nodes) < 2 or not self._lone_jump(fall):
+            return False
+        block = self.blocks[fall]
+        node = nodes[-1]
+        other = node.true if node.false == fall else node.false
+        if block.jump is None or self.blocks[block.jump].offset > block.offset or other != fall + 1:
+            return False
+        past = self.blocks[other].offset
+        return any(
+            isinstance(side, int) and self.blocks[side].offset > past
+            for n in nodes[:-1]
+            for side in (n.true, n.false)
+        )
+
+    def _join_jumps_back(
+        self, nodes: List[Node], reduced: List[Node], sizes: List[int]
+    ) -> Tuple[List[Node], List[int]]:
+        """*nodes* reduced (*reduced*, *sizes*) after making their exits that jump back to one
+        place the same block, the last test's, where the first condition then takes in more tests
+        (3.12+: each test that leaves for the loop's next iteration has a jump back of its own)."""
+        exits: List[int] = []
+        for node in reversed(nodes):
+            for side in (node.true, node.false):
+                if isinstance(side, int) and side not in exits:
+                    exits.append(side)
+        joined: Dict[int, int] = {}
+        for k, exit in enumerate(exits):
+            if exit in joined:
+                continue
+            for other in exits[k + 1 :]:
+                if other not in joined and self._jumps_back_to_one_place(exit, other):
+                    joined[other] = exit
+        entries = {n.entry for n in nodes}
+        changed = [
+            (node, side, getattr(node, side))
+            for node in nodes
+            for side in ("true", "false")
+            if getattr(node, side) in joined and getattr(node, side) not in entries
+        ]
+        if not changed:
+            return reduced, sizes
+        for node, side, exit in changed:
+            setattr(node, side, joined[exit])
+        joined_reduced, joined_sizes = reduce_nodes(nodes, self._leads_to)
+        if joined_sizes[0] > sizes[0]:
+            return joined_reduced, joined_sizes
+        for node, side, exit in changed:
+            setattr(node, side, exit)
+        return reduced, sizes
+
+    def _jumps_back_to_one_place(self, a: int, b: int) -> bool:
+        """Whether blocks *a* and *b* only jump back, to the same block."""
+        x, y = self.blocks[a], self.blocks[b]
+        return (
+            self._lone_jump(a)
+            and self._lone_jump(b)
+            and x.jump == y.jump
+            and self.blocks[x.jump].offset < min(x.offset, y.offset)
+        )
 
     def _ternary_else_branch(self, nodes: List[Node], fall: int) -> Optional[Tuple[int, int]]:
         """``if (b if a else c):``: after the first branch's test, the block past the jumps that

@@ -233,7 +233,11 @@ class LoopStructurer(BottomTestedLoops):
             if b.id in reach and self.instrs[b.start].op != "PUSH_EXC_INFO"
         }
         # a try body whose handler goes on with the loop belongs to it, also where its own end
-        # leaves the loop (``try: ...; break``), with the jumps that only it reaches
+        # leaves the loop (``try: ...; break``), with the jumps that only it reaches; where the
+        # loop goes on only from except clauses, also the tries that only a clause reaches
+        # (``while True: try: return f() except E: pass`` twice)
+        if not any(b in reach and b != header for b in body):
+            reach = self._reach_set(header, raising=True)
         tried = {
             b.id
             for b in self.blocks_within(max(ctx.lo, head.offset + 1), ctx.hi)

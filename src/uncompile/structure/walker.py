@@ -224,6 +224,7 @@ class Walker(
                         and len(stack) <= depth
                         and (not stack or len(stack) < depth or stack[-1] is top)
                         and not self.returns_from_body(block, ctx)
+                        and not self.continues_from_body(block, ctx)
                     ):
                         stopped = pos
                         break
