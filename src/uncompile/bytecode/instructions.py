@@ -116,15 +116,17 @@ class _Reader:
                 value = argval
             elif reading == _CONSTANT:
                 value = (argval, arg)
-            elif reading == _HANDLER:
-                detail(self, offset, arg, argval, name)
-                continue
-            elif reading == _NAME_AND_FLAG:
-                value = (argval, detail[arg & 1])  # type: ignore[operator]  # (name loads have an operand)
             elif reading == _NO_OP:
                 continue
             elif reading == _INT_ARG:
                 value = arg
+            elif reading == _NAME_AND_FLAG:
+                value = (argval, detail[arg & 1])  # type: ignore[operator]  # (name loads have an operand)
+            elif reading == _HANDLER:
+                detail(self, offset, arg, argval, name)
+                continue
+            elif reading == _PLAIN_CALL:
+                value = (arg, None, detail)
             else:  # _JUMP
                 value = None
                 target = argval
@@ -296,6 +298,7 @@ class _Reader:
         self.kwnames = self.code.co_consts[arg or 0]
 
     def call(self, offset: int, arg: Optional[int], argval: Any, name: str) -> None:
+        """3.11 - 3.12: a call takes the keyword names of the ``KW_NAMES`` before it."""
         null_slot = V.CALL_HAS_NULL_SLOT or name == "CALL_METHOD"
         self.emit(offset, "CALL", (arg, self.kwnames, null_slot))
         self.kwnames = None
@@ -355,9 +358,9 @@ _NAMED_HANDLERS: Dict[str, str] = {
     "LOAD_ATTR": "name_and_flag",
     "LOAD_SUPER_ATTR": "load_super_attr",
     "KW_NAMES": "kw_names",
-    "CALL": "call",
-    "CALL_FUNCTION": "call",
-    "CALL_METHOD": "call",
+    **dict.fromkeys(
+        ("CALL", "CALL_FUNCTION", "CALL_METHOD"), "call" if "KW_NAMES" in dis.opmap else "plain_call"
+    ),
     "CALL_KW": "call_kw",
     "CALL_FUNCTION_KW": "call_kw",
     "CALL_FUNCTION_EX": "call_function_ex",
@@ -448,10 +451,11 @@ _INT_ARG_OPS = frozenset(
 Handler = Callable[[_Reader, int, Optional[int], Any, str], None]
 
 #: The readings :meth:`_Reader.run` does itself: the neutral instruction's ``arg`` is the raw
-#: argument value, ``(value, index)`` of a constant, the integer argument, or ``(name, flag)``
-#: of a name load whose flag (pushes a ``NULL``/is a method load) :func:`_name_flags` gives;
-#: a jump's ``target`` is the raw argument value; a no-op gives nothing. Others call a handler.
-_ARG_VALUE, _CONSTANT, _INT_ARG, _JUMP, _NO_OP, _NAME_AND_FLAG, _HANDLER = range(7)
+#: argument value, ``(value, index)`` of a constant, the integer argument, ``(name, flag)``
+#: of a name load whose flag (pushes a ``NULL``/is a method load) :func:`_name_flags` gives,
+#: or a ``CALL``'s ``(argc, None, null_slot)`` (no ``KW_NAMES`` on this version); a jump's
+#: ``target`` is the raw argument value; a no-op gives nothing. Others call a handler.
+_ARG_VALUE, _CONSTANT, _INT_ARG, _JUMP, _NO_OP, _NAME_AND_FLAG, _PLAIN_CALL, _HANDLER = range(8)
 _INLINE_READINGS = {
     "arg_value": _ARG_VALUE,
     "constant": _CONSTANT,
@@ -459,6 +463,7 @@ _INLINE_READINGS = {
     "jump": _JUMP,
     "no_op": _NO_OP,
     "name_and_flag": _NAME_AND_FLAG,
+    "plain_call": _PLAIN_CALL,
 }
 
 
@@ -491,8 +496,9 @@ SequenceReader = Callable[[_Reader, int], Optional[int]]
 
 def _reading_table() -> List[Tuple[str, int, Any, Optional[SequenceReader]]]:
     """Per raw opcode: its neutral name, its reading, a detail of the reading (the handler method
-    for :data:`_HANDLER`, the flags of :func:`_name_flags` for :data:`_NAME_AND_FLAG`), and the
-    method that reads the sequences that may start with it (None for most)."""
+    for :data:`_HANDLER`, the flags of :func:`_name_flags` for :data:`_NAME_AND_FLAG`, whether a
+    :data:`_PLAIN_CALL` has a ``NULL``/self slot), and the method that reads the sequences that may
+    start with it (None for most)."""
     table = []
     for opcode, opname in enumerate(dis.opname):
         name = V.RENAMED.get(opname, opname)
@@ -503,6 +509,8 @@ def _reading_table() -> List[Tuple[str, int, Any, Optional[SequenceReader]]]:
             detail = cast(Handler, getattr(_Reader, how))
         elif reading == _NAME_AND_FLAG:
             detail = _name_flags(opname)
+        elif reading == _PLAIN_CALL:
+            name, detail = "CALL", V.CALL_HAS_NULL_SLOT or opname == "CALL_METHOD"
         sequence = _SEQUENCE_READERS.get(opname)
         table.append((name, reading, detail, None if sequence is None else getattr(_Reader, sequence)))
     return table

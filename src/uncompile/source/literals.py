@@ -39,13 +39,14 @@ def escape_text(text: str, quote: str, *, keep_newlines: bool = False, braces: b
     are doubled (for the literal parts of f-strings).
     """
     quote_char = quote[:1]
-    plain = (
-        "\\" not in text
-        and (not quote_char or quote_char not in text)
-        and (not braces or ("{" not in text and "}" not in text))
-    )
-    if plain and text.replace("\n", "").isprintable():
-        return text if keep_newlines else text.replace("\n", "\\n")  # nothing else to escape
+    if text.replace("\n", "").isprintable():  # only the characters replaced here need escapes
+        if "\\" in text:
+            text = text.replace("\\", "\\\\")  # first: the escapes below add backslashes
+        if quote_char and quote_char in text:
+            text = text.replace(quote_char, "\\" + quote_char)
+        if braces and ("{" in text or "}" in text):
+            text = text.replace("{", "{{").replace("}", "}}")
+        return text if keep_newlines else text.replace("\n", "\\n")
     pieces: List[str] = []
     for char in text:
         if char == "\\":

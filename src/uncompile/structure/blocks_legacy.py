@@ -262,14 +262,15 @@ class LegacyBlocks(LegacyExceptClauses):
                     return False
         return False
 
-    def _legacy_last(self, lo: int, hi: int, op: str, block: Block) -> List[int]:
-        """Indices in ``[lo, hi)`` of *op* instructions that close *block*, last first."""
+    def _legacy_last(self, lo: int, hi: int, op: str, block: Block) -> Optional[int]:
+        """The last *op* instruction in ``[lo, hi)`` that closes *block* (its index), or None."""
         instrs, stacks = self.instrs, self.block_stacks()
-        return [
-            k
-            for k in range(hi - 1, lo - 1, -1)
-            if instrs[k].op == op and stacks[k] and stacks[k][-1] == block  # type: ignore[index]
-        ]
+        for k in range(hi - 1, lo - 1, -1):
+            if instrs[k].op == op:
+                stack = stacks[k]
+                if stack and stack[-1] == block:
+                    return k
+        return None
 
     def _legacy_first(self, lo: int, op: str, block: Block) -> Optional[int]:
         """The first *op* instruction from index *lo* on that closes *block*, or None."""
@@ -320,10 +321,10 @@ class LegacyBlocks(LegacyExceptClauses):
         if not stack or stack[-1][0] != "try":
             return False
         setup = stack[-1][1]
-        ends = self._legacy_last(
+        end = self._legacy_last(
             setup + 1, self._legacy_index(self.instrs[setup].target), "POP_BLOCK", stack[-1]
         )
-        return bool(ends) and ends[0] > k and self._legacy_same_return(k + 1, ends[0] + 1)
+        return end is not None and end > k and self._legacy_same_return(k + 1, end + 1)
 
     def _legacy_same_return(self, a: int, b: int) -> bool:
         """Whether the code at *a* and at *b* is the same straight run that computes and returns a value."""
@@ -384,8 +385,10 @@ class LegacyBlocks(LegacyExceptClauses):
             if extra or slot.target is None:
                 raise self.fail(j, "with target")  # type: ignore[attr-defined]
             target = slot.target
-        ends = self._legacy_last(s + 1, h, "POP_BLOCK", ("with", s))
-        normal = ends[0] if ends and not self._legacy_returns_after(ends[0] + 1, ctx.finally_bodies) else None
+        end = self._legacy_last(s + 1, h, "POP_BLOCK", ("with", s))
+        normal = (
+            end if end is not None and not self._legacy_returns_after(end + 1, ctx.finally_bodies) else None
+        )
         body = self._legacy_walk_to(j, h if normal is None else normal, ctx, list(stack))
         stack.pop()
         item = ast.withitem(context_expr=manager, optional_vars=target)
@@ -421,10 +424,10 @@ class LegacyBlocks(LegacyExceptClauses):
         return self._legacy_try_finally(i, h, ctx, stack)
 
     def _legacy_body_end(self, i: int, h: int, templates: Tuple[List[Any], ...]) -> Optional[int]:
-        ends = self._legacy_last(i + 1, h, "POP_BLOCK", ("try", i))
-        if not ends or self._legacy_returns_after(ends[0] + 1, templates):
+        end = self._legacy_last(i + 1, h, "POP_BLOCK", ("try", i))
+        if end is None or self._legacy_returns_after(end + 1, templates):
             return None
-        return ends[0]
+        return end
 
     def _legacy_finally_region(self, h: int) -> Iterator[int]:
         """The reachable instructions of the finally body at *h*, in layout order, up to the code

@@ -193,21 +193,20 @@ def join_copied_exits(walker: Any, out: List[ast.stmt]) -> None:
     """Make each ``if`` in *out* whose body ends with a copy of the exit that ends *out* (the
     code after the ``if`` is its ``else``) an ``if``/``else`` followed by the exit once."""
     last = out[-1]
-    start = _own_start(walker, last)
-    line = _written_line(walker, start, last)
-    if line is None:
-        return
+    line = start = -1  # read when an if ends with the same statement (most code has none)
     k = len(out) - 2
     while k >= 0:
         stmt = out[k]
-        if type(stmt) is ast.If and not stmt.orelse and len(stmt.body) > 1:
+        if type(stmt) is ast.If and not stmt.orelse and len(stmt.body) > 1 and same_tree(stmt.body[-1], last):
+            if start < 0:
+                start = _own_start(walker, last)
+                line = _written_line(walker, start, last) or 0
             copy = stmt.body[-1]
-            if type(copy) is type(last) and _written_line(walker, _own_start(walker, copy), copy) == line:
-                if same_tree(copy, last):
-                    del stmt.body[-1]
-                    stmt.orelse = out[k + 1 : -1] or _passed_else(walker, start)
-                    out[k + 1 : -1] = []
-                    out[k] = _as_ternary(walker, stmt)
+            if line and _written_line(walker, _own_start(walker, copy), copy) == line:
+                del stmt.body[-1]
+                stmt.orelse = out[k + 1 : -1] or _passed_else(walker, start)
+                out[k + 1 : -1] = []
+                out[k] = _as_ternary(walker, stmt)
         k -= 1
 
 
