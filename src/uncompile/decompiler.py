@@ -61,6 +61,12 @@ def _tag_all(tree: ast.Module) -> ast.Module:
 @_collector_paused
 def decompile_to_ast(code: CodeType) -> ast.Module:
     """Decompile *code* into a module (see the package docs for the shape per code kind)."""
+    return _tag_all(_module(code))
+
+
+def _module(code: CodeType) -> ast.Module:
+    """The module :func:`decompile_to_ast` returns, before its statements are all tagged (source
+    text needs no offsets)."""
     if not isinstance(code, CodeType):
         raise DecompileError("not a code object: %r" % type(code).__name__)
     try:
@@ -73,7 +79,7 @@ def decompile_to_ast(code: CodeType) -> ast.Module:
         raise DecompileError(
             "internal error %s: %s" % (type(exc).__name__, exc), function=code.co_name, construct="decompiler"
         ) from exc
-    return _tag_all(module)
+    return module
 
 
 def _decompile(code: CodeType) -> list:
@@ -121,13 +127,13 @@ def _print(tree: ast.Module) -> str:
 @_collector_paused
 def decompile_code(code: CodeType) -> str:
     """Python source for *code*."""
-    return _print(decompile_to_ast(code))
+    return _print(_module(code))
 
 
 @_collector_paused
 def decompile_function(function: FunctionType) -> str:
     """Python source for a live *function*: its code, with the defaults and annotations it holds."""
-    tree = decompile_to_ast(function.__code__)
+    tree = _module(function.__code__)
     node: Optional[ast.AST] = tree.body[0] if tree.body else None
     if isinstance(node, ast.Expr):  # a lambda
         node = node.value

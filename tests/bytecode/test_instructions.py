@@ -53,6 +53,24 @@ def test_names_are_version_neutral():
     assert "RETURN_VALUE" in ops
 
 
+def name_loads(a):
+    return print(a.attribute, a.method())
+
+
+def test_name_loads_and_calls_carry_their_flags():
+    """``LOAD_GLOBAL``/``LOAD_ATTR`` are ``(name, flag)``: the global pushes a ``NULL`` for the call
+    (3.11+), the attribute is a method load (``LOAD_METHOD`` before 3.12, a flag bit after)."""
+    loads = [
+        ins.arg for ins in read_instructions(name_loads.__code__) if ins.op in ("LOAD_GLOBAL", "LOAD_ATTR")
+    ]
+    assert loads == [("print", sys.version_info >= (3, 11)), ("attribute", False), ("method", True)]
+    # calls are (argc, keyword names, whether a NULL/self slot lies under the callable)
+    calls = [ins.arg for ins in read_instructions(name_loads.__code__) if ins.op == "CALL"]
+    assert calls == [(0, None, True), (2, None, sys.version_info >= (3, 11))]
+    result = verify_code(name_loads.__code__)
+    assert result.identical, (result.difference, result.error, result.source)
+
+
 def yield_in_finally(n):
     try:
         for i in range(n):

@@ -18,6 +18,7 @@ import pytest
 from uncompile.bytecode.reader import (
     has_instruction,
     instruction_lines,
+    instruction_offsets,
     instruction_starts,
     opnames_and_args,
     read_raw,
@@ -126,6 +127,14 @@ def test_has_instruction_agrees_with_the_instructions_listed() -> None:
             assert has_instruction(code, name, arg) == expected, (code.co_name, name, arg)
     constants = next(code for code in codes if code.co_name == "constants")
     assert has_instruction(constants, "EXTENDED_ARG") and has_instruction(constants, "LOAD_CONST", 256)
+
+
+def test_instruction_offsets_are_those_dis_lists() -> None:
+    module = compile(_HAND_WRITTEN, "<hand>", "exec")  # EXTENDED_ARG, inline caches (3.11+)
+    for code in _code_objects(module):
+        for name in ("LOAD_CONST", "LOAD_FAST", "CALL", "CALL_FUNCTION", "EXTENDED_ARG", "NO_SUCH_OPCODE"):
+            expected = [ins.offset for ins in dis.get_instructions(code) if ins.opname == name]
+            assert instruction_offsets(code, name) == expected, (code.co_name, name)
 
 
 def _sample_modules(count: int) -> List[str]:

@@ -13,6 +13,7 @@ from uncompile.source.literals import (
     cleaned_docstring,
     docstring_compiles_to,
     docstring_literal,
+    escape_text,
     quote_allowed,
     string_literal,
 )
@@ -136,6 +137,32 @@ def test_string_literal_avoids_forbidden_quotes(quotes: list) -> None:
         assert ast.literal_eval(literal) == text
         opening = literal[:3] if literal[:3] in ("'''", '"""') else literal[:1]
         assert quote_allowed(opening, quotes) or all(not quote_allowed(q, quotes) for q in ("'", '"'))
+
+
+ESCAPED = [
+    "plain",
+    "back\\slash \\n",
+    'it\'s "quoted"',
+    "{braces} and }{",
+    "a\\'b\\\"c{\\}",
+    "two\nlines",
+    "tab\tnul\x00",
+]
+
+
+@pytest.mark.parametrize("text", ESCAPED, ids=repr)
+@pytest.mark.parametrize("quote", ["'", '"', "'''", '"""'])
+def test_escape_text_reads_back(text: str, quote: str) -> None:
+    """Backslashes are escaped first, then the quote (its escape adds one), braces, line feeds."""
+    escaped = escape_text(text, quote)
+    assert ast.literal_eval(quote + escaped + quote) == text
+    assert "\n" not in escaped
+    formatted = "f" + quote + escape_text(text, quote, braces=True) + quote
+    assert eval(compile(formatted, "<f-string>", "eval")) == text
+    if len(quote) == 3 and not text.endswith(quote[0]):
+        kept = escape_text(text, quote, keep_newlines=True)
+        assert ast.literal_eval(quote + kept + quote) == text
+        assert ("\n" in kept) == ("\n" in text)  # line feeds stay raw in triple quotes
 
 
 DOCSTRINGS = [

@@ -396,3 +396,59 @@ def test_block_stack_before_each_instruction():
         if ins.op == "POP_BLOCK" and stacks[ins.index] is not None:
             assert stacks[ins.index + 1] == stacks[ins.index][:-1]
     assert stacks[-1] == ()  # the final return, after the loop
+
+
+@pytest.mark.skipif(not (3, 8) <= sys.version_info[:2] < (3, 11), reason="the block stack is 3.8 - 3.10's")
+def test_block_stacks_read_only_when_asked():
+    """Setting up the walk of code without a ``try``/``with`` reads no block stacks (3.10 links the
+    copies of a finally body's ``RERAISE`` from them: only code with a finally needs them then);
+    the set-ups are the instructions that end graph blocks."""
+    from snippets import define
+
+    from uncompile.structure.definitions import Nested
+    from uncompile.structure.walker import Walker
+
+    plain = define(
+        "def f(items):\n    for item in items:\n        if item:\n            return item\n"
+    ).__code__
+    walker = Walker(plain, Nested(plain))
+    assert walker._legacy_stacks is None and walker._legacy_setups == []
+    guarded = define(
+        "def g(lock, item):\n"
+        "    with lock:\n"
+        "        try:\n"
+        "            item.run()\n"
+        "        finally:\n"
+        "            item.close()\n",
+        "g",
+    ).__code__
+    walker = Walker(guarded, Nested(guarded))
+    assert [ins.op for ins in walker._legacy_setups] == ["SETUP_WITH", "SETUP_FINALLY"]
+
+
+@pytest.mark.skipif(not (3, 8) <= sys.version_info[:2] < (3, 11), reason="the block stack is 3.8 - 3.10's")
+def test_block_stacks_without_set_ups_are_reachability():
+    """Without ``SETUP_*`` every block stack is empty where the code is reached, and None in the
+    dead code 3.8 - 3.9 keep (here after a loop that never ends): read from the graph, as the
+    full walk of the instructions gives them."""
+    from snippets import define
+
+    from uncompile.structure.blocks_legacy import LegacyBlocks
+    from uncompile.structure.definitions import Nested
+    from uncompile.structure.walker import Walker
+
+    code = define(
+        "def f(items):\n"
+        "    while True:\n"
+        "        for item in items:\n"
+        "            if item:\n"
+        "                return item\n"
+        "    return None\n"
+    ).__code__
+    walker = Walker(code, Nested(code))
+    stacks = walker.block_stacks()
+    assert set(stacks) <= {(), None} and stacks[0] == ()
+    if sys.version_info < (3, 10):
+        assert stacks[-1] is None  # the dead ``return None`` after the endless loop
+    walker._legacy_stacks, walker._legacy_setups = None, [None]  # the full walk, for the comparison
+    assert LegacyBlocks.block_stacks(walker) == stacks

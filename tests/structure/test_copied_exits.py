@@ -2,9 +2,10 @@
 ``for`` or ``while`` loop, a ternary inside a returned expression."""
 
 import contextlib
+import sys
 
 import pytest
-from snippets import decompiled
+from snippets import decompiled, known_failure, round_trip
 
 from uncompile.verification import verify_code
 
@@ -207,3 +208,131 @@ def test_behaves_the_same(function):
     again = decompiled(function)
     for args in INPUTS[function]:
         assert _call(again, args) == _call(function, args)
+
+
+#: an ``if`` whose every branch runs on into the statement that ends the function: 3.10 and 3.12+
+#: copy that statement into the branches, printed once after the ``if`` as written (with the
+#: text each must print and the statement that stands once)
+EXITS_AFTER_IFS = {
+    "if_else_then_return": (
+        """
+        def f(x):
+            if x:
+                y = abs(x)
+            else:
+                y = -x
+            return y
+        """,
+        ["else:"],
+        "return y",
+    ),
+    "elif_chain_then_raise": (
+        """
+        def f(x):
+            if x < 0:
+                kind = "negative"
+            elif x > 0:
+                kind = "positive"
+            else:
+                kind = "zero"
+            raise ValueError(kind)
+        """,
+        ["elif x > 0:", "else:"],
+        "raise ValueError(kind)",
+    ),
+    "elif_without_else_then_return": (
+        """
+        def f(x):
+            s = 0
+            if x < 0:
+                s = -1
+            elif x > 0:
+                s = 1
+            return s
+        """,
+        ["elif x > 0:"],
+        "return s",
+    ),
+    "else_holding_a_loop_then_return": (
+        """
+        def f(x, items):
+            if x:
+                n = 0
+            else:
+                n = 1
+                for item in items:
+                    n += item
+            return n
+        """,
+        ["else:", "for item in items:"],
+        "return n",
+    ),
+    "ternary_stored_then_returned": (
+        """
+        def f(a, b, c):
+            y = a if c else b
+            return y
+        """,
+        ["y = a if c else b"],
+        "return y",
+    ),
+    "nested_ternary_stored_then_returned": (
+        """
+        def f(a, b, c, d):
+            y = a if c else b if d else None
+            return y
+        """,
+        ["y = a if c else b if d else None"],
+        "return y",
+    ),
+    "ternary_stored_in_attribute_then_returned": (
+        """
+        def f(box, a, c):
+            box.value = a if c else 0
+            return box
+        """,
+        ["box.value = a if c else 0"],
+        "return box",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXITS_AFTER_IFS))
+def test_exit_copied_into_branches_stands_once_after_the_if(name):
+    source, fragments, exit = EXITS_AFTER_IFS[name]
+    result = round_trip(source)
+    for fragment in fragments:
+        assert fragment in result.source, result.source
+    assert result.source.count(exit) == 1, result.source
+
+
+def test_else_pass_before_a_copied_return_is_kept(request):
+    """The body jumps over the ``pass`` (a ``NOP`` of its line) to the return: copied (3.10, 3.12+)."""
+    if sys.version_info < (3, 10) or sys.version_info[:2] == (3, 11):
+        known_failure(request, "3.8, 3.9, 3.11: the else's NOP before the return after the if is not read")
+    result = round_trip(
+        """
+        def f(c, x):
+            if c:
+                x = 1
+            else:
+                pass
+            return x
+        """
+    )
+    assert "else:" in result.source and result.source.count("return x") == 1, result.source
+
+
+def test_returns_written_in_each_branch_stay_there():
+    """Two ``return y`` of their own (each on its line) are no copies of one: kept as written."""
+    result = round_trip(
+        """
+        def f(x):
+            if x:
+                y = 1
+                return y
+            y = 2
+            return y
+        """
+    )
+    assert result.source.count("return y") == 2, result.source

@@ -616,6 +616,41 @@ def test_try_first_in_a_with_body_keeps_the_rest_of_the_body():
     assert result.source is not None and "        data = stream.read(4)\n    return data" in result.source
 
 
+# ``if c: continue`` in a with body with code after the with: the continue leaves the with by a
+# copy of its exit call; the other branch runs on through the with's own exit to that code
+CONTINUE_IN_WITH_BEFORE_CODE_AFTER_IT = {
+    "continue_first_in_the_with_body": """\
+def f(items, lock, out):
+    for item in items:
+        with lock:
+            if item:
+                continue
+            out.append(item)
+        out.append(None)
+""",
+    "continue_last_in_the_with_body": """\
+def f(items, lock, out):
+    for item in items:
+        with lock:
+            out.append(item)
+            if item:
+                continue
+        out.append(None)
+    return out
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(CONTINUE_IN_WITH_BEFORE_CODE_AFTER_IT))
+def test_continue_in_a_with_body_keeps_the_code_after_the_with(name):
+    result = verify_code(
+        compile(CONTINUE_IN_WITH_BEFORE_CODE_AFTER_IT[name], "<test>", "exec", dont_inherit=True)
+    )
+    assert result.identical, (str(result), result.source)
+    assert result.source is not None
+    assert "            continue\n" in result.source and "        out.append(None)\n" in result.source
+
+
 # a try holding a whole loop whose inner try has clauses laid out after the loop (one of them
 # continues): the inner try's cleanup is inside the outer region, so the loop stays in the try
 LOOP_WITH_CLAUSES_IN_TRY_FINALLY = """\

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import sys
-
 import pytest
-from snippets import decompiled, define, known_failure, round_trip
+from snippets import decompiled, define, round_trip
 
 IF_SHAPES = {
     "elif_chain_with_else": """
@@ -55,13 +53,9 @@ def test_if_shape(name: str) -> None:
     round_trip(IF_SHAPES[name])
 
 
-def test_elif_and_else_are_kept_as_written(request: pytest.FixtureRequest) -> None:
+def test_elif_and_else_are_kept_as_written() -> None:
     """The chain prints as if/elif/else, not as nested ifs in else branches or as ifs that each
-    end with a copy of the return after them."""
-    if sys.version_info >= (3, 10) and sys.version_info[:2] != (3, 11):
-        known_failure(
-            request, "3.10, 3.12+: each branch ends with a copy of the return; printed as three returns"
-        )
+    end with a copy of the return after them (3.10, 3.12+)."""
     result = round_trip(IF_SHAPES["elif_chain_with_else"])
     assert "elif x > 0:" in result.source and "else:" in result.source
     assert "assert" not in result.source

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, List, NamedTuple, Optional
 
 from . import versions as V
 from .awaits import is_async_for_end, is_cleanup_throw
-from .reader import has_instruction
+from .reader import instruction_offsets
 
 if TYPE_CHECKING:  # the normalizer reads the table too (async for headers)
     from .instructions import Instr
@@ -108,9 +108,11 @@ def empty_try_entries(code: CodeType, instrs: List[Instr], handlers: List[Handle
     a line before the handler's first (the ``except`` line); the entry starts and ends at the
     instruction after it, with the depth of the handler's own cleanup entry less the exception.
     """
-    if not handlers or not has_instruction(code, "PUSH_EXC_INFO"):
-        return []  # without a cleanup entry (or a handler) there is no such try
+    if not handlers:
+        return []
     targets = {entry.target for entry in handlers}
+    if all(offset in targets for offset in instruction_offsets(code, "PUSH_EXC_INFO")):
+        return []  # each handler is entered from its try body (or there is none: no cleanup entry)
     dead = [
         (ins, instrs[k + 1])
         for k, ins in enumerate(instrs[:-1])

@@ -28,7 +28,7 @@ from __future__ import annotations
 import dis
 from bisect import bisect_right
 from types import CodeType
-from typing import Any, Callable, Dict, FrozenSet, List, Optional, Tuple
+from typing import Any, Callable, Dict, FrozenSet, List, Optional, Tuple, cast
 
 from . import versions as V
 from .awaits import ASYNC, async_for_header, await_end, ends_send, send_ends
@@ -60,22 +60,6 @@ _new_instr = object.__new__
 
 _JUMP_OPCODES = frozenset(dis.hasjrel) | frozenset(dis.hasjabs)
 
-#: Raw instructions that may start a sequence read as other neutral instructions (:meth:`_Reader.sequence`).
-_SEQUENCE_STARTS = frozenset(
-    {
-        "GET_AWAITABLE",
-        "GET_YIELD_FROM_ITER",
-        "GET_ANEXT",
-        "SETUP_FINALLY",
-        "END_ASYNC_FOR",
-        "CLEANUP_THROW",
-    }
-    | SEQUENCE_STARTS
-    | set(V.FOR_EXIT_CLEANUP[:1])
-    # a ``yield from``: GET_ITER; LOAD_CONST; YIELD_FROM (3.8 - 3.10), or 3.15 GET_ITER's own operand
-    | ({"GET_ITER"} if "YIELD_FROM" in dis.opmap or V.GET_ITER_YIELD_FROM is not None else set())
-)
-
 
 class _Reader:
     """Turns raw instructions into neutral ones (one pass, see module docstring).
@@ -83,7 +67,8 @@ class _Reader:
     Each raw opcode has a reading chosen once (:data:`_READINGS`, by :func:`_handler_name`): most
     instructions are read in :meth:`run` itself (the argument value, the integer argument, a jump
     target, or nothing); the others by a handler method. The few sequences that read as other
-    instructions are matched first (:meth:`sequence`).
+    instructions are matched first, by the method of :data:`_SEQUENCE_READERS` for the raw
+    instruction they can start with.
     """
 
     def __init__(self, code: CodeType) -> None:
@@ -103,9 +88,8 @@ class _Reader:
         ins.op = op
         ins.arg = arg
         ins.target = target
-        ins.index = len(out)
-        if offset not in self.first_at:
-            self.first_at[offset] = ins.index
+        ins.index = index = len(out)
+        self.first_at.setdefault(offset, index)
         out.append(ins)
         if target is not None:
             self.jumps.append(ins)
@@ -118,30 +102,34 @@ class _Reader:
         readings = _READINGS
         new = _new_instr
         resume = 0  # the index of the next raw instruction to read (past a sequence)
-        raw = self.raw
-        for i, (offset, opcode, arg, argval) in enumerate(raw.fields):
+        for i, (offset, opcode, arg, argval) in enumerate(self.raw.fields):
             if i < resume:
                 continue
-            name, reading, handler, may_start_sequence = readings[opcode]
-            if may_start_sequence:
-                end = self.sequence(i)
+            name, reading, detail, sequence = readings[opcode]
+            if sequence is not None:
+                end = sequence(self, i)
                 if end is not None:
                     resume = end
                     continue
             target = None
-            if reading == _ARG_VALUE:
+            if reading == _ARG_VALUE:  # the readings by how often they come
                 value = argval
             elif reading == _CONSTANT:
                 value = (argval, arg)
+            elif reading == _NO_OP:
+                continue
             elif reading == _INT_ARG:
                 value = arg
-            elif reading == _JUMP:
+            elif reading == _NAME_AND_FLAG:
+                value = (argval, detail[arg & 1])  # type: ignore[operator]  # (name loads have an operand)
+            elif reading == _HANDLER:
+                detail(self, offset, arg, argval, name)
+                continue
+            elif reading == _PLAIN_CALL:
+                value = (arg, None, detail)
+            else:  # _JUMP
                 value = None
                 target = argval
-            else:
-                if reading == _HANDLER:
-                    handler(self, offset, arg, argval, name)  # type: ignore[misc]
-                continue
             ins = new(Instr)  # as in emit
             ins.offset = offset
             ins.op = name
@@ -168,50 +156,71 @@ class _Reader:
             self._handlers = parse_exception_table(self.code.co_exceptiontable)  # type: ignore[attr-defined]
         return next((e.target for e in self._handlers if e.start <= offset < e.end), None)
 
-    def sequence(self, i: int) -> Optional[int]:
-        """Emit the neutral form of a sequence of raw instructions at *i*; the index after it, or None."""
-        raw = self.raw
-        offset, _opcode, arg, _argval = raw.fields[i]
-        name = raw.opname(i)
-        if name in ("SETUP_FINALLY", "GET_ANEXT"):
-            header = async_for_header(raw, i, self.handler_target)
-            if header is not None:
-                after, exit_offset = header
-                self.emit(offset, "FOR_ITER", ASYNC, exit_offset)
-                return after
-        if name == "END_ASYNC_FOR" or (name == "CLEANUP_THROW" and ends_send(raw, i, self.send_ends)):
-            return i + 1 if name == "END_ASYNC_FOR" else i + 2
-        if name == "GET_ITER" and V.GET_ITER_YIELD_FROM is not None and arg == V.GET_ITER_YIELD_FROM:
-            name = "GET_YIELD_FROM_ITER"  # 3.15
-        if name in ("GET_AWAITABLE", "GET_YIELD_FROM_ITER"):
-            end = await_end(raw, i)
-            if end is not None:
-                if name == "GET_YIELD_FROM_ITER":
-                    self.emit(offset, "GET_YIELD_FROM_ITER")
-                    self.emit(offset, "YIELD_FROM")
-                else:
-                    self.emit(offset, "AWAIT")
-                return end
-        if (
-            name == "GET_ITER"
-            and i + 3 < len(raw)
-            and raw.opname(i + 1) == "LOAD_CONST"
-            and raw.opname(i + 2) == "YIELD_FROM"
-        ):  # 3.8 - 3.10 yield from
+    # -- sequences of raw instructions read as other neutral instructions: each method is asked
+    # -- at a raw instruction its sequences can start with (:data:`_SEQUENCE_READERS`), emits the
+    # -- neutral form of the sequence starting at index *i* and returns the index after it, or None
+
+    def async_for(self, i: int) -> Optional[int]:
+        """``SETUP_FINALLY`` (3.8 - 3.10) or ``GET_ANEXT`` (3.11+) starting an ``async for`` header."""
+        header = async_for_header(self.raw, i, self.handler_target)
+        if header is None:
+            return None
+        after, exit_offset = header
+        self.emit(self.raw.fields[i][0], "FOR_ITER", ASYNC, exit_offset)
+        return after
+
+    def async_for_end(self, i: int) -> Optional[int]:
+        """``END_ASYNC_FOR``: the loop's exit is the code after it."""
+        return i + 1
+
+    def cleanup_throw(self, i: int) -> Optional[int]:
+        """3.12+: an await's ``CLEANUP_THROW; JUMP`` back to the end of its send loop."""
+        return i + 2 if ends_send(self.raw, i, self.send_ends) else None
+
+    def send_loop(self, i: int) -> Optional[int]:
+        """``GET_AWAITABLE``/``GET_YIELD_FROM_ITER`` and the send loop after it: one ``AWAIT``
+        (``GET_YIELD_FROM_ITER; YIELD_FROM``)."""
+        end = await_end(self.raw, i)
+        if end is None:
+            return None
+        offset = self.raw.fields[i][0]
+        if self.raw.opname(i) == "GET_AWAITABLE":
+            self.emit(offset, "AWAIT")
+        else:
             self.emit(offset, "GET_YIELD_FROM_ITER")
             self.emit(offset, "YIELD_FROM")
-            return i + 3
-        replacement = match_sequence(raw, i, raw.opname(i))
-        if replacement is not None:
-            for op, value in replacement[0]:
-                self.emit(offset, op, value)
-            return replacement[1]
-        cleanup = V.FOR_EXIT_CLEANUP
-        if (
-            cleanup
-            and name == cleanup[0]
-            and all(i + k < len(raw) and raw.opname(i + k) == op for k, op in enumerate(cleanup))
-        ):
+        return end
+
+    def get_iter(self, i: int) -> Optional[int]:
+        """A ``yield from``: 3.15 ``GET_ITER`` with its operand saying so and its send loop, or
+        3.8 - 3.10 ``GET_ITER; LOAD_CONST; YIELD_FROM``."""
+        raw = self.raw
+        offset, _opcode, arg, _argval = raw.fields[i]
+        if V.GET_ITER_YIELD_FROM is not None:
+            end = await_end(raw, i) if arg == V.GET_ITER_YIELD_FROM else None
+        elif i + 3 < len(raw) and raw.opname(i + 1) == "LOAD_CONST" and raw.opname(i + 2) == "YIELD_FROM":
+            end = i + 3
+        else:
+            end = None
+        if end is not None:
+            self.emit(offset, "GET_YIELD_FROM_ITER")
+            self.emit(offset, "YIELD_FROM")
+        return end
+
+    def known_sequence(self, i: int) -> Optional[int]:
+        """3.12+ sequences of :mod:`.sequences` (a ``with`` entry, a builtin's guard, a ``type``)."""
+        replacement = match_sequence(self.raw, i, self.raw.opname(i))
+        if replacement is None:
+            return None
+        offset = self.raw.fields[i][0]
+        for op, value in replacement[0]:
+            self.emit(offset, op, value)
+        return replacement[1]
+
+    def for_exit_cleanup(self, i: int) -> Optional[int]:
+        """3.12+: the ``END_FOR`` (``POP_TOP``/``POP_ITER``) a finished for loop runs: dropped."""
+        raw, cleanup = self.raw, V.FOR_EXIT_CLEANUP
+        if all(i + k < len(raw) and raw.opname(i + k) == op for k, op in enumerate(cleanup)):
             return i + len(cleanup)
         return None
 
@@ -267,10 +276,10 @@ class _Reader:
         else:
             self.emit(offset, name, argval)
 
-    def load_global(self, offset: int, arg: Optional[int], argval: Any, name: str) -> None:
+    def legacy_load_global(self, offset: int, arg: Optional[int], argval: Any, name: str) -> None:
+        """3.8: ``assert`` loads ``AssertionError`` as a global."""
         if (
-            V.ASSERT_LOADS_GLOBAL
-            and argval == "AssertionError"
+            argval == "AssertionError"
             and self.out
             and (
                 self.out[-1].op == "POP_JUMP_IF_TRUE"  # 3.8 ``assert``, also after a chain's cleanup
@@ -279,16 +288,7 @@ class _Reader:
         ):
             self.emit(offset, "LOAD_ASSERTION_ERROR")
             return
-        null = bool((arg or 0) & 1) if V.VERSION >= (3, 11) else False
-        self.emit(offset, "LOAD_GLOBAL", (argval, null))
-
-    def load_attr(self, offset: int, arg: Optional[int], argval: Any, name: str) -> None:
-        method = V.VERSION >= (3, 12) and bool((arg or 0) & 1)
-        self.emit(offset, "LOAD_ATTR", (argval, method))
-
-    def load_method(self, offset: int, arg: Optional[int], argval: Any, name: str) -> None:
-        """3.8 - 3.11 ``LOAD_METHOD``."""
-        self.emit(offset, "LOAD_ATTR", (argval, True))
+        self.emit(offset, "LOAD_GLOBAL", (argval, False))
 
     def load_super_attr(self, offset: int, arg: Optional[int], argval: Any, name: str) -> None:
         oparg = arg or 0
@@ -298,6 +298,7 @@ class _Reader:
         self.kwnames = self.code.co_consts[arg or 0]
 
     def call(self, offset: int, arg: Optional[int], argval: Any, name: str) -> None:
+        """3.11 - 3.12: a call takes the keyword names of the ``KW_NAMES`` before it."""
         null_slot = V.CALL_HAS_NULL_SLOT or name == "CALL_METHOD"
         self.emit(offset, "CALL", (arg, self.kwnames, null_slot))
         self.kwnames = None
@@ -353,13 +354,13 @@ _NAMED_HANDLERS: Dict[str, str] = {
     "POP_ITER": "pop_iter",
     "LOAD_COMMON_CONSTANT": "common_constant",
     "IMPORT_NAME": "import_name",
-    "LOAD_GLOBAL": "load_global",
-    "LOAD_ATTR": "load_attr",
+    "LOAD_GLOBAL": "legacy_load_global" if V.ASSERT_LOADS_GLOBAL else "name_and_flag",
+    "LOAD_ATTR": "name_and_flag",
     "LOAD_SUPER_ATTR": "load_super_attr",
     "KW_NAMES": "kw_names",
-    "CALL": "call",
-    "CALL_FUNCTION": "call",
-    "CALL_METHOD": "call",
+    **dict.fromkeys(
+        ("CALL", "CALL_FUNCTION", "CALL_METHOD"), "call" if "KW_NAMES" in dis.opmap else "plain_call"
+    ),
     "CALL_KW": "call_kw",
     "CALL_FUNCTION_KW": "call_kw",
     "CALL_FUNCTION_EX": "call_function_ex",
@@ -390,7 +391,7 @@ def _handler_name(opcode: int, opname: str, name: str) -> str:
     if opname in ("DUP_TOP", "ROT_TWO"):
         return "legacy_shuffle"
     if opname == "LOAD_METHOD":
-        return "load_method"
+        return "name_and_flag"
     if name == "CALL_FINALLY":
         return "arg_value"
     if opcode in _JUMP_OPCODES and name not in _TARGET_OPS:
@@ -450,28 +451,68 @@ _INT_ARG_OPS = frozenset(
 Handler = Callable[[_Reader, int, Optional[int], Any, str], None]
 
 #: The readings :meth:`_Reader.run` does itself: the neutral instruction's ``arg`` is the raw
-#: argument value, ``(value, index)`` of a constant, or the integer argument; a jump's
+#: argument value, ``(value, index)`` of a constant, the integer argument, ``(name, flag)``
+#: of a name load whose flag (pushes a ``NULL``/is a method load) :func:`_name_flags` gives,
+#: or a ``CALL``'s ``(argc, None, null_slot)`` (no ``KW_NAMES`` on this version); a jump's
 #: ``target`` is the raw argument value; a no-op gives nothing. Others call a handler.
-_ARG_VALUE, _CONSTANT, _INT_ARG, _JUMP, _NO_OP, _HANDLER = range(6)
+_ARG_VALUE, _CONSTANT, _INT_ARG, _JUMP, _NO_OP, _NAME_AND_FLAG, _PLAIN_CALL, _HANDLER = range(8)
 _INLINE_READINGS = {
     "arg_value": _ARG_VALUE,
     "constant": _CONSTANT,
     "int_arg": _INT_ARG,
     "jump": _JUMP,
     "no_op": _NO_OP,
+    "name_and_flag": _NAME_AND_FLAG,
+    "plain_call": _PLAIN_CALL,
 }
 
 
-def _reading_table() -> List[Tuple[str, int, Optional[Handler], bool]]:
-    """Per raw opcode: its neutral name, its reading, the handler method for :data:`_HANDLER`,
-    and whether a sequence read as other instructions may start with it."""
+def _name_flags(opname: str) -> Tuple[bool, bool]:
+    """The flag of a ``(name, flag)`` load by the low bit of its operand: ``LOAD_GLOBAL`` pushes a
+    ``NULL`` (3.11+: the bit says), ``LOAD_ATTR`` loads a method (3.12+: the bit says; before,
+    ``LOAD_METHOD`` does)."""
+    if opname == "LOAD_METHOD":
+        return (True, True)
+    flagged = V.VERSION >= ((3, 11) if opname == "LOAD_GLOBAL" else (3, 12))
+    return (False, flagged)
+
+
+#: The :class:`_Reader` method that reads the sequences a raw instruction can start (by its name).
+_SEQUENCE_READERS: Dict[str, str] = {
+    "SETUP_FINALLY": "async_for",
+    "GET_ANEXT": "async_for",
+    "END_ASYNC_FOR": "async_for_end",
+    "CLEANUP_THROW": "cleanup_throw",
+    "GET_AWAITABLE": "send_loop",
+    "GET_YIELD_FROM_ITER": "send_loop",
+    **dict.fromkeys(SEQUENCE_STARTS, "known_sequence"),
+    **dict.fromkeys(V.FOR_EXIT_CLEANUP[:1], "for_exit_cleanup"),
+    # a ``yield from``: GET_ITER; LOAD_CONST; YIELD_FROM (3.8 - 3.10), or 3.15 GET_ITER's own operand
+    **({"GET_ITER": "get_iter"} if "YIELD_FROM" in dis.opmap or V.GET_ITER_YIELD_FROM is not None else {}),
+}
+
+SequenceReader = Callable[[_Reader, int], Optional[int]]
+
+
+def _reading_table() -> List[Tuple[str, int, Any, Optional[SequenceReader]]]:
+    """Per raw opcode: its neutral name, its reading, a detail of the reading (the handler method
+    for :data:`_HANDLER`, the flags of :func:`_name_flags` for :data:`_NAME_AND_FLAG`, whether a
+    :data:`_PLAIN_CALL` has a ``NULL``/self slot), and the method that reads the sequences that may
+    start with it (None for most)."""
     table = []
     for opcode, opname in enumerate(dis.opname):
         name = V.RENAMED.get(opname, opname)
         how = _handler_name(opcode, opname, name)
         reading = _INLINE_READINGS.get(how, _HANDLER)
-        handler = getattr(_Reader, how) if reading == _HANDLER else None
-        table.append((name, reading, handler, opname in _SEQUENCE_STARTS))
+        detail: Any = None
+        if reading == _HANDLER:
+            detail = cast(Handler, getattr(_Reader, how))
+        elif reading == _NAME_AND_FLAG:
+            detail = _name_flags(opname)
+        elif reading == _PLAIN_CALL:
+            name, detail = "CALL", V.CALL_HAS_NULL_SLOT or opname == "CALL_METHOD"
+        sequence = _SEQUENCE_READERS.get(opname)
+        table.append((name, reading, detail, None if sequence is None else getattr(_Reader, sequence)))
     return table
 
 

@@ -16,7 +16,8 @@ jump offsets comes from the interpreter's own :mod:`dis` tables.
 
 Lines are read apart, and only when asked (:func:`instruction_lines`): what the structurer
 used from :mod:`dis`, on 3.11+ the line of every instruction (``positions.lineno``), on
-3.8 - 3.10 the line only where one starts (``starts_line``), ``None`` elsewhere.
+3.8 - 3.10 the line only where one starts (``starts_line``), ``None`` elsewhere; on 3.10+
+also every instruction's when asked for (copies of one statement share it).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ __all__ = [
     "instruction_lines",
     "instruction_starts",
     "has_instruction",
+    "instruction_offsets",
 ]
 
 
@@ -183,7 +185,7 @@ def _line_starts_co_lines(code: CodeType) -> Dict[int, int]:
 
 
 def _every_line(code: CodeType) -> List[Optional[int]]:
-    """3.11+: the line of every code unit, from ``co_lines()``."""
+    """3.10+: the line of every code unit, from ``co_lines()``."""
     lines: List[Optional[int]] = [None] * (len(code.co_code) // 2)
     for start, end, line in code.co_lines():
         if line is not None:
@@ -191,9 +193,10 @@ def _every_line(code: CodeType) -> List[Optional[int]]:
     return lines
 
 
-def instruction_lines(code: CodeType) -> Callable[[int], Optional[int]]:
-    """The line of the instruction at an offset of *code*: on 3.8 - 3.10 only where a line starts."""
-    if V.VERSION >= (3, 11):
+def instruction_lines(code: CodeType, every: bool = False) -> Callable[[int], Optional[int]]:
+    """The line of the instruction at an offset of *code*: on 3.8 - 3.10 only where a line starts,
+    unless *every* line is asked for (3.10: from ``co_lines()``; 3.8 - 3.9 copy no statements)."""
+    if V.VERSION >= (3, 11) or (every and V.VERSION >= (3, 10)):
         every_line = _every_line(code)
         return lambda offset: every_line[offset >> 1]
     if V.VERSION >= (3, 10):
@@ -349,6 +352,20 @@ def opnames_and_args(code: CodeType) -> List[Tuple[str, Optional[int]]]:
 
 
 _EXTENDED_ARG_OPCODE = dis.opmap["EXTENDED_ARG"]
+
+
+def instruction_offsets(code: CodeType, opname: str) -> List[int]:
+    """The offsets of *code*'s *opname* instructions, found as :func:`has_instruction` finds them."""
+    opcode = dis.opmap.get(opname)
+    if opcode is None:
+        return []
+    opcodes = code.co_code[::2]
+    out: List[int] = []
+    unit = opcodes.find(opcode)
+    while unit >= 0:
+        out.append(2 * unit)
+        unit = opcodes.find(opcode, unit + 1)
+    return out
 
 
 def has_instruction(code: CodeType, opname: str, arg: Optional[int] = None) -> bool:

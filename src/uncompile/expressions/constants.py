@@ -22,6 +22,7 @@ def literal(value: Any) -> ast.expr:
 
 
 _bare = ast.AST.__new__  # a node of the given class with no fields set
+_Constant = ast.Constant
 
 #: Constants that are their own literal (most of them: checked first).
 _PLAIN = frozenset({type(None), bool, int, str, bytes})
@@ -30,7 +31,7 @@ _PLAIN = frozenset({type(None), bool, int, str, bytes})
 def constant_expr(value: Any, index: Any) -> ast.expr:
     """``co_consts[index]`` (which is *value*) as an expression."""
     if type(value) in _PLAIN:  # what literal() makes of them, built as cheaply as name_node's names
-        constant = _bare(ast.Constant)
+        constant = _bare(_Constant)
         constant.value = value
         node: ast.expr = constant
     elif has_source_form(value):

@@ -29,8 +29,21 @@ _EXPRESSIONS = (ast.expr, ast.Slice)  # ast.Slice is no ast.expr on 3.8
 _AST = ast.AST
 Handler = Callable[[Any, Instr, Stack], None]  # a Simulator method: (self, ins, stack)
 
-#: Per simulator class: op -> the method that executes it (filled as ops are met).
-_HANDLERS: Dict[type, Dict[str, Handler]] = {}
+
+class _Handlers(Dict[str, Handler]):
+    """Of one simulator class: op -> what executes it, found when the op is first met."""
+
+    def __init__(self, simulator: Any) -> None:
+        super().__init__()
+        self.simulator = simulator
+
+    def __missing__(self, op: str) -> Handler:
+        handler = self[op] = self.simulator._handler_for(op)
+        return handler
+
+
+#: Per simulator class, its :class:`_Handlers`.
+_HANDLERS: Dict[type, _Handlers] = {}
 
 
 _TARGETS = (ast.Name, ast.Attribute, ast.Subscript, ast.Starred, ast.Tuple, ast.List)
@@ -58,7 +71,10 @@ class Simulator(Ops314, TargetOps, LegacyBlockOps, LegacyUnpackOps):
         self.parallel: List[Any] = []  # (target, value) pairs of ``a, b = x, y`` seen so far
         self.seq = 0  # numbers values in the order they are computed
         self.statement_seq = 0
-        self._handlers = _HANDLERS.setdefault(type(self), {})
+        handlers = _HANDLERS.get(type(self))
+        if handlers is None:
+            handlers = _HANDLERS[type(self)] = _Handlers(type(self))
+        self._handlers = handlers
 
     @contextlib.contextmanager
     def scratch(self) -> Iterator[List[ast.stmt]]:
@@ -248,28 +264,26 @@ class Simulator(Ops314, TargetOps, LegacyBlockOps, LegacyUnpackOps):
     def step(self, ins: Instr, stack: Stack) -> None:
         """Execute *ins* on *stack*; statements it completes go to ``self.out``."""
         self.pending.append(ins.offset)
-        handler = self._handlers.get(ins.op)
-        if handler is None:
-            handler = self._handlers[ins.op] = self._handler_for(ins.op)
-        handler(self, ins, stack)
+        self._handlers[ins.op](self, ins, stack)
         if stack:
             top = stack[-1]
             if isinstance(top, _AST) and not hasattr(top, "uncompile_seq"):
                 self.seq = top.uncompile_seq = self.seq + 1  # type: ignore[attr-defined]
 
-    def _handler_for(self, op: str) -> Handler:
+    @classmethod
+    def _handler_for(cls, op: str) -> Handler:
         """What executes *op* (looked up once per op and class): an ``op_*`` method of the simulator, a
         generic operator, or an ``op_*`` method of the call builder."""
-        own = getattr(type(self), "op_" + op, None)
+        own = getattr(cls, "op_" + op, None)
         if own is not None:
             return cast(Handler, own)
         if op in BINARY:
-            return type(self)._binary
+            return cls._binary
         if op in UNARY:
-            return type(self)._unary
+            return cls._unary
         builder_op = getattr(CallBuilder, "op_" + op, None)
         if builder_op is None:
-            return type(self)._unsupported
+            return cls._unsupported
         return lambda sim, ins, stack: builder_op(sim.calls, ins, stack, sim)
 
     def _binary(self, ins: Instr, stack: Stack) -> None:

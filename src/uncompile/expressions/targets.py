@@ -24,6 +24,7 @@ LOAD = ast.Load()
 STORE = ast.Store()
 
 _bare = ast.AST.__new__  # a node of the given class with no fields set
+_Name = ast.Name
 
 
 def name_node(ident: str, ctx: Optional[ast.expr_context] = None) -> ast.Name:
@@ -32,7 +33,7 @@ def name_node(ident: str, ctx: Optional[ast.expr_context] = None) -> ast.Name:
     Made for every load and store of a name, so without ``ast.Name(...)``: the node class's
     ``__init__`` checks its arguments against the fields (on 3.13+ it also fills in defaults),
     which costs more than setting the two fields on a bare node (the same node results)."""
-    node = _bare(ast.Name)
+    node = _bare(_Name)
     node.id = "_0_" if ident == ".0" else ident
     node.ctx = ctx or LOAD
     return node

@@ -4,6 +4,10 @@
 own precedence is below what the surrounding syntax requires. The printer also writes
 the pieces that statements share with expressions: argument lists, comprehension
 clauses, subscripts, keywords and type parameters.
+
+Optional fields are read with ``getattr(node, field, default)``: before Python 3.13 a node
+built without one (``returns``, ``orelse``, ``keywords`` ...) has no such attribute at all,
+and the printer treats it as absent.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ import ast
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from .fstrings import NESTING_IS_FREE, formatted_string
-from .literals import constant_literal
+from .literals import constant_literal, int_literal
 from .precedence import (
     BINARY_OPERATORS,
     BINARY_PRECEDENCE,
@@ -28,15 +32,6 @@ from .precedence import (
 Rendered = Tuple[str, int]
 
 _SET_CONTEXT_COMPARISONS = (ast.In, ast.NotIn)
-
-
-def optional(node: ast.AST, name: str, default: Any = None) -> Any:
-    """Field *name* of *node*, or *default* when it was never set.
-
-    Before Python 3.13 a node built without an optional field (``returns``, ``orelse``,
-    ``keywords`` ...) has no such attribute at all; the printer treats it as absent.
-    """
-    return getattr(node, name, default)
 
 
 class MethodsByNode(Dict[type, Callable[..., Any]]):
@@ -75,8 +70,16 @@ class ExpressionPrinter:
     def expression(self, node: ast.expr, minimum: int = Precedence.TEST) -> str:
         """*node* as source, parenthesized if its precedence is below *minimum*."""
         kind = type(node)
-        if kind is ast.Name:  # the commonest node; an atom never needs parentheses
+        # The commonest nodes first, written here without a call: atoms never need parentheses.
+        if kind is ast.Name:
             return node.id  # type: ignore[attr-defined]
+        if kind is ast.Constant:
+            value = node.value  # type: ignore[attr-defined]
+            # a str outside f-string fields, without a ``u`` prefix: what constant_literal writes
+            if type(value) is str and not self.forbidden_quotes and getattr(node, "kind", None) != "u":
+                return repr(value)
+            if type(value) is int and value >= 0:
+                return int_literal(value)
         text, precedence = _RENDERERS[kind](self, node)
         return "(%s)" % text if precedence < minimum else text
 
@@ -99,9 +102,6 @@ class ExpressionPrinter:
         return node.id, Precedence.ATOM
 
     def _Constant(self, node: ast.Constant) -> Rendered:
-        value = node.value
-        if type(value) is str and not self.forbidden_quotes and getattr(node, "kind", None) != "u":
-            return repr(value), Precedence.ATOM  # the commonest constant: what constant_literal writes
         # Inside an f-string field before 3.12 no backslash may appear.
         without_backslash = bool(self.forbidden_quotes) and not NESTING_IS_FREE
         return constant_literal(
@@ -124,10 +124,13 @@ class ExpressionPrinter:
         return formatted_string(self, [node], "t"), Precedence.ATOM
 
     def _Attribute(self, node: ast.Attribute) -> Rendered:
-        value = self.expression(node.value, Precedence.ATOM)
-        if isinstance(node.value, ast.Constant) and type(node.value.value) is int and value[0] != "(":
+        inner = node.value
+        if type(inner) is ast.Name:  # the commonest: ``self.x``, ``os.path``
+            return inner.id + "." + node.attr, Precedence.ATOM
+        value = self.expression(inner, Precedence.ATOM)
+        if isinstance(inner, ast.Constant) and type(inner.value) is int and value[0] != "(":
             value = "(%s)" % value  # ``1.real`` would read as a float literal
-        return "%s.%s" % (value, node.attr), Precedence.ATOM
+        return value + "." + node.attr, Precedence.ATOM
 
     def _Subscript(self, node: ast.Subscript) -> Rendered:
         value = self.expression(node.value, Precedence.ATOM)
@@ -151,11 +154,11 @@ class ExpressionPrinter:
         return self.expression(node, Precedence.TUPLE)
 
     def _subscript_items(self, items: Sequence[ast.AST]) -> str:
-        text = ", ".join(self.subscript(item) for item in items)
+        text = ", ".join([self.subscript(item) for item in items])
         return text + "," if len(items) == 1 else text
 
     def _slice_text(self, node: ast.Slice) -> str:
-        bounds = [optional(node, name) for name in ("lower", "upper", "step")]
+        bounds = [getattr(node, name, None) for name in ("lower", "upper", "step")]
         texts = ["" if bound is None else self.expression(bound) for bound in bounds]
         return ":".join(texts if bounds[2] is not None else texts[:2])
 
@@ -163,8 +166,9 @@ class ExpressionPrinter:
         return self._slice_text(node), Precedence.ATOM
 
     def _Call(self, node: ast.Call) -> Rendered:
-        function = self.expression(node.func, Precedence.ATOM)
-        args, keywords = getattr(node, "args", ()), getattr(node, "keywords", ())  # as optional() reads them
+        func = node.func
+        function = func.id if type(func) is ast.Name else self.expression(func, Precedence.ATOM)
+        args, keywords = getattr(node, "args", ()), getattr(node, "keywords", ())
         arguments = self.call_arguments(args, keywords)
         return "%s(%s)" % (function, arguments), Precedence.ATOM
 
@@ -172,14 +176,20 @@ class ExpressionPrinter:
         """The inside of a call's (or a class definition's) parentheses."""
         if len(args) == 1 and not keywords and isinstance(args[0], ast.GeneratorExp):
             return self._comprehension_body(args[0])
-        pieces = [self._positional(arg) for arg in args]
-        pieces.extend(self.keyword(keyword) for keyword in keywords)
+        pieces = []
+        for arg in args:
+            kind = type(arg)
+            if kind is ast.Name:
+                pieces.append(arg.id)  # type: ignore[attr-defined]
+            elif kind is ast.Starred:
+                pieces.append("*" + self.expression(arg.value))  # type: ignore[attr-defined]
+            elif kind is ast.NamedExpr:  # a named_expression, as the grammar says
+                pieces.append(self._NamedExpr(arg)[0])  # type: ignore[arg-type]
+            else:
+                pieces.append(self.expression(arg))
+        for keyword in keywords:
+            pieces.append(self.keyword(keyword))
         return ", ".join(pieces)
-
-    def _positional(self, arg: ast.expr) -> str:
-        if isinstance(arg, ast.Starred):
-            return "*" + self.expression(arg.value)
-        return self.named_expression(arg)
 
     def named_expression(self, node: ast.expr) -> str:
         """Where the grammar says ``named_expression`` (tests, call arguments, decorators).
@@ -187,15 +197,16 @@ class ExpressionPrinter:
         An assignment expression needs no parentheses there; anything looser than a
         conditional expression (a tuple, ``yield``) still does.
         """
-        if isinstance(node, ast.NamedExpr):
+        if type(node) is ast.NamedExpr:
             return self._NamedExpr(node)[0]
         return self.expression(node)
 
     def keyword(self, node: ast.keyword) -> str:
         """``name=value`` or ``**mapping``."""
-        if optional(node, "arg") is None:
+        name = getattr(node, "arg", None)
+        if name is None:
             return "**" + self.expression(node.value)
-        return "%s=%s" % (node.arg, self.expression(node.value))
+        return name + "=" + self.expression(node.value)
 
     # -- displays and comprehensions ----------------------------------------------
 
@@ -208,12 +219,12 @@ class ExpressionPrinter:
         return ", ".join(items), Precedence.TUPLE
 
     def _List(self, node: ast.List) -> Rendered:
-        return "[%s]" % ", ".join(self.expression(item) for item in node.elts), Precedence.ATOM
+        return "[%s]" % ", ".join([self.expression(item) for item in node.elts]), Precedence.ATOM
 
     def _Set(self, node: ast.Set) -> Rendered:
         if not node.elts:
             return "{*()}", Precedence.ATOM
-        return "{%s}" % ", ".join(self.expression(item) for item in node.elts), Precedence.ATOM
+        return "{%s}" % ", ".join([self.expression(item) for item in node.elts]), Precedence.ATOM
 
     def _Dict(self, node: ast.Dict) -> Rendered:
         items = []
@@ -247,13 +258,13 @@ class ExpressionPrinter:
                 head = "%s: %s" % (self.expression(node.key), self.expression(node.value))
         else:
             head = self.expression(node.elt)  # type: ignore[attr-defined]
-        clauses = "".join(self._comprehension_clause(clause) for clause in node.generators)  # type: ignore
+        clauses = "".join([self._comprehension_clause(clause) for clause in node.generators])  # type: ignore
         return head + clauses
 
     def _comprehension_clause(self, node: ast.comprehension) -> str:
-        text = " async for " if optional(node, "is_async") else " for "
+        text = " async for " if getattr(node, "is_async", None) else " for "
         text += self.target_list(node.target) + " in " + self.iterable(node.iter, Precedence.OR)
-        for condition in optional(node, "ifs", []):
+        for condition in getattr(node, "ifs", ()):
             text += " if " + self.expression(condition, Precedence.OR)
         return text
 
@@ -289,7 +300,8 @@ class ExpressionPrinter:
     def _BoolOp(self, node: ast.BoolOp) -> Rendered:
         precedence = BOOLEAN_PRECEDENCE[type(node.op)]
         separator = " %s " % BOOLEAN_OPERATORS[type(node.op)]
-        return separator.join(self.expression(value, above(precedence)) for value in node.values), precedence
+        operand = above(precedence)
+        return separator.join([self.expression(value, operand) for value in node.values]), precedence
 
     def _Compare(self, node: ast.Compare) -> Rendered:
         pieces = [self.expression(node.left, Precedence.BOR)]
@@ -320,7 +332,7 @@ class ExpressionPrinter:
         return "await " + self.expression(node.value, Precedence.ATOM), Precedence.AWAIT
 
     def _Yield(self, node: ast.Yield) -> Rendered:
-        value = optional(node, "value")
+        value = getattr(node, "value", None)
         if value is None:
             return "yield", Precedence.YIELD
         return "yield " + self.expression(value, Precedence.TUPLE), Precedence.YIELD
@@ -332,24 +344,21 @@ class ExpressionPrinter:
 
     def arguments(self, node: ast.arguments, annotations: bool = True) -> str:
         """A parameter list: positional-only ``/``, defaults, ``*args``, keyword-only, ``**kw``."""
-        pieces: List[str] = []
-        positional_only = list(optional(node, "posonlyargs", []))
-        positional = positional_only + list(optional(node, "args", []))
-        defaults = optional(node, "defaults", [])
-        first_default = len(positional) - len(defaults)
-        for index, arg in enumerate(positional):
-            default = defaults[index - first_default] if index >= first_default else None
-            pieces.append(self._parameter(arg, default, annotations))
-            if index == len(positional_only) - 1:
-                pieces.append("/")
-        vararg, kwarg = optional(node, "vararg"), optional(node, "kwarg")
-        keyword_only = optional(node, "kwonlyargs", [])
+        positional_only = getattr(node, "posonlyargs", ())
+        positional = [*positional_only, *getattr(node, "args", ())]
+        defaults = getattr(node, "defaults", ())
+        defaults = [None] * (len(positional) - len(defaults)) + list(defaults)  # the last ones have one
+        pieces = [self._parameter(arg, default, annotations) for arg, default in zip(positional, defaults)]
+        if positional_only:
+            pieces.insert(len(positional_only), "/")
+        vararg, kwarg = getattr(node, "vararg", None), getattr(node, "kwarg", None)
+        keyword_only = getattr(node, "kwonlyargs", ())
         if vararg is not None:
             pieces.append("*" + self._parameter(vararg, None, annotations))
         elif keyword_only:
             pieces.append("*")
-        keyword_defaults = optional(node, "kw_defaults", [])
-        keyword_defaults = list(keyword_defaults) + [None] * (len(keyword_only) - len(keyword_defaults))
+        keyword_defaults = list(getattr(node, "kw_defaults", ()))
+        keyword_defaults += [None] * (len(keyword_only) - len(keyword_defaults))
         for arg, keyword_default in zip(keyword_only, keyword_defaults):
             pieces.append(self._parameter(arg, keyword_default, annotations))
         if kwarg is not None:
@@ -358,10 +367,10 @@ class ExpressionPrinter:
 
     def _parameter(self, arg: ast.arg, default: Optional[ast.expr], annotations: bool) -> str:
         text = arg.arg
-        annotation = optional(arg, "annotation")
+        annotation = getattr(arg, "annotation", None)
         annotated = annotations and annotation is not None
         if annotated:
-            text += ": " + self.expression(annotation)
+            text += ": " + self.expression(annotation)  # type: ignore[arg-type]
         if default is not None:
             text += (" = " if annotated else "=") + self.expression(default)
         return text
@@ -370,7 +379,7 @@ class ExpressionPrinter:
         """``[T: bound = default, *Ts, **P]`` (Python 3.12+), or nothing."""
         if not params:
             return ""
-        return "[%s]" % ", ".join(self._type_parameter(param) for param in params)
+        return "[%s]" % ", ".join([self._type_parameter(param) for param in params])
 
     def _type_parameter(self, node: ast.AST) -> str:
         kind = type(node).__name__

@@ -39,9 +39,14 @@ def escape_text(text: str, quote: str, *, keep_newlines: bool = False, braces: b
     are doubled (for the literal parts of f-strings).
     """
     quote_char = quote[:1]
-    special = "\\" + quote_char + ("{}" if braces else "")
-    if text.replace("\n", "").isprintable() and not any(char in text for char in special):
-        return text if keep_newlines else text.replace("\n", "\\n")  # nothing else to escape
+    if text.replace("\n", "").isprintable():  # only the characters replaced here need escapes
+        if "\\" in text:
+            text = text.replace("\\", "\\\\")  # first: the escapes below add backslashes
+        if quote_char and quote_char in text:
+            text = text.replace(quote_char, "\\" + quote_char)
+        if braces and ("{" in text or "}" in text):
+            text = text.replace("{", "{{").replace("}", "}}")
+        return text if keep_newlines else text.replace("\n", "\\n")
     pieces: List[str] = []
     for char in text:
         if char == "\\":

@@ -12,9 +12,9 @@ its last nested block. Exception handlers and ``case`` blocks get spans too.
 from __future__ import annotations
 
 import ast
-from typing import Dict, List, NamedTuple, Tuple, Union
+from typing import Dict, List, NamedTuple, Sequence, Tuple, Union
 
-from .expressions import ExpressionPrinter, MethodsByNode, optional
+from .expressions import ExpressionPrinter, MethodsByNode
 from .literals import (
     CLEANS_DOCSTRINGS,
     KEEPS_DOCSTRINGS,
@@ -72,15 +72,18 @@ class _StatementWriter:
         self.lines: List[str] = []
         self.spans: Dict[ast.AST, Tuple[int, int]] = {}
         self.line_count = 0  # physical lines so far (a docstring entry may hold several)
-        self.depth = 0
-        self.indent = ""  # INDENT * depth
+        self.indent = ""  # INDENT once per enclosing block
+        #: *node* as source, parenthesized below the precedence *minimum* (TEST if not given).
+        self.expression = self.expressions.expression
 
     # -- layout --------------------------------------------------------------------
 
     def line(self, text: str) -> None:
         """Append one logical line at the current indentation."""
         self.lines.append(self.indent + text if text else "")
-        self.line_count += text.count("\n") + 1
+        self.line_count += 1
+        if "\n" in text:  # a docstring, or a string literal in triple quotes
+            self.line_count += text.count("\n")
 
     def statement(self, node: ast.AST) -> None:
         """Write *node* and record its span."""
@@ -88,33 +91,33 @@ class _StatementWriter:
         _WRITERS[type(node)](self, node)
         self.spans[node] = (first, self.line_count)
 
-    def body(self, statements: List[ast.stmt], docstring: bool = False) -> None:
+    def body(self, statements: Sequence[ast.stmt], docstring: bool = False) -> None:
         """Write a sequence of statements at the current depth (``pass`` if there are none)."""
         if not statements:
             self.line("pass")
             return
-        after_definition = False
-        for index, node in enumerate(statements):
+        first = statements[0]
+        if docstring and _is_docstring(first):
+            self._docstring(first)  # type: ignore[arg-type]
+        else:
+            self.statement(first)
+        after_definition = isinstance(first, _DEFINITIONS)
+        for node in statements[1:]:
             is_definition = isinstance(node, _DEFINITIONS)
-            if index and (is_definition or after_definition):
-                for _ in range(2 if self.depth == 0 else 1):
+            if is_definition or after_definition:  # blank lines around definitions, 2 at the top level
+                self.line("")
+                if not self.indent:
                     self.line("")
             after_definition = is_definition
-            if index == 0 and docstring and _is_docstring(node):
-                self._docstring(node)  # type: ignore[arg-type]
-            else:
-                self.statement(node)
+            self.statement(node)
 
-    def block(self, header: str, statements: List[ast.stmt], docstring: bool = False) -> None:
+    def block(self, header: str, statements: Sequence[ast.stmt], docstring: bool = False) -> None:
         """``header:`` followed by the indented *statements*."""
         self.line(header + ":")
-        self._indent(1)
+        outer = self.indent
+        self.indent = outer + INDENT
         self.body(statements, docstring)
-        self._indent(-1)
-
-    def _indent(self, change: int) -> None:
-        self.depth += change
-        self.indent = INDENT * self.depth
+        self.indent = outer
 
     def _docstring(self, node: ast.Expr) -> None:
         first = self.line_count + 1
@@ -124,21 +127,16 @@ class _StatementWriter:
         self.line(_docstring_text(constant.value, prefix, self.indent))
         self.spans[node] = (first, self.line_count)
 
-    def expression(self, node: ast.expr, minimum: int = Precedence.TEST) -> str:
-        return self.expressions.expression(node, minimum)
-
     # -- simple statements ---------------------------------------------------------
 
     def _Expr(self, node: ast.Expr) -> None:
         self.line(self.expression(node.value, Precedence.YIELD))
 
     def _Assign(self, node: ast.Assign) -> None:
-        targets = node.targets
-        if len(targets) == 1:
-            text = self.expressions.target_list(targets[0]) + " = "
-        else:
-            text = "".join([self.expressions.target_list(target) + " = " for target in targets])
-        self.line(text + self.expression(node.value, Precedence.YIELD))
+        # Target lists: a tuple needs no parentheses there.
+        targets = [self.expression(target, Precedence.TUPLE) for target in node.targets]
+        targets.append(self.expression(node.value, Precedence.YIELD))
+        self.line(" = ".join(targets))
 
     def _AugAssign(self, node: ast.AugAssign) -> None:
         operator = BINARY_OPERATORS[type(node.op)]
@@ -150,16 +148,16 @@ class _StatementWriter:
         if not node.simple and isinstance(node.target, ast.Name):
             target = "(%s)" % target
         text = "%s: %s" % (target, self.expression(node.annotation))
-        if optional(node, "value") is not None:
+        if getattr(node, "value", None) is not None:
             text += " = " + self.expression(node.value, Precedence.YIELD)  # type: ignore[arg-type]
         self.line(text)
 
     def _Return(self, node: ast.Return) -> None:
-        value = optional(node, "value")
+        value = getattr(node, "value", None)
         self.line("return" if value is None else "return " + self.expression(value, Precedence.TUPLE))
 
     def _Delete(self, node: ast.Delete) -> None:
-        self.line("del " + ", ".join(self.expression(target) for target in node.targets))
+        self.line("del " + ", ".join([self.expression(target) for target in node.targets]))
 
     def _Pass(self, node: ast.Pass) -> None:
         self.line("pass")
@@ -178,13 +176,13 @@ class _StatementWriter:
 
     def _Assert(self, node: ast.Assert) -> None:
         text = "assert " + self.expression(node.test)
-        if optional(node, "msg") is not None:
+        if getattr(node, "msg", None) is not None:
             text += ", " + self.expression(node.msg)  # type: ignore[arg-type]
         self.line(text)
 
     def _Raise(self, node: ast.Raise) -> None:
         text = "raise"
-        exception, cause = optional(node, "exc"), optional(node, "cause")
+        exception, cause = getattr(node, "exc", None), getattr(node, "cause", None)
         if exception is not None:
             text += " " + self.expression(exception)
         if cause is not None:
@@ -192,11 +190,11 @@ class _StatementWriter:
         self.line(text)
 
     def _Import(self, node: ast.Import) -> None:
-        self.line(_lazy(node) + "import " + ", ".join(_alias(name) for name in node.names))
+        self.line(_lazy(node) + "import " + ", ".join([_alias(name) for name in node.names]))
 
     def _ImportFrom(self, node: ast.ImportFrom) -> None:
-        module = "." * (optional(node, "level") or 0) + (optional(node, "module") or "")
-        names = ", ".join(_alias(name) for name in node.names)
+        module = "." * (getattr(node, "level", None) or 0) + (getattr(node, "module", None) or "")
+        names = ", ".join([_alias(name) for name in node.names])
         self.line("%sfrom %s import %s" % (_lazy(node), module, names))
 
     def _TypeAlias(self, node: ast.stmt) -> None:
@@ -212,7 +210,7 @@ class _StatementWriter:
         keyword = "if"
         while True:
             self.block("%s %s" % (keyword, self.expressions.named_expression(node.test)), node.body)
-            orelse = optional(node, "orelse", [])
+            orelse: Sequence[ast.stmt] = getattr(node, "orelse", None) or ()
             if not (len(orelse) == 1 and isinstance(orelse[0], ast.If)):
                 break
             node, keyword = orelse[0], "elif"
@@ -251,22 +249,22 @@ class _StatementWriter:
 
     def _with_item(self, item: ast.withitem) -> str:
         text = self.expression(item.context_expr)
-        if optional(item, "optional_vars") is not None:
+        if getattr(item, "optional_vars", None) is not None:
             text += " as " + self.expression(item.optional_vars)  # type: ignore[arg-type]
         return text
 
     def _Try(self, node: ast.Try, star: str = "") -> None:
         self.block("try", node.body)
-        for handler in optional(node, "handlers", []):
+        for handler in getattr(node, "handlers", ()):
             first = self.line_count + 1
             self._ExceptHandler(handler, star)
             self.spans[handler] = (first, self.line_count)
         self._else(node)
-        if optional(node, "finalbody"):
+        if getattr(node, "finalbody", None):
             self.block("finally", node.finalbody)
 
     def _else(self, node: ast.stmt) -> None:
-        if optional(node, "orelse"):
+        if getattr(node, "orelse", None):
             self.block("else", node.orelse)  # type: ignore[attr-defined]
 
     def _TryStar(self, node: ast.Try) -> None:
@@ -274,17 +272,17 @@ class _StatementWriter:
 
     def _ExceptHandler(self, node: ast.ExceptHandler, star: str = "") -> None:
         header = "except" + star
-        if optional(node, "type") is not None:
+        if getattr(node, "type", None) is not None:
             header += " " + self.expression(node.type)  # type: ignore[arg-type]
-            if optional(node, "name") is not None:
+            if getattr(node, "name", None) is not None:
                 header += " as " + node.name  # type: ignore[operator]
         self.block(header, node.body)
 
     def _FunctionDef(self, node: ast.FunctionDef, keyword: str = "def") -> None:
-        self._decorators(optional(node, "decorator_list", []))
-        params = self.expressions.type_parameters(optional(node, "type_params"))
+        self._decorators(getattr(node, "decorator_list", None) or ())
+        params = self.expressions.type_parameters(getattr(node, "type_params", None))
         header = "%s %s%s(%s)" % (keyword, node.name, params, self.expressions.arguments(node.args))
-        if optional(node, "returns") is not None:
+        if getattr(node, "returns", None) is not None:
             header += " -> " + self.expression(node.returns)  # type: ignore[arg-type]
         self.block(header, node.body, docstring=True)
 
@@ -292,28 +290,29 @@ class _StatementWriter:
         self._FunctionDef(node, "async def")  # type: ignore[arg-type]
 
     def _ClassDef(self, node: ast.ClassDef) -> None:
-        self._decorators(optional(node, "decorator_list", []))
-        params = self.expressions.type_parameters(optional(node, "type_params"))
+        self._decorators(getattr(node, "decorator_list", None) or ())
+        params = self.expressions.type_parameters(getattr(node, "type_params", None))
         header = "class " + node.name + params
-        bases, keywords = optional(node, "bases", []), optional(node, "keywords", [])
+        bases, keywords = getattr(node, "bases", ()), getattr(node, "keywords", ())
         if bases or keywords:
             header += "(%s)" % self.expressions.call_arguments(bases, keywords)
         self.block(header, node.body, docstring=True)
 
-    def _decorators(self, decorators: List[ast.expr]) -> None:
+    def _decorators(self, decorators: Sequence[ast.expr]) -> None:
         for decorator in decorators:
             self.line("@" + self.expressions.named_expression(decorator))
 
     def _Match(self, node: ast.stmt) -> None:
         self.line("match %s:" % self.expression(node.subject, Precedence.TUPLE))  # type: ignore
-        self._indent(1)
+        outer = self.indent
+        self.indent = outer + INDENT
         for case in node.cases:  # type: ignore[attr-defined]
             self.statement(case)
-        self._indent(-1)
+        self.indent = outer
 
     def _match_case(self, node: ast.AST) -> None:
         header = "case " + pattern_source(self.expressions, node.pattern)  # type: ignore[attr-defined]
-        guard = optional(node, "guard")
+        guard = getattr(node, "guard", None)
         if guard is not None:
             header += " if " + self.expressions.named_expression(guard)
         self.block(header, node.body)  # type: ignore[attr-defined]
@@ -338,7 +337,7 @@ def _is_tuple(node: ast.expr) -> bool:
 
 
 def _alias(node: ast.alias) -> str:
-    asname = optional(node, "asname")
+    asname = getattr(node, "asname", None)
     return node.name if asname is None else "%s as %s" % (node.name, asname)
 
 

@@ -51,6 +51,20 @@ _LEAVING = frozenset(
     }
 )
 
+#: Instructions that may close the innermost block (see :func:`_after_pop`).
+_POPS_BLOCK = frozenset({"POP_BLOCK", "POP_EXCEPT", "END_FINALLY", "POP_FINALLY"})
+
+
+def _after_pop(op: str, here: Tuple[Block, ...]) -> Tuple[Block, ...]:
+    """The block stack after *op* (one of :data:`_POPS_BLOCK`) runs with the stack *here*."""
+    if (
+        op in ("POP_BLOCK", "POP_EXCEPT")
+        or (op == "END_FINALLY" and here and here[-1][0] in ("exc", "fin", "wexc"))
+        or (op == "POP_FINALLY" and here and here[-1][0] == "fin")  # 3.8: leaving a finally body
+    ):
+        return here[:-1]
+    return here
+
 
 def reraise_leaders(instrs: List[Any]) -> FrozenSet[int]:
     """The ``RERAISE`` instructions of 3.10 code, each of which starts a block of its own.
@@ -72,6 +86,11 @@ class LegacyBlocks(LegacyExceptClauses):
     sim: Any
     exit: Optional[int]
     _legacy_stacks: Optional[Stacks] = None
+    #: The index of the ``LOAD_CONST None; RETURN_VALUE`` that ends the code (not its first
+    #: instruction), -1 where it ends otherwise (and from 3.11 on).
+    legacy_final_return_at = -1
+    #: The ``SETUP_*`` instructions (each ends a graph block), in layout order.
+    _legacy_setups: List[Any] = []
     #: The blocks of a finally body's ``RERAISE`` and its copies, which meet (see below).
     reraise_joins: FrozenSet[int] = frozenset()
 
@@ -84,10 +103,15 @@ class LegacyBlocks(LegacyExceptClauses):
         """The block stack before each instruction (None where unreachable)."""
         if self._legacy_stacks is not None:
             return self._legacy_stacks
+        if not self._legacy_setups:
+            self._legacy_stacks = self._reachable_without_blocks()
+            return self._legacy_stacks
         instrs = self.instrs
         n = len(instrs)
         stacks: Stacks = [None] * n
         heap: List[int] = []
+        index_for = self.cfg.index_for  # type: ignore[attr-defined]
+        blocks, block_of = self.blocks, self.cfg.block_of  # type: ignore[attr-defined]
 
         def give(j: int, value: Tuple[Block, ...]) -> None:
             if 0 <= j < n and stacks[j] is None:
@@ -95,18 +119,26 @@ class LegacyBlocks(LegacyExceptClauses):
                 heapq.heappush(heap, j)
 
         # Instructions are visited lowest index first (the first stack to reach one is its
-        # stack); the next one in line, when it is that, is visited without the heap.
+        # stack); the next one in line, when it is that, is visited without the heap. Only
+        # the last instruction of a graph block jumps (or sets up a block): the ones before it
+        # only fall through, each to the next.
         at: Optional[int] = None
         if n:
             stacks[0], at = (), 0
         while at is not None:
             i = at
             here = stacks[i] or ()
+            last = blocks[block_of[i]].end - 1
+            while i < last:
+                if instrs[i].op in _POPS_BLOCK:
+                    here = _after_pop(instrs[i].op, here)
+                i += 1
+                stacks[i] = here
             ins = instrs[i]
             op = ins.op
             fall: Optional[Tuple[Block, ...]] = None
             if op in ("SETUP_FINALLY", "SETUP_WITH") and ins.target is not None:
-                h = self._legacy_index(ins.target)
+                h = index_for(ins.target)
                 if op == "SETUP_WITH":
                     give(h, here + (("wexc", h),))
                     fall = here + (("with", i),)
@@ -114,15 +146,9 @@ class LegacyBlocks(LegacyExceptClauses):
                     give(h, here + (("exc" if self.legacy_is_except(h) else "fin", h),))
                     fall = here + (("try", i),)
             else:
-                after = here
-                if (
-                    op in ("POP_BLOCK", "POP_EXCEPT")
-                    or (op == "END_FINALLY" and here and here[-1][0] in ("exc", "fin", "wexc"))
-                    or (op == "POP_FINALLY" and here and here[-1][0] == "fin")  # 3.8: leaving a finally body
-                ):
-                    after = here[:-1]
+                after = _after_pop(op, here) if op in _POPS_BLOCK else here
                 if ins.target is not None:
-                    give(self._legacy_index(ins.target), after)
+                    give(index_for(ins.target), after)
                 if op not in ENDS_PATH and op != "JUMP":
                     fall = after
             at = i + 1
@@ -135,6 +161,22 @@ class LegacyBlocks(LegacyExceptClauses):
         self._legacy_stacks = stacks
         return stacks
 
+    def _reachable_without_blocks(self) -> Stacks:
+        """The block stacks of code without ``SETUP_*``: empty where the graph reaches, else None
+        (its edges are then the instructions' own jumps and falls)."""
+        blocks = self.blocks
+        reached = [False] * len(blocks)
+        todo = [0] if blocks else []
+        while todo:
+            ident = todo.pop()
+            if not reached[ident]:
+                reached[ident] = True
+                todo.extend(blocks[ident].succs)
+        stacks: Stacks = []
+        for block in blocks:
+            stacks += [() if reached[block.id] else None] * (block.end - block.start)
+        return stacks
+
     def legacy_link_handlers(self) -> None:
         """Give each block ending in ``SETUP_*`` its handler as a successor.
 
@@ -142,13 +184,17 @@ class LegacyBlocks(LegacyExceptClauses):
         (reachability, loops, where statements merge) one edge from the set-up suffices
         and leaves the body's own branches alone.
         """
+        instrs = self.instrs
+        setups: List[Any] = []
         for block in self.blocks:
-            last = self.instrs[block.end - 1]
-            if last.op.startswith("SETUP_") and last.target is not None:
+            last = instrs[block.end - 1]
+            if last.target is not None and last.op.startswith("SETUP_"):
+                setups.append(last)
                 target = self.cfg.block_of_offset(last.target)  # type: ignore[attr-defined]
                 if target is not None and target.id not in block.succs:
                     block.succs.append(target.id)
                     target.preds.append(block.id)
+        self._legacy_setups = setups
 
     def legacy_link_reraise_copies(self) -> None:
         """Give each copy of the ``RERAISE`` that ends a finally body a jump to the last one (3.10).
@@ -159,11 +205,11 @@ class LegacyBlocks(LegacyExceptClauses):
         """
         if not V.RETURN_COPIED_TO_BRANCHES:
             return
-        stacks = self.block_stacks()
         at = self.cfg.block_at_index  # type: ignore[attr-defined]
-        for ins in self.instrs:
-            if ins.op != "SETUP_FINALLY" or ins.target is None:
+        for ins in self._legacy_setups:
+            if ins.op != "SETUP_FINALLY":
                 continue
+            stacks = self.block_stacks()
             h = self._legacy_index(ins.target)
             end = self._legacy_finally_end(h)
             if end is None or self.legacy_is_except(h):
@@ -181,17 +227,22 @@ class LegacyBlocks(LegacyExceptClauses):
     def legacy_final_return_dead(self) -> bool:
         """Whether the code ends in an unreachable ``return None`` the compiler added (3.8, 3.9).
 
-        Then a ``return None`` the walk produces last was written in the source.
+        Then a ``return None`` the walk produces last was written in the source. Sets
+        :attr:`legacy_final_return_at`.
         """
         n = len(self.instrs)
         if (
-            not V.KEEPS_DEAD_CODE
-            or n < 3
-            or self.instrs[n - 1].op != "RETURN_VALUE"
-            or self.instrs[n - 2].op != "LOAD_CONST"
-            or self.instrs[n - 2].arg[0] is not None
+            n >= 3
+            and self.instrs[n - 1].op == "RETURN_VALUE"
+            and self.instrs[n - 2].op == "LOAD_CONST"
+            and self.instrs[n - 2].arg[0] is None
         ):
+            self.legacy_final_return_at = n - 2
+        if not V.KEEPS_DEAD_CODE or self.legacy_final_return_at < 0:
             return False
+        block = self.blocks[self.cfg.block_of[n - 2]]  # type: ignore[attr-defined]
+        if not block.preds:
+            return block.id != 0  # (the common case, known without a search)
         return not self.cfg.reaches(n - 2)  # type: ignore[attr-defined]
 
     def _legacy_top_is(self, i: int, block: Block) -> bool:
@@ -201,7 +252,7 @@ class LegacyBlocks(LegacyExceptClauses):
     def legacy_is_except(self, h: int) -> bool:
         """Whether the handler at index *h* is a chain of ``except`` clauses."""
         instrs = self.instrs
-        if h + 2 < len(instrs) and all(instrs[h + k].op == "POP_TOP" for k in range(3)):
+        if h + 2 < len(instrs) and instrs[h].op == instrs[h + 1].op == instrs[h + 2].op == "POP_TOP":
             return True
         if h < len(instrs) and instrs[h].op == "COPY" and instrs[h].arg == 1:
             for ins in instrs[h + 1 :]:
@@ -211,11 +262,15 @@ class LegacyBlocks(LegacyExceptClauses):
                     return False
         return False
 
-    def _legacy_last(self, lo: int, hi: int, op: str, block: Block) -> List[int]:
-        """Indices in ``[lo, hi)`` of *op* instructions that close *block*, last first."""
-        return [
-            k for k in range(hi - 1, lo - 1, -1) if self.instrs[k].op == op and self._legacy_top_is(k, block)
-        ]
+    def _legacy_last(self, lo: int, hi: int, op: str, block: Block) -> Optional[int]:
+        """The last *op* instruction in ``[lo, hi)`` that closes *block* (its index), or None."""
+        instrs, stacks = self.instrs, self.block_stacks()
+        for k in range(hi - 1, lo - 1, -1):
+            if instrs[k].op == op:
+                stack = stacks[k]
+                if stack and stack[-1] == block:
+                    return k
+        return None
 
     def _legacy_first(self, lo: int, op: str, block: Block) -> Optional[int]:
         """The first *op* instruction from index *lo* on that closes *block*, or None."""
@@ -266,10 +321,10 @@ class LegacyBlocks(LegacyExceptClauses):
         if not stack or stack[-1][0] != "try":
             return False
         setup = stack[-1][1]
-        ends = self._legacy_last(
+        end = self._legacy_last(
             setup + 1, self._legacy_index(self.instrs[setup].target), "POP_BLOCK", stack[-1]
         )
-        return bool(ends) and ends[0] > k and self._legacy_same_return(k + 1, ends[0] + 1)
+        return end is not None and end > k and self._legacy_same_return(k + 1, end + 1)
 
     def _legacy_same_return(self, a: int, b: int) -> bool:
         """Whether the code at *a* and at *b* is the same straight run that computes and returns a value."""
@@ -330,8 +385,10 @@ class LegacyBlocks(LegacyExceptClauses):
             if extra or slot.target is None:
                 raise self.fail(j, "with target")  # type: ignore[attr-defined]
             target = slot.target
-        ends = self._legacy_last(s + 1, h, "POP_BLOCK", ("with", s))
-        normal = ends[0] if ends and not self._legacy_returns_after(ends[0] + 1, ctx.finally_bodies) else None
+        end = self._legacy_last(s + 1, h, "POP_BLOCK", ("with", s))
+        normal = (
+            end if end is not None and not self._legacy_returns_after(end + 1, ctx.finally_bodies) else None
+        )
         body = self._legacy_walk_to(j, h if normal is None else normal, ctx, list(stack))
         stack.pop()
         item = ast.withitem(context_expr=manager, optional_vars=target)
@@ -367,10 +424,10 @@ class LegacyBlocks(LegacyExceptClauses):
         return self._legacy_try_finally(i, h, ctx, stack)
 
     def _legacy_body_end(self, i: int, h: int, templates: Tuple[List[Any], ...]) -> Optional[int]:
-        ends = self._legacy_last(i + 1, h, "POP_BLOCK", ("try", i))
-        if not ends or self._legacy_returns_after(ends[0] + 1, templates):
+        end = self._legacy_last(i + 1, h, "POP_BLOCK", ("try", i))
+        if end is None or self._legacy_returns_after(end + 1, templates):
             return None
-        return ends[0]
+        return end
 
     def _legacy_finally_region(self, h: int) -> Iterator[int]:
         """The reachable instructions of the finally body at *h*, in layout order, up to the code

@@ -174,12 +174,12 @@ class LegacyExceptClauses:
                 j += 1
             self.sim.pending = []
             limit = next_k if next_k is not None else self._legacy_chain_end(j)
-            ends = self._legacy_last(j, limit, "POP_EXCEPT", ("exc", h))
+            last = self._legacy_last(j, limit, "POP_EXCEPT", ("exc", h))
             end = None
-            q = self._legacy_skip_name_cleanup(ends[0] + 1, name) if ends else len(instrs)
+            q = self._legacy_skip_name_cleanup(last + 1, name) if last is not None else len(instrs)
             copied_break = self._legacy_copied_loop_exit(q, ctx)
-            if ends and (copied_break or self._legacy_clause_ends(q, ctx, limit, name)):
-                end = ends[0]
+            if last is not None and (copied_break or self._legacy_clause_ends(q, ctx, limit, name)):
+                end = last
             clause_body = self._legacy_walk_to(
                 j,
                 limit if end is None else end,

@@ -21,9 +21,18 @@ the exit is no follow that the cleanup jumps to.
 A ternary inside an expression that is returned (``return f(a if c else b)``) jumps from its
 first branch to the rest of the expression; when that rest is such an exit, each branch ends
 in a copy of it: the two branches compute one value each, then run the same instructions.
+
+The statement after an ``if``/``elif``/``else`` that ends the function (3.10, 3.12+ copy it
+also where it has a line of its own) ends each branch: walked, the ``if`` ends with a copy of
+it and the code after the ``if`` is the ``else``, ending with it too. The copies of one statement
+carry its line: the ``if`` gets that code as its ``else`` and the statement stands once after
+it (:func:`join_copied_exits`), as written. When the branches are then one assignment each to
+the same target, stored on one line, they are a ternary (``y = a if c else b``) whose store
+was copied with the exit.
 """
 
 import ast
+import dis
 from typing import Any, List, Optional
 
 from ..bytecode import versions as V
@@ -32,6 +41,7 @@ from ..expressions.conditions import Node, negate
 from ..flow.cfg import ENDS_PATH
 from .context import Context
 from .pure_blocks import pure_value
+from .statements import same_tree
 
 
 def is_copied_break(walker: Any, i: int, ctx: Context, stack: List[Any]) -> bool:
@@ -171,3 +181,92 @@ def _straight_end(walker: Any, block: Any) -> int:
             break
         block = following
     return block.end
+
+
+_NOP = dis.opmap["NOP"]
+
+#: the statements whose copies end branches
+COPYABLE_EXITS = (ast.Return, ast.Raise)
+
+
+def join_copied_exits(walker: Any, out: List[ast.stmt]) -> None:
+    """Make each ``if`` in *out* whose body ends with a copy of the exit that ends *out* (the
+    code after the ``if`` is its ``else``) an ``if``/``else`` followed by the exit once."""
+    last = out[-1]
+    line = start = -1  # read when an if ends with the same statement (most code has none)
+    k = len(out) - 2
+    while k >= 0:
+        stmt = out[k]
+        if type(stmt) is ast.If and not stmt.orelse and len(stmt.body) > 1 and same_tree(stmt.body[-1], last):
+            if start < 0:
+                start = _own_start(walker, last)
+                line = _written_line(walker, start, last) or 0
+            copy = stmt.body[-1]
+            if line and _written_line(walker, _own_start(walker, copy), copy) == line:
+                del stmt.body[-1]
+                stmt.orelse = out[k + 1 : -1] or _passed_else(walker, start)
+                out[k + 1 : -1] = []
+                out[k] = _as_ternary(walker, stmt)
+        k -= 1
+
+
+def _copy_line(walker: Any, stmt: ast.stmt) -> Optional[int]:
+    """The line of the instruction that ends *stmt* (None if it has none)."""
+    offsets = getattr(stmt, "uncompile_offsets", ())
+    return walker.line_of(offsets[-1]) if offsets else None
+
+
+def _own_start(walker: Any, stmt: ast.stmt) -> int:
+    """The index of the first of the instructions run straight into the one that ends *stmt*
+    (-1 if it has none)."""
+    offsets = getattr(stmt, "uncompile_offsets", ())
+    if not offsets:
+        return -1
+    instrs = walker.instrs
+    k = walker.cfg.index_for(offsets[-1])
+    first = walker.blocks[walker.block_of[k]].start
+    own = set(offsets)
+    while k > first and instrs[k - 1].offset in own:
+        k -= 1
+    return k
+
+
+def _written_line(walker: Any, start: int, stmt: ast.stmt) -> Optional[int]:
+    """The line of *stmt* (its instructions from *start* on) when they start a line of their
+    own, after the code run before them; None for an exit the compiler added (the implicit
+    ``return None``): its copies take the line of the code before them, or of an enclosing
+    statement (a with's exit)."""
+    line = _copy_line(walker, stmt) if start >= 0 else None
+    if line is None:
+        return None
+    instrs = walker.instrs
+    block = walker.blocks[walker.block_of[start]]
+    before = [start - 1] if start > block.start else [walker.blocks[p].end - 1 for p in block.preds]
+    return line if all((walker.line_of(instrs[i].offset) or 0) < line for i in before) else None
+
+
+def _passed_else(walker: Any, start: int) -> List[ast.stmt]:
+    """``else: pass`` when a ``NOP`` (its line) stands right before the exit at *start*: the body
+    jumped over it to the exit (a copy of it); else nothing (the body ran into the exit)."""
+    offset = walker.instrs[start].offset
+    return [ast.Pass()] if offset >= 2 and walker.code.co_code[offset - 2] == _NOP else []
+
+
+def _as_ternary(walker: Any, stmt: ast.If) -> ast.stmt:
+    """``y = a if c else b`` for an ``if`` whose branches each assign to one target, stored on one
+    line (the store was copied with the exit after it); else *stmt*."""
+    body, orelse = stmt.body, stmt.orelse
+    if len(body) != 1 or len(orelse) != 1:
+        return stmt
+    first, second = body[0], orelse[0]
+    if not (isinstance(first, ast.Assign) and isinstance(second, ast.Assign)):
+        return stmt
+    line = _copy_line(walker, first)
+    if line is None or line != _copy_line(walker, second) or not same_tree(first.targets, second.targets):
+        return stmt
+    value = ast.IfExp(test=stmt.test, body=first.value, orelse=second.value)
+    node = ast.Assign(targets=first.targets, value=value, type_comment=None)
+    node.uncompile_offsets = (  # type: ignore[attr-defined]
+        getattr(stmt, "uncompile_offsets", ()) + first.uncompile_offsets + second.uncompile_offsets  # type: ignore[attr-defined]
+    )
+    return node

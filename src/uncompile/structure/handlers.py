@@ -218,6 +218,23 @@ class HandlerStructurer(ExceptClauses, ExceptStar):
             return False
         return self.block_of[self.index_at(self.instrs[i].target)] == loop.continue_to
 
+    def continues_from_body(self, block: Any, ctx: Context) -> bool:
+        """Whether *block*, outside the region, leaves the with blocks (their exit calls) for the
+        loop's next iteration where the with's own end does not go: a ``continue`` written last
+        in the with body (the branch that runs on leaves by the with's exit too)."""
+        loop = ctx.loop
+        if loop is None or not ctx.active or not self.exit_call_at(block.start):
+            return False
+        past = self._past_exit_calls(block.start)
+        if not self.jumps_to_next_iteration(past, ctx):
+            return False
+        target = self.index_at(self.instrs[past].target)
+        for handler in ctx.active:
+            resume = self._with_resumes_at(handler)
+            if resume is not None and (resume == past or self._through_jump(resume) == target):
+                return False  # the with's end goes there as well
+        return True
+
     def continues_from_with(self, body: List[ast.stmt], block: Optional[int]) -> bool:
         """Whether *body*, walked from *block*, is only a ``continue`` leaving with blocks."""
         if block is None or len(body) != 1 or not isinstance(body[0], ast.Continue):

@@ -143,6 +143,7 @@ class IfStatements:
             self.sim.emit(_assert_or_if(test, body, orelse))
             return stopped
         orelse = self.walk(self.start_of(else_b), inner, list(stack)) if else_b != follow else []
+        after = self._after_if(follow, self.exit if else_b != follow else None, ctx)
         if orelse and (
             (not body and is_lone_continue(self, then_b, follow, ctx))
             or self.continues_from_with(body, then_b)
@@ -150,10 +151,18 @@ class IfStatements:
             # ``if c: continue`` written before the rest of the loop body (leaving with blocks)
             self.sim.emit(ast.If(test=test, body=[ast.Continue()], orelse=[]))
             self.sim.out.extend(orelse)
-            return self.start_of(follow)
+            return after
         if not body and not (orelse and then_b != follow and self._passes_over_else(then_b, follow)):
             test, body, orelse = negate(test), orelse, []  # else: the body was ``pass``
         self.sim.emit(_assert_or_if(test, body, orelse))
+        return after
+
+    def _after_if(self, follow: int, stopped: Optional[int], ctx: Context) -> Optional[int]:
+        """Where the walk goes on after an if whose branches meet at *follow*: where the else
+        branch's walk *stopped* when the branches meet only past the region being walked (the
+        else ran to its end: a with's exit, the next iteration after it)."""
+        if stopped is not None and not ctx.lo <= self.blocks[follow].offset < ctx.hi:
+            return stopped
         return self.start_of(follow)
 
     def _passes_over_else(self, then_b: Optional[int], follow: int) -> bool:

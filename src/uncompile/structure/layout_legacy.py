@@ -31,6 +31,7 @@ class LegacyLayout:
     blocks: Any
     instrs: Any
     jump_past_else: Any
+    legacy_final_return_at: int
     _matches: Any
     reaches: Any
     sim: Any
@@ -72,6 +73,9 @@ class LegacyLayout:
         loop = ctx.loop
         if not V.RETURN_COPIED_TO_BRANCHES or loop is None or loop.break_to is None:
             return False
+        end = self.blocks[self.block_of[i]].end
+        if self.instrs[end - 1].op != "RETURN_VALUE":
+            return False
         if self.instrs[self.blocks[loop.header].start].op == "FOR_ITER":
             if self.instrs[i].op != "POP_TOP":
                 return False
@@ -80,10 +84,9 @@ class LegacyLayout:
             start = i
         else:
             return False
-        end = self.blocks[self.block_of[i]].end
         exit_start = self.blocks[loop.break_to].start
         n = end - start
-        if n < 1 or exit_start + n > len(self.instrs) or self.instrs[end - 1].op != "RETURN_VALUE":
+        if n < 1 or exit_start + n > len(self.instrs):
             return False
         return all(
             a.op == b.op and a.arg == b.arg and a.target is None
@@ -181,20 +184,24 @@ class LegacyLayout:
         only jumps to the loop exit) while the peephole optimizer sends ``a`` straight to
         the loop exit; seen through the jump, both exits are the same.
         """
-        exits = {side for node in nodes for side in (node.true, node.false) if isinstance(side, int)}
+        blocks, instrs = self.blocks, self.instrs
+        exits = set()
+        lone_jumps = []  # (node, side's name, the jump's target)
         for node in nodes:
-            for name in ("true", "false"):
-                side = getattr(node, name)
+            for name, side in (("true", node.true), ("false", node.false)):
                 if not isinstance(side, int):
                     continue
-                block = self.blocks[side]
+                exits.add(side)
+                block = blocks[side]
                 if (
                     block.end - block.start == 1
-                    and self.instrs[block.start].op == "JUMP"
                     and len(block.preds) == 1
-                    and block.jump in exits
+                    and instrs[block.start].op == "JUMP"
                 ):
-                    setattr(node, name, block.jump)
+                    lone_jumps.append((node, name, block.jump))
+        for node, name, target in lone_jumps:
+            if target in exits:
+                setattr(node, name, target)
 
     def legacy_if_follow(
         self,
@@ -419,14 +426,7 @@ class LegacyLayout:
         3.8 - 3.9 keep it after an ``if``/``else`` whose branches all return; written out it
         would land in the last branch and compile to a second, reachable copy.
         """
-        instrs = self.instrs
-        if (
-            pos == 0
-            or pos + 2 != len(instrs)
-            or instrs[pos].op != "LOAD_CONST"
-            or instrs[pos].arg[0] is not None
-            or instrs[pos + 1].op != "RETURN_VALUE"
-        ):
+        if pos != self.legacy_final_return_at:
             return False
         block = self.blocks[self.block_of[pos]]
         return block.start == pos and self.block_stacks()[pos] is None

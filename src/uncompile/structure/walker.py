@@ -27,7 +27,7 @@ from .blocks_legacy import LegacyBlocks, reraise_leaders
 from .compare_chains import CompareChains
 from .conditionals import Conditionals
 from .context import Context
-from .copied_exits import is_copied_break, while_exit_copy
+from .copied_exits import COPYABLE_EXITS, is_copied_break, join_copied_exits, while_exit_copy
 from .handler_regions import finally_reraises
 from .handlers import COPY_START_OPS, HandlerStructurer
 from .if_statements import IfStatements
@@ -39,10 +39,11 @@ from .pure_blocks import PureBlocks
 
 _WITH_STARTS = ("BEFORE_WITH", "SETUP_WITH")
 #: 3.10 copies the code after a loop into its breaks (see legacy_copied_break): any instruction
-#: of a while loop's body may start one
+#: of a while loop's body may start one, in a block that returns
 _COPIED_BREAKS = V.LAYOUT_IN_SOURCE_ORDER and V.RETURN_COPIED_TO_BRANCHES
-#: What run_block checks before executing it (outside finally copies and, on 3.10, while loops; the
-#: others are only executed), besides the starts of a match and ``LOAD_CONST None``: the start of
+#: What run_block checks before executing it (outside finally copies and, on 3.10, a while loop's
+#: blocks that return; the others are only executed), besides the starts of a match and
+#: ``LOAD_CONST None``: the start of
 #: a with-exit call or a clause's name cleanup (skip_copies: those load None), of a with, of a
 #: copied break (is_copied_break) and, on 3.10, the end of a try body copied with its exit
 #: (legacy_copied_try_exit)
@@ -102,6 +103,7 @@ class Walker(
         self._bottom_cuts: Dict[int, int] = {}  # bottom-tested loop header -> where its copied test starts
         self.copied_break_cuts: Dict[int, int] = {}  # for loop header -> where its copied break target starts
         self._line_at: Optional[Callable[[int], Optional[int]]] = None
+        self._line_of: Optional[Callable[[int], Optional[int]]] = None
         self.match_starts = self.match_start_ops(code)
 
     #: offset -> the handler entry that covers it (the entries never change), filled as asked
@@ -145,6 +147,13 @@ class Walker(
             self._line_at = instruction_lines(self.code)  # read when first asked: seldom needed
         return self._line_at(offset)
 
+    def line_of(self, offset: int) -> Optional[int]:
+        """The source line of the instruction at *offset*, also inside a line (3.10+): the copies
+        of one statement share it."""
+        if self._line_of is None:
+            self._line_of = instruction_lines(self.code, every=True)
+        return self._line_of(offset)
+
     # -- the walk -------------------------------------------------------------------------
 
     def run(self) -> List[ast.stmt]:
@@ -167,10 +176,13 @@ class Walker(
             n = len(self.instrs)
             limit = 50 * n + 5000  # each block is walked a few times at most
             finally_bodies = ctx.finally_bodies
+            # 3.8 - 3.10: a jump out of a block to a loop's header or exit, or the dead final return
+            loop_ctx = not V.HAS_EXCEPTION_TABLE and ctx.loop is not None
+            final_return = self.legacy_final_return_at
             while pos is not None and pos < n:
                 self.steps += 1
                 if (
-                    not V.HAS_EXCEPTION_TABLE
+                    (loop_ctx or pos == final_return)
                     and not (first and entering)
                     and self.legacy_loop_jump(pos, ctx, stack)
                 ):
@@ -212,6 +224,7 @@ class Walker(
                         and len(stack) <= depth
                         and (not stack or len(stack) < depth or stack[-1] is top)
                         and not self.returns_from_body(block, ctx)
+                        and not self.continues_from_body(block, ctx)
                     ):
                         stopped = pos
                         break
@@ -246,6 +259,8 @@ class Walker(
                 first = False
                 pos = self.run_block(pos, ctx, stack)
             self.exit = stopped
+            if V.COPIES_EXITS_WITH_LINES and len(out) > 1 and type(out[-1]) in COPYABLE_EXITS:
+                join_copied_exits(self, out)
             return out
         finally:
             self.sim.out = saved
@@ -258,13 +273,17 @@ class Walker(
         copying = bool(ctx.finally_bodies)  # a finally body's copy may start anywhere
         # most instructions are only executed: those the checks below can stop at are known
         loop = ctx.loop
-        checked = None
-        if not copying and not (
+        # (3.10) a block of a loop that ends in a return may hold a copied break (legacy_copied_break)
+        copied_break = (
             _COPIED_BREAKS
             and loop is not None
             and loop.break_to is not None
-            and instrs[self.blocks[loop.header].start].op != "FOR_ITER"  # (a for loop's starts at POP_TOP)
-        ):
+            and instrs[last].op == "RETURN_VALUE"
+        )
+        checked = None
+        if not copying and not (
+            copied_break and instrs[self.blocks[loop.header].start].op != "FOR_ITER"  # type: ignore[union-attr]
+        ):  # (a for loop's copied break starts at POP_TOP)
             checked = _CHECKED_OPS.get(self.match_starts)
             if checked is None:
                 checked = _CHECKED_OPS[self.match_starts] = _CHECKED_ALWAYS | self.match_starts
@@ -297,10 +316,10 @@ class Walker(
                 return self.with_statement(i, ctx, stack)
             if op in self.match_starts and self.is_match_start(i):
                 return self.match_statement(i, ctx, stack)
-            if V.LAYOUT_IN_SOURCE_ORDER and self.legacy_copied_break(i, ctx):
+            if copied_break and self.legacy_copied_break(i, ctx):
                 self.sim.emit(ast.Break())
                 return None
-            if V.LAYOUT_IN_SOURCE_ORDER and self.legacy_copied_try_exit(i):
+            if _COPIED_BREAKS and op == "POP_BLOCK" and self.legacy_copied_try_exit(i):
                 return None  # the branch falls off the end of its try body
             if op == "POP_TOP" and is_copied_break(self, i, ctx, stack):
                 self.sim.emit(ast.Break())
