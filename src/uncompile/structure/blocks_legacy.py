@@ -291,12 +291,13 @@ class LegacyBlocks(LegacyExceptClauses):
             op = instrs[k].op
             if op in _LEAVING:
                 k += 1
-            elif tuple(x.op for x in instrs[k : k + 4]) == _EXIT_CALL_LEGACY:
+            elif op == "LOAD_CONST" and tuple(x.op for x in instrs[k : k + 4]) == _EXIT_CALL_LEGACY:
                 k += 4
-            elif k + 3 < len(instrs) and self._legacy_name_cleanup(k):  # type: ignore[attr-defined]
+            elif op == "LOAD_CONST" and k + 3 < len(instrs) and self._legacy_name_cleanup(k):  # type: ignore[attr-defined]
                 k += 3
             else:
-                n = next((n for n in (self.copy_length(k, t) for t in templates if t) if n), 0)  # type: ignore[attr-defined]
+                copies = (self.copy_length(k, t) for t in templates if t)  # type: ignore[attr-defined]
+                n = next((n for n in copies if n), 0)
                 if not n:
                     break
                 k += n
