@@ -355,3 +355,21 @@ def test_returns_written_in_each_branch_stay_there():
         """
     )
     assert result.source.count("return y") == 2, result.source
+
+
+def test_bare_returns_written_in_each_branch_in_a_loop_stay_there():
+    """Two ``return`` of their own in a for loop (each pops the iterator): no copies of one (3.10
+    prints them as ``break``: the implicit return after the loop, copied, compiles alike)."""
+    result = round_trip(
+        """
+        def f(items, c):
+            for item in items:
+                if item:
+                    if c:
+                        g(item)
+                        return
+                    g(None)
+                    return
+        """
+    )
+    assert result.source.count("return") + result.source.count("break") == 2, result.source

@@ -201,7 +201,7 @@ def join_copied_exits(walker: Any, out: List[ast.stmt]) -> None:
         if type(stmt) is ast.If and not stmt.orelse and len(stmt.body) > 1 and same_tree(stmt.body[-1], last):
             if start == -2:
                 start = _own_start(walker, last)
-                line = None if start < 0 or _returns_none(last) else _written_line(walker, start, last)
+                line = _written_line(walker, start, last) if start >= 0 else None
             if start >= 0 and _copies_of_one(walker, stmt.body[-1], line, start):
                 del stmt.body[-1]
                 stmt.orelse = out[k + 1 : -1] or _passed_else(walker, start)
@@ -219,15 +219,20 @@ def _returns_none(stmt: ast.stmt) -> bool:
 
 def _copies_of_one(walker: Any, copy: ast.stmt, line: Optional[int], end: int) -> bool:
     """Whether *copy* (ending an if's body) and the same statement at *end* (after the if) are
-    copies of one exit: of a written one (on *line*), or of a ``return None`` (the function's
-    own, without a line of its own: no line is read) where the code before each runs on into it
-    (a copy for a test's jump stands alone in its block)."""
+    copies of one exit: of a written one (on *line*), or of the function's own ``return None``
+    (without a line of its own) where the code before each runs on into it (a copy for a test's
+    jump stands alone in its block)."""
     start = _own_start(walker, copy)
     if start < 0:
         return False
     if line is not None:
         return _written_line(walker, start, copy) == line
-    return _returns_none(copy) and _runs_into(walker, start) and _runs_into(walker, end)
+    return (
+        _returns_none(copy)
+        and _runs_into(walker, start)
+        and _runs_into(walker, end)
+        and _written_line(walker, start, copy) is None
+    )
 
 
 def _runs_into(walker: Any, start: int) -> bool:
