@@ -323,6 +323,25 @@ def test_else_pass_before_a_copied_return_is_kept(request):
     assert "else:" in result.source and result.source.count("return x") == 1, result.source
 
 
+def test_implicit_return_copied_into_branches_is_not_printed(request):
+    """The function's own ``return None`` copied into each branch of an if/elif/else at its end."""
+    if sys.version_info < (3, 10):
+        known_failure(request, "3.8 - 3.9: the function's own return None after the if is printed")
+    result = round_trip(
+        """
+        def f(c, d):
+            if c:
+                g(c)
+            elif d:
+                g(d)
+            else:
+                g(None)
+        """
+    )
+    assert "elif d:" in result.source and "else:" in result.source, result.source
+    assert "return" not in result.source, result.source
+
+
 def test_returns_written_in_each_branch_stay_there():
     """Two ``return y`` of their own (each on its line) are no copies of one: kept as written."""
     result = round_trip(
@@ -336,3 +355,21 @@ def test_returns_written_in_each_branch_stay_there():
         """
     )
     assert result.source.count("return y") == 2, result.source
+
+
+def test_bare_returns_written_in_each_branch_in_a_loop_stay_there():
+    """Two ``return`` of their own in a for loop (each pops the iterator): no copies of one (3.10
+    prints them as ``break``: the implicit return after the loop, copied, compiles alike)."""
+    result = round_trip(
+        """
+        def f(items, c):
+            for item in items:
+                if item:
+                    if c:
+                        g(item)
+                        return
+                    g(None)
+                    return
+        """
+    )
+    assert result.source.count("return") + result.source.count("break") == 2, result.source

@@ -193,21 +193,51 @@ def join_copied_exits(walker: Any, out: List[ast.stmt]) -> None:
     """Make each ``if`` in *out* whose body ends with a copy of the exit that ends *out* (the
     code after the ``if`` is its ``else``) an ``if``/``else`` followed by the exit once."""
     last = out[-1]
-    line = start = -1  # read when an if ends with the same statement (most code has none)
+    start = -2  # read when an if ends with the same statement (most code has none)
+    line: Optional[int] = None
     k = len(out) - 2
     while k >= 0:
         stmt = out[k]
         if type(stmt) is ast.If and not stmt.orelse and len(stmt.body) > 1 and same_tree(stmt.body[-1], last):
-            if start < 0:
+            if start == -2:
                 start = _own_start(walker, last)
-                line = _written_line(walker, start, last) or 0
-            copy = stmt.body[-1]
-            if line and _written_line(walker, _own_start(walker, copy), copy) == line:
+                line = _written_line(walker, start, last) if start >= 0 else None
+            if start >= 0 and _copies_of_one(walker, stmt.body[-1], line, start):
                 del stmt.body[-1]
                 stmt.orelse = out[k + 1 : -1] or _passed_else(walker, start)
                 out[k + 1 : -1] = []
                 out[k] = _as_ternary(walker, stmt)
         k -= 1
+
+
+def _returns_none(stmt: ast.stmt) -> bool:
+    value = getattr(stmt, "value", 0)
+    return isinstance(stmt, ast.Return) and (
+        value is None or (type(value) is ast.Constant and value.value is None)
+    )
+
+
+def _copies_of_one(walker: Any, copy: ast.stmt, line: Optional[int], end: int) -> bool:
+    """Whether *copy* (ending an if's body) and the same statement at *end* (after the if) are
+    copies of one exit: of a written one (on *line*), or of the function's own ``return None``
+    (without a line of its own) where the code before each runs on into it (a copy for a test's
+    jump stands alone in its block)."""
+    start = _own_start(walker, copy)
+    if start < 0:
+        return False
+    if line is not None:
+        return _written_line(walker, start, copy) == line
+    return (
+        _returns_none(copy)
+        and _runs_into(walker, start)
+        and _runs_into(walker, end)
+        and _written_line(walker, start, copy) is None
+    )
+
+
+def _runs_into(walker: Any, start: int) -> bool:
+    """Whether the code before *start* runs on into it (it starts no block)."""
+    return start > walker.blocks[walker.block_of[start]].start
 
 
 def _copy_line(walker: Any, stmt: ast.stmt) -> Optional[int]:
@@ -217,16 +247,16 @@ def _copy_line(walker: Any, stmt: ast.stmt) -> Optional[int]:
 
 
 def _own_start(walker: Any, stmt: ast.stmt) -> int:
-    """The index of the first of the instructions run straight into the one that ends *stmt*
-    (-1 if it has none)."""
+    """The index of the first of the instructions of *stmt* run straight into the one that ends
+    it (with the copies skipped between: a clause's name cleanup); -1 if it has none."""
     offsets = getattr(stmt, "uncompile_offsets", ())
     if not offsets:
         return -1
     instrs = walker.instrs
     k = walker.cfg.index_for(offsets[-1])
     first = walker.blocks[walker.block_of[k]].start
-    own = set(offsets)
-    while k > first and instrs[k - 1].offset in own:
+    low = min(offsets)
+    while k > first and instrs[k - 1].offset >= low:
         k -= 1
     return k
 

@@ -259,7 +259,7 @@ class Walker(
                 first = False
                 pos = self.run_block(pos, ctx, stack)
             self.exit = stopped
-            if V.COPIES_EXITS_WITH_LINES and len(out) > 1 and type(out[-1]) in COPYABLE_EXITS:
+            if V.COPIES_SMALL_EXITS and len(out) > 1 and type(out[-1]) in COPYABLE_EXITS:
                 join_copied_exits(self, out)
             return out
         finally:
