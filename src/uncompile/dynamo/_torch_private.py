@@ -406,7 +406,11 @@ class _TraceInterception:
         self._modules_seen: Any = None
 
         def trace_structured(name: str, *args: Any, **kwargs: Any) -> None:
-            self.call(name, *args, **kwargs)
+            wanted = self.wanted
+            if self.observers and (wanted is None or name in wanted):
+                self.call(name, *args, **kwargs)
+            elif self.original is not None:  # most events: no observer looks at them
+                self.original(name, *args, **kwargs)
 
         #: What the modules' ``trace_structured`` globals are while observers exist (one object).
         self.replacement = trace_structured
