@@ -9,7 +9,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from uncompile.dynamo.graph_snapshot import deferred_payload  # noqa: E402
+from uncompile.dynamo.graph_snapshot import GraphSnapshot, deferred_payload  # noqa: E402
 from uncompile.dynamo.trace import TraceCollector  # noqa: E402
 
 
@@ -83,4 +83,21 @@ def test_the_collector_prints_graphs_when_the_dump_is_written() -> None:
     _rewrite_adds(gm)
     collector.finish()
     assert [(graph.stage, graph.text) for graph in events.graphs] == [("captured_graph", at_event)]
+    assert collector.failures == []
+
+
+def test_a_graph_that_cannot_be_copied_is_printed_at_the_event(monkeypatch: pytest.MonkeyPatch) -> None:
+    gm = _captured(_scaled, torch.ones(3, 4), torch.ones(4))
+    at_event = _print(gm)()
+
+    def cannot(module: Any) -> Any:
+        raise RuntimeError("unusual module")
+
+    monkeypatch.setattr(GraphSnapshot, "take", classmethod(lambda cls, module: cannot(module)))
+    assert deferred_payload(_print(gm)) is None
+    collector = TraceCollector()
+    collector.observe("dynamo_output_graph", dict, _print(gm), lambda: {"frame_id": 0, "frame_compile_id": 0})
+    _rewrite_adds(gm)
+    collector.finish()
+    assert [graph.text for graph in collector.compiles["0/0"].graphs] == [at_event]
     assert collector.failures == []

@@ -10,6 +10,8 @@ made of (:class:`GraphSnapshot`: each node's kind, name, target, arguments, type
 of its metadata dict, the attributes the graph reads, the child modules, recursively), which
 costs a few percent of printing; when the dump is written it rebuilds a GraphModule from the
 copy and runs PyTorch's own payload function on it, which gives the text of the event.
+The copy keeps the graph's nodes (and what their metadata refers to, such as fake tensors)
+alive until the dump is written.
 """
 
 from __future__ import annotations
@@ -92,14 +94,20 @@ class GraphSnapshot:
 
 def deferred_payload(payload_fn: Callable[[], Any]) -> Optional[Callable[[], Any]]:
     """For a payload that prints graph modules: a function that builds, later, the text the
-    payload would give now (see the module docstring). None for any other payload."""
+    payload would give now (see the module docstring). None for any other payload, and when
+    the graph cannot be copied (the caller builds the payload at once then)."""
     found = _torch_private.printed_graph_modules(payload_fn)
     if found is None:
         return None
     function, values = found
     from torch.fx import GraphModule
 
-    snapshots = [GraphSnapshot.take(value) if isinstance(value, GraphModule) else None for value in values]
+    try:
+        snapshots = [
+            GraphSnapshot.take(value) if isinstance(value, GraphModule) else None for value in values
+        ]
+    except Exception:  # noqa: BLE001 - an unusual module: printed now, as PyTorch would
+        return None
 
     def build() -> Any:
         cells = tuple(
