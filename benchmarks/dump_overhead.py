@@ -10,7 +10,10 @@ bytecode hook) run in this one process in a rotating order, each on fresh Dynamo
 first fills PyTorch's on-disk compile caches, so every side sees the same (warm) caches.
 Reported per workload: the median time of the ``with`` body (what compiling costs the
 program: hooks, trace handler, decompiling in the hook) and of the whole ``with`` statement
-(plus verifying and writing the files on exit); then the geometric means.
+(plus verifying and writing the files on exit), and the ratios to the plain side; then the
+geometric means of the ratios. A ratio is the median over the repeats of that repeat's ratio
+(the sides of one repeat run back to back, so a change of the machine's load between repeats
+cancels in it; the ratio of the medians would mix medians taken under different loads).
 """
 
 from __future__ import annotations
@@ -133,7 +136,8 @@ def geometric_mean(values: List[float]) -> float:
 
 
 def _measure(workload: Callable[[], Any], directory: str, repeats: int) -> Dict[str, float]:
-    """Median seconds of each side, the sides taken in a rotating order."""
+    """Median seconds of each side, the sides taken in a rotating order, and (``<side> x``) the
+    median of each repeat's ratio of that side to the plain side."""
     sides: Dict[str, Callable[[], Tuple[float, float]]] = {
         "plain": lambda: _plain(workload),
         "dump": lambda: _dumped(workload, directory),
@@ -151,7 +155,12 @@ def _measure(workload: Callable[[], Any], directory: str, repeats: int) -> Dict[
                 times["total"].append(total)
             else:
                 times["body_no_relabel"].append(body)
-    return {key: statistics.median(values) for key, values in times.items()}
+    medians = {key: statistics.median(values) for key, values in times.items()}
+    for key in ("body", "total", "body_no_relabel"):
+        medians[key + " x"] = statistics.median(
+            side / plain for side, plain in zip(times[key], times["plain"])
+        )
+    return medians
 
 
 def main() -> None:
@@ -174,7 +183,7 @@ def main() -> None:
         finally:
             shutil.rmtree(directory, ignore_errors=True)
         for key in ratios:
-            ratios[key].append(median[key] / median["plain"])
+            ratios[key].append(median[key + " x"])
         print(
             "%-22s %8.3f %8.3f %8.3f %8.3f | %7.3f %7.3f %7.3f"
             % (
@@ -183,9 +192,9 @@ def main() -> None:
                 median["body"],
                 median["total"],
                 median["body_no_relabel"],
-                median["body"] / median["plain"],
-                median["total"] / median["plain"],
-                median["body_no_relabel"] / median["plain"],
+                median["body x"],
+                median["total x"],
+                median["body_no_relabel x"],
             )
         )
     print(

@@ -16,7 +16,7 @@ import sys
 import threading
 import warnings
 from types import CodeType, ModuleType
-from typing import Any, Callable, Dict, FrozenSet, Iterable, List, Optional, Set
+from typing import Any, Callable, Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 SUPPORTED_TORCH = ">=2.13,<2.14"
 
@@ -345,6 +345,36 @@ def graph_break_reason_text(payload_fn: Callable[[], Any]) -> Any:
     return payload_fn()
 
 
+def printed_graph_modules(payload_fn: Callable[[], Any]) -> Optional[Tuple[Any, List[Any]]]:
+    """When a structured-trace payload prints graph modules, its function and closure values.
+
+    ``dynamo_output_graph`` and ``aot_inference_graph`` (and Inductor's pre-grad graph
+    artifacts) pass ``lambda: gm.print_readable(...)``: a function that looks up nothing but
+    ``print_readable`` and closes over the GraphModule. For such a payload this returns the
+    function and the values of its free variables (see :mod:`.graph_snapshot`); None for any
+    other payload.
+    """
+    function = getattr(payload_fn, "function", payload_fn)  # an observer gets it wrapped in _Once
+    code = getattr(function, "__code__", None)
+    closure = getattr(function, "__closure__", None)
+    if code is None or not closure or code.co_names != ("print_readable",):
+        return None
+    try:
+        values = [cell.cell_contents for cell in closure]
+    except ValueError:  # a free variable not bound yet
+        return None
+    from torch.fx import GraphModule
+
+    if not any(isinstance(value, GraphModule) for value in values):
+        return None
+    return function, values
+
+
+def graph_codegen(graph: Any) -> Any:
+    """The code generator of an FX graph (what ``Graph.set_codegen`` sets)."""
+    return graph._codegen
+
+
 def _json_default(value: Any) -> Any:
     if isinstance(value, set):
         return list(value)
@@ -376,7 +406,11 @@ class _TraceInterception:
         self._modules_seen: Any = None
 
         def trace_structured(name: str, *args: Any, **kwargs: Any) -> None:
-            self.call(name, *args, **kwargs)
+            wanted = self.wanted
+            if self.observers and (wanted is None or name in wanted):
+                self.call(name, *args, **kwargs)
+            elif self.original is not None:  # most events: no observer looks at them
+                self.original(name, *args, **kwargs)
 
         #: What the modules' ``trace_structured`` globals are while observers exist (one object).
         self.replacement = trace_structured

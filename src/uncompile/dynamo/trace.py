@@ -10,9 +10,10 @@ descriptions...), and of the events it uses builds only what it keeps: a graph's
 its metadata (the graph's tensor sizes); a graph break's reason and user frames, not the
 traceback through Dynamo that PyTorch appends (see
 :func:`._torch_private.graph_break_reason_text`). What it keeps is grouped by compile id, in
-memory. The guard-tree text,
-needed only when a cache entry is gone, and the compilation metrics are built when the
-dump is written (:meth:`TraceCollector.finish`).
+memory. The guard-tree text, needed only when a cache entry is gone, the compilation
+metrics, and the text of graphs that PyTorch prints from the live module (from a copy
+taken at the event, see :mod:`.graph_snapshot`) are built when the dump is written
+(:meth:`TraceCollector.finish`).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional
 
 from . import _torch_private
+from .graph_snapshot import deferred_payload
 
 #: Structured-trace event names that carry a graph, mapped to the stage we file them under.
 GRAPH_EVENTS = {
@@ -71,6 +73,8 @@ class GraphEvent:
 
     stage: str
     text: str
+    #: Builds *text* when the dump is written (a graph printed from a snapshot); None when built.
+    build: Optional[Callable[[], Any]] = field(default=None, repr=False)
 
 
 @dataclass
@@ -88,8 +92,20 @@ class CompileEvents:
     #: What :meth:`TraceCollector.finish` still has to build: field name -> PyTorch's callable.
     pending: Dict[str, Callable[[], Any]] = field(default_factory=dict, repr=False)
 
-    def finish(self) -> None:
-        """Build the texts and metrics whose building was put off until the dump is written."""
+    def finish(self) -> List[str]:
+        """Build the texts and metrics whose building was put off until the dump is written;
+        returns why graphs could not be printed (they are left out)."""
+        failures: List[str] = []
+        graphs, self.graphs = self.graphs, []
+        for graph in graphs:
+            build, graph.build = graph.build, None
+            if build is not None:
+                try:
+                    graph.text = _torch_private.trace_payload_text(build()) or ""
+                except Exception as error:  # noqa: BLE001 - the other graphs are still written
+                    failures.append("%s graph of %s: %r" % (graph.stage, self.compile_id, error))
+                    continue
+            self.graphs.append(graph)
         pending, self.pending = self.pending, {}
         for name, build in pending.items():
             value = build()
@@ -97,6 +113,7 @@ class CompileEvents:
                 self.guards_text = _torch_private.trace_payload_text(value)
             elif isinstance(value, dict):
                 setattr(self, name, value)
+        return failures
 
 
 def compile_id_of(metadata: Dict[str, Any]) -> str:
@@ -154,6 +171,13 @@ class TraceCollector:
                     kind = str(detail.get("name")) if isinstance(detail, dict) else ""
                     if kind not in _KEPT_ARTIFACTS:
                         return
+                if kind in GRAPH_EVENTS or kind in GRAPH_ARTIFACTS:
+                    build = deferred_payload(payload_fn)
+                    if build is not None:  # printed when the dump is written, from a copy made now
+                        self.events_for(compile_id_of(context_fn())).graphs.append(
+                            GraphEvent(GRAPH_EVENTS.get(kind) or GRAPH_ARTIFACTS[kind], "", build)
+                        )
+                        return
                 if kind in CACHE_ARTIFACTS:
                     payload = None
                 elif kind == _BREAK_REASON:
@@ -173,7 +197,12 @@ class TraceCollector:
         """Build what was put off until the dump is written (see :meth:`CompileEvents.finish`)."""
         for compile_id in list(self.order):
             try:
-                self.compiles[compile_id].finish()
+                failed = self.compiles[compile_id].finish()
+                if failed:
+                    self.failures.extend(
+                        "structured trace event: cannot print the %s" % cause for cause in failed
+                    )
+                    _torch_private.warn_once("could not print a graph of the structured trace", failed[0])
             except Exception as error:  # noqa: BLE001
                 self.failures.append("structured trace event of %s: %r" % (compile_id, error))
                 _torch_private.warn_once("could not record a structured-trace event", repr(error))
