@@ -261,3 +261,23 @@ def test_only_instructions_a_check_can_stop_at_are_checked():
     walker.skip_copies = lambda i, ctx, stack: asked.append(walker.instrs[i]) or plain(i, ctx, stack)  # type: ignore[method-assign]
     walker.run()
     assert all(ins.op != "LOAD_CONST" or ins.arg[0] is None for ins in asked)
+
+
+def _walked_layout(source: str) -> tuple:
+    """The attribute names of the walker that structured the first function in *source*."""
+    from uncompile.structure.definitions import Nested
+    from uncompile.structure.walker import Walker
+
+    code = next(const for const in compile(source, "<layout>", "exec").co_consts if hasattr(const, "co_code"))
+    walker = Walker(code, Nested(code))
+    walker.run()
+    return tuple(vars(walker))
+
+
+def test_walkers_share_one_attribute_layout():
+    # attributes the mixins fill as asked are set up front: a walker of a try, of an if with a
+    # boolean operand and of straight code keep the same attributes in the same order
+    plain = _walked_layout("def f(a):\n    return a + 1\n")
+    tried = _walked_layout("def f(a):\n    try:\n        a()\n    except E:\n        pass\n")
+    branched = _walked_layout("def f(a, b):\n    if a and b():\n        return 1\n    return 2\n")
+    assert plain == tried == branched

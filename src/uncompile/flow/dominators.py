@@ -19,18 +19,20 @@ def immediate_postdominators(
     so the post-dominator of an ``if`` is where its non-returning paths meet.
     """
     order = sorted(set(nodes))
-    bit = {node: 1 << k for k, node in enumerate(order)}
+    bit = dict(zip(order, map((1).__lshift__, range(len(order)))))
     everything = (1 << len(order)) - 1
     ends = set(terminal)
     pdom: Dict[int, int] = {}
     # the nodes whose set is computed, last first (each meets the sets of its successors inside)
     computed: List[Tuple[int, int, List[int]]] = []
+    is_inside = bit.__contains__
     for node in reversed(order):
-        out = succs.get(node, [])
-        inside = [s for s in out if s in bit]
+        out = succs.get(node, ())
         if node in ends:
             pdom[node] = everything
-        elif len(inside) < len(out) or not out:  # a leaf: leaves the nodes or ends the code
+            continue
+        inside = list(filter(is_inside, out))
+        if len(inside) < len(out) or not out:  # a leaf: leaves the nodes or ends the code
             pdom[node] = bit[node]
         else:
             pdom[node] = everything

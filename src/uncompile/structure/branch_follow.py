@@ -25,7 +25,10 @@ def region_follow(walker: Any, block: int, ctx: Context) -> Optional[int]:
     if region not in walker._pdoms:
         blocks = walker.blocks
         nodes = list(region if region is not None else range(len(blocks)))
-        succs = {b: blocks[b].succs + _handler_edges(blocks, b) for b in nodes}
+        succs = {b: blocks[b].succs for b in nodes}  # (only read: the lists stay the blocks' own)
+        for b in nodes:
+            if blocks[b].handlers:
+                succs[b] = succs[b] + _handler_edges(blocks, b)
         # (the RERAISEs that end the branches of a finally body meet: see legacy_link_reraise_copies)
         ends = ("RAISE_VARARGS", "RERAISE")
         joins = walker.reraise_joins

@@ -153,12 +153,19 @@ class LoopGraph:
         A ``for`` header is one even without back edges: a body that always leaves the loop
         (``for x in y: return x``) never repeats it.
         """
-        if block_id not in self._headers:
-            block = self.blocks[block_id]
-            later = [p for p in block.preds if self.blocks[p].offset >= block.offset]
-            is_for = self.instrs[block.end - 1].op == "FOR_ITER"
-            self._headers[block_id] = is_for or any(self._back_edge(block_id, p) for p in later)
-        return self._headers[block_id]
+        known = self._headers.get(block_id)
+        if known is None:
+            blocks = self.blocks
+            block = blocks[block_id]
+            known = self.instrs[block.end - 1].op == "FOR_ITER"
+            if not known:
+                offset = block.offset
+                for pred in block.preds:  # a back edge comes from a block laid out at or after it
+                    if blocks[pred].offset >= offset and self._back_edge(block_id, pred):
+                        known = True
+                        break
+            self._headers[block_id] = known
+        return known
 
     def _back_edge(self, header: int, source: int) -> bool:
         """Whether the jump from block *source* to *header* (placed before it) closes a loop.

@@ -77,7 +77,7 @@ class PureBlocks:
     walk: Any
 
     #: (block, start) -> :meth:`_statement_free`'s answer, filled as asked
-    _statement_free_at: Optional[Dict[Tuple[int, int], bool]] = None
+    _statement_free_at: Dict[Tuple[int, int], bool]
 
     def _pure(
         self, block_id: int, start: int, stack: List[Any], operands: Sequence[Any] = ()
@@ -126,8 +126,6 @@ class PureBlocks:
         or statement's instruction (a generator expression's ``GET_ITER`` before its call is one
         of a value) before a last jump or one more such instruction: what :meth:`_pure` can
         evaluate. Decided once per place from the instructions alone."""
-        if self._statement_free_at is None:
-            self._statement_free_at = {}
         known = self._statement_free_at.get((block_id, start))
         if known is not None:
             return known

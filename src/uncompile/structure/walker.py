@@ -72,6 +72,13 @@ class Walker(
     """Structures one code object; :meth:`run` returns its statements."""
 
     def __init__(self, code: Any, nested: Any) -> None:
+        # Every attribute is set here, those set later by the mixins first: walkers then share one
+        # attribute layout (attributes added afterwards, in varying orders, leave an instance a
+        # dict of its own, slower to look up)
+        self.reraise_joins: FrozenSet[int] = frozenset()
+        self._legacy_stacks = None
+        self._covering: Dict[int, Any] = {}  # offset -> the handler entry that covers it, filled as asked
+        self._statement_free_at: Dict[Tuple[int, int], bool] = {}  # see PureBlocks._statement_free
         self.code = code
         self.instrs, index_of = read_indexed_instructions(code)
         # 3.8 - 3.10 blocks are structured from the block stack (blocks_legacy), without
@@ -106,9 +113,6 @@ class Walker(
         self._line_of: Optional[Callable[[int], Optional[int]]] = None
         self.match_starts = self.match_start_ops(code)
 
-    #: offset -> the handler entry that covers it (the entries never change), filled as asked
-    _covering: Optional[Dict[int, Any]] = None
-
     # -- helpers ------------------------------------------------------------------------
 
     def fail(self, index: int, why: str) -> DecompileError:
@@ -125,9 +129,9 @@ class Walker(
 
     def handler_of(self, offset: int) -> Any:
         """The handler entry that covers *offset*, or None (looked up once per offset)."""
+        if not self.handlers:  # most code objects
+            return None
         covering = self._covering
-        if covering is None:
-            covering = self._covering = {}
         if offset in covering:
             return covering[offset]
         entry = covering[offset] = handler_at(self.handlers, offset)
@@ -136,6 +140,8 @@ class Walker(
     def try_entry_at(self, offset: int, ctx: Context) -> Any:
         """The handler entry that covers *offset*; inside its region (or outside any), the
         entry of a try with an empty body that stands there, if not walked yet."""
+        if not self.handlers:  # (the tries with an empty body are among them)
+            return None
         entry = self.handler_of(offset)
         if entry is None or entry.target in ctx.active:
             return self.empty_tries.get(offset, entry)
