@@ -101,6 +101,7 @@ class Walker(
         self.exit: Optional[int] = None
         self._pdoms: Dict[Optional[FrozenSet[int]], Dict[int, Optional[int]]] = {}  # see region_follow
         self.steps = 0
+        self.legacy_final_return_at = -1  # (3.8, 3.9) set by legacy_final_return_dead
         if not V.HAS_EXCEPTION_TABLE:
             self.sim.explicit_final_return = self.legacy_final_return_dead()
         self._headers: Dict[int, bool] = {}
