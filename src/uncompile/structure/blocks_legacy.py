@@ -9,28 +9,23 @@ exit (the *last* ``POP_BLOCK`` of the block in layout, followed by a jump or by 
 bare ``except``), a ``finally`` body (ending in ``END_FINALLY`` on 3.8, ``RERAISE`` later),
 or a ``with`` cleanup.
 
-:meth:`LegacyBlocks.block_stacks` computes the interpreter's block stack before every
-instruction by following the control flow (the first path to reach an instruction, in
-layout order, decides), which tells which ``POP_BLOCK``/``POP_EXCEPT``/``END_FINALLY``/
-``RERAISE`` closes which block. The body of each construct is then walked up to its
-normal exit with the ordinary walker.
+The interpreter's block stack before every instruction (:mod:`.block_stacks_legacy`) tells
+which ``POP_BLOCK``/``POP_EXCEPT``/``END_FINALLY``/``RERAISE`` closes which block. The body
+of each construct is then walked up to its normal exit with the ordinary walker.
 """
 
 from __future__ import annotations
 
 import ast
-import heapq
-from typing import Any, FrozenSet, Iterator, List, Optional, Tuple
+from typing import Any, Iterator, List, Optional, Tuple
 
 from ..bytecode import versions as V
 from ..expressions import values as M
 from ..flow.cfg import ENDS_PATH
+from .block_stacks_legacy import Block, LegacyBlockStacks
 from .clauses_legacy import LegacyExceptClauses
 from .context import Context
 from .handlers import with_finally
-
-Block = Tuple[str, int]  # (kind, index): "try"/"with" at a SETUP, "exc"/"fin"/"wexc" at a handler
-Stacks = List[Optional[Tuple[Block, ...]]]
 
 _EXIT_CALL_LEGACY = ("LOAD_CONST", "COPY", "COPY", "CALL")
 #: Instructions that only leave blocks on the way to a ``return``.
@@ -51,33 +46,8 @@ _LEAVING = frozenset(
     }
 )
 
-#: Instructions that may close the innermost block (see :func:`_after_pop`).
-_POPS_BLOCK = frozenset({"POP_BLOCK", "POP_EXCEPT", "END_FINALLY", "POP_FINALLY"})
 
-
-def _after_pop(op: str, here: Tuple[Block, ...]) -> Tuple[Block, ...]:
-    """The block stack after *op* (one of :data:`_POPS_BLOCK`) runs with the stack *here*."""
-    if (
-        op in ("POP_BLOCK", "POP_EXCEPT")
-        or (op == "END_FINALLY" and here and here[-1][0] in ("exc", "fin", "wexc"))
-        or (op == "POP_FINALLY" and here and here[-1][0] == "fin")  # 3.8: leaving a finally body
-    ):
-        return here[:-1]
-    return here
-
-
-def reraise_leaders(instrs: List[Any]) -> FrozenSet[int]:
-    """The ``RERAISE`` instructions of 3.10 code, each of which starts a block of its own.
-
-    A branch that ends a finally body ends in a copy of its ``RERAISE``; the original follows
-    the last branch in the same block (see :meth:`LegacyBlocks.legacy_link_reraise_copies`).
-    """
-    if not V.RETURN_COPIED_TO_BRANCHES or V.HAS_EXCEPTION_TABLE:
-        return frozenset()
-    return frozenset(ins.index for ins in instrs if ins.op == "RERAISE")
-
-
-class LegacyBlocks(LegacyExceptClauses):
+class LegacyBlocks(LegacyBlockStacks, LegacyExceptClauses):
     """Mixin of :class:`~uncompile.structure.walker.Walker` for 3.8 - 3.10 blocks (``except``
     clauses in :mod:`.clauses_legacy`)."""
 
@@ -85,165 +55,6 @@ class LegacyBlocks(LegacyExceptClauses):
     blocks: List[Any]
     sim: Any
     exit: Optional[int]
-    _legacy_stacks: Optional[Stacks] = None
-    #: The index of the ``LOAD_CONST None; RETURN_VALUE`` that ends the code (not its first
-    #: instruction), -1 where it ends otherwise (and from 3.11 on).
-    legacy_final_return_at = -1
-    #: The ``SETUP_*`` instructions (each ends a graph block), in layout order.
-    _legacy_setups: List[Any] = []
-    #: The blocks of a finally body's ``RERAISE`` and its copies, which meet (see below).
-    reraise_joins: FrozenSet[int] = frozenset()
-
-    # -- the block stack ----------------------------------------------------------------
-
-    def _legacy_index(self, offset: int) -> int:
-        return self.cfg.index_for(offset)  # type: ignore[attr-defined]
-
-    def block_stacks(self) -> Stacks:
-        """The block stack before each instruction (None where unreachable)."""
-        if self._legacy_stacks is not None:
-            return self._legacy_stacks
-        if not self._legacy_setups:
-            self._legacy_stacks = self._reachable_without_blocks()
-            return self._legacy_stacks
-        instrs = self.instrs
-        n = len(instrs)
-        stacks: Stacks = [None] * n
-        heap: List[int] = []
-        index_for = self.cfg.index_for  # type: ignore[attr-defined]
-        blocks, block_of = self.blocks, self.cfg.block_of  # type: ignore[attr-defined]
-
-        def give(j: int, value: Tuple[Block, ...]) -> None:
-            if 0 <= j < n and stacks[j] is None:
-                stacks[j] = value
-                heapq.heappush(heap, j)
-
-        # Instructions are visited lowest index first (the first stack to reach one is its
-        # stack); the next one in line, when it is that, is visited without the heap. Only
-        # the last instruction of a graph block jumps (or sets up a block): the ones before it
-        # only fall through, each to the next.
-        at: Optional[int] = None
-        if n:
-            stacks[0], at = (), 0
-        while at is not None:
-            i = at
-            here = stacks[i] or ()
-            last = blocks[block_of[i]].end - 1
-            while i < last:
-                if instrs[i].op in _POPS_BLOCK:
-                    here = _after_pop(instrs[i].op, here)
-                i += 1
-                stacks[i] = here
-            ins = instrs[i]
-            op = ins.op
-            fall: Optional[Tuple[Block, ...]] = None
-            if op in ("SETUP_FINALLY", "SETUP_WITH") and ins.target is not None:
-                h = index_for(ins.target)
-                if op == "SETUP_WITH":
-                    give(h, here + (("wexc", h),))
-                    fall = here + (("with", i),)
-                else:
-                    give(h, here + (("exc" if self.legacy_is_except(h) else "fin", h),))
-                    fall = here + (("try", i),)
-            else:
-                after = _after_pop(op, here) if op in _POPS_BLOCK else here
-                if ins.target is not None:
-                    give(index_for(ins.target), after)
-                if op not in ENDS_PATH and op != "JUMP":
-                    fall = after
-            at = i + 1
-            if fall is not None and at < n and stacks[at] is None and (not heap or heap[0] > at):
-                stacks[at] = fall
-                continue
-            if fall is not None:
-                give(at, fall)
-            at = heapq.heappop(heap) if heap else None
-        self._legacy_stacks = stacks
-        return stacks
-
-    def _reachable_without_blocks(self) -> Stacks:
-        """The block stacks of code without ``SETUP_*``: empty where the graph reaches, else None
-        (its edges are then the instructions' own jumps and falls)."""
-        blocks = self.blocks
-        reached = [False] * len(blocks)
-        todo = [0] if blocks else []
-        while todo:
-            ident = todo.pop()
-            if not reached[ident]:
-                reached[ident] = True
-                todo.extend(blocks[ident].succs)
-        stacks: Stacks = []
-        for block in blocks:
-            stacks += [() if reached[block.id] else None] * (block.end - block.start)
-        return stacks
-
-    def legacy_link_handlers(self) -> None:
-        """Give each block ending in ``SETUP_*`` its handler as a successor.
-
-        The handler is entered from anywhere in the body, but for the graph's purposes
-        (reachability, loops, where statements merge) one edge from the set-up suffices
-        and leaves the body's own branches alone.
-        """
-        instrs = self.instrs
-        setups: List[Any] = []
-        for block in self.blocks:
-            last = instrs[block.end - 1]
-            if last.target is not None and last.op.startswith("SETUP_"):
-                setups.append(last)
-                target = self.cfg.block_of_offset(last.target)  # type: ignore[attr-defined]
-                if target is not None and target.id not in block.succs:
-                    block.succs.append(target.id)
-                    target.preds.append(block.id)
-        self._legacy_setups = setups
-
-    def legacy_link_reraise_copies(self) -> None:
-        """Give each copy of the ``RERAISE`` that ends a finally body a jump to the last one (3.10).
-
-        3.10 copies that ``RERAISE`` to the end of each branch of an ``if`` in the body that
-        jumped to it; for the graph (where statements merge) the branches still meet there,
-        each ``RERAISE`` a block of its own (see :func:`reraise_leaders`).
-        """
-        if not V.RETURN_COPIED_TO_BRANCHES:
-            return
-        at = self.cfg.block_at_index  # type: ignore[attr-defined]
-        for ins in self._legacy_setups:
-            if ins.op != "SETUP_FINALLY":
-                continue
-            stacks = self.block_stacks()
-            h = self._legacy_index(ins.target)
-            end = self._legacy_finally_end(h)
-            if end is None or self.legacy_is_except(h):
-                continue
-            last = self.blocks[at[end]]
-            for k in range(h, end):
-                stack = stacks[k]
-                if self.instrs[k].op == "RERAISE" and stack and stack[-1] == ("fin", h):
-                    copy = self.blocks[at[k]]
-                    copy.jump = last.id
-                    copy.succs.append(last.id)
-                    last.preds.append(copy.id)
-                    self.reraise_joins |= {copy.id, last.id}
-
-    def legacy_final_return_dead(self) -> bool:
-        """Whether the code ends in an unreachable ``return None`` the compiler added (3.8, 3.9).
-
-        Then a ``return None`` the walk produces last was written in the source. Sets
-        :attr:`legacy_final_return_at`.
-        """
-        n = len(self.instrs)
-        if (
-            n >= 3
-            and self.instrs[n - 1].op == "RETURN_VALUE"
-            and self.instrs[n - 2].op == "LOAD_CONST"
-            and self.instrs[n - 2].arg[0] is None
-        ):
-            self.legacy_final_return_at = n - 2
-        if not V.KEEPS_DEAD_CODE or self.legacy_final_return_at < 0:
-            return False
-        block = self.blocks[self.cfg.block_of[n - 2]]  # type: ignore[attr-defined]
-        if not block.preds:
-            return block.id != 0  # (the common case, known without a search)
-        return not self.cfg.reaches(n - 2)  # type: ignore[attr-defined]
 
     def _legacy_top_is(self, i: int, block: Block) -> bool:
         stack = self.block_stacks()[i]

@@ -23,7 +23,8 @@ from ..errors import DecompileError
 from ..expressions import values as M
 from ..expressions.stack_shuffles import simulator_for
 from ..flow.cfg import ENDS_PATH, ControlFlowGraph
-from .blocks_legacy import LegacyBlocks, reraise_leaders
+from .block_stacks_legacy import reraise_leaders
+from .blocks_legacy import LegacyBlocks
 from .compare_chains import CompareChains
 from .conditionals import Conditionals
 from .context import Context
