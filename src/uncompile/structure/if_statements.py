@@ -26,6 +26,7 @@ from .branch_follow import (
 from .cleanup import assertion_message
 from .context import Context
 from .copied_exits import exit_after_chain_cleanup
+from .statements import same_tree
 
 
 class IfStatements:
@@ -204,6 +205,6 @@ def _assert_or_if(test: ast.expr, body: List[ast.stmt], orelse: List[ast.stmt]) 
 
 def _shared_last(body: List[ast.stmt], orelse: List[ast.stmt]) -> List[ast.stmt]:
     """The last statement of *body* if *orelse* ends with the same one (and both hold more)."""
-    if len(body) < 2 or len(orelse) < 2 or ast.dump(body[-1]) != ast.dump(orelse[-1]):
+    if len(body) < 2 or len(orelse) < 2 or not same_tree(body[-1], orelse[-1]):
         return []
     return body[-1:]

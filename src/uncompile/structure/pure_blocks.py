@@ -223,22 +223,8 @@ class PureBlocks:
             copy = block.end - size
             if not start < copy or size >= V.LONGEST_COPIED_EXIT or not self._copied_return(copy, merge):
                 continue
-            work = list(stack)
-            try:
-                with self.sim.scratch():
-                    for ins in self.instrs[start:copy]:
-                        if ins.op in _PURE_FORBIDDEN or ins.op.startswith("STORE") or ins.target is not None:
-                            return None
-                        self.sim.step(ins, work)
-                    if self.sim.out:
-                        return None
-            except DecompileError:
-                return None
-            if len(work) != len(stack) + 1 or any(a is not b for a, b in zip(work, stack)):
-                return None
-            if M.is_marker(work[-1]):
-                return None
-            return work[-1], "chain-return", copy
+            value = pure_value(self, start, copy, stack)
+            return None if value is None else (value, "chain-return", copy)
         return None
 
     def _walked_value(
