@@ -507,3 +507,21 @@ def test_without_torch_it_warns_and_does_nothing(tmp_path: Path, monkeypatch: py
         with uncompile.prepare_debug(str(tmp_path / "dump")) as where:
             pass
     assert where is None and not (tmp_path / "dump").exists()
+
+
+def test_each_dump_lists_only_the_warnings_of_its_own_run(tmp_path: Path) -> None:
+    import json
+    import warnings
+
+    import uncompile
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # warned once per process: maybe not here
+        with uncompile.prepare_debug(str(tmp_path / "first"), no_such_option=1):
+            pass
+    with uncompile.prepare_debug(str(tmp_path / "second")):
+        pass
+    first = json.loads((tmp_path / "first" / "index.json").read_text())
+    second = json.loads((tmp_path / "second" / "index.json").read_text())
+    assert "ignored prepare_debug arguments: no_such_option" in first["warnings"]
+    assert not any("ignored prepare_debug arguments" in text for text in second["warnings"])
