@@ -108,6 +108,19 @@ CASES = {
                             path.append(line)
             return path
     """,
+    # a clause's type with jumps of its own (a ternary) before its exception match
+    "clause_types_with_jumps": """
+        def f(job, quiet, log):
+            try:
+                job()
+            except KeyError:
+                log(1)
+            except (OSError, EOFError) if quiet else () as error:
+                log(error)
+            except ValueError if quiet else TypeError:
+                return 0
+            return 1
+    """,
 }
 
 

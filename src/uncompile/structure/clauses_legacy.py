@@ -28,6 +28,7 @@ class LegacyExceptClauses:
     sim: Any
     exit: Optional[int]
     _bottom_cuts: Any
+    _clause_type: Any
     _legacy_body_end: Any
     _legacy_index: Any
     _legacy_last: Any
@@ -155,10 +156,7 @@ class LegacyExceptClauses:
             next_k: Optional[int] = None
             if instrs[k].op == "COPY" and instrs[k].arg == 1:
                 work = list(stack)
-                j = k + 1
-                while instrs[j].op != "EXC_MATCH":
-                    self.sim.step(instrs[j], work)
-                    j += 1
+                j = self._clause_type(k + 1, ctx, work)
                 type_expr = self.sim.pop_expr(work, instrs[j])
                 next_k = self._legacy_index(instrs[j + 1].target)
                 j += 2
