@@ -461,14 +461,7 @@ LOOPS_HOLDING_A_TRY = [
 ]
 
 
-_LEGACY_OPEN = (
-    {finally_then_break}
-    if sys.version_info[:2] == (3, 10)
-    else {
-        try_at_loop_start_with_inner_finally,
-        return_from_try_at_loop_start,
-    }
-)
+_LEGACY_OPEN = {finally_then_break} if sys.version_info[:2] == (3, 10) else set()
 
 
 @pytest.mark.parametrize("function", LOOPS_HOLDING_A_TRY, ids=lambda f: f.__name__)

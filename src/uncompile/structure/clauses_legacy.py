@@ -212,7 +212,8 @@ class LegacyExceptClauses:
 
         The compiler still emits a clause's normal exit after its last statement; when that
         statement leaves (``break``), the exit stays, dead, and shows where the ``try``
-        statement ends (past an ``else``). The exit of a clause ``except ... as name``
+        statement ends (past an ``else``), or, after a ``continue``, a jump back to the loop's
+        header like the ``continue``'s own. The exit of a clause ``except ... as name``
         clears the name between the two (3.9).
         """
         stacks = self.block_stacks()
@@ -223,7 +224,6 @@ class LegacyExceptClauses:
                 and stacks[k] is None
                 and jump.op == "JUMP"
                 and jump.target is not None
-                and jump.target > self.instrs[k].offset
             ):
                 return [self._legacy_index(jump.target)]
         return []
