@@ -410,31 +410,6 @@ def test_unused_trace_events_build_nothing(tmp_path: Path) -> None:
     assert any("captured_graph" in path.name for path in tmp_path.iterdir())
 
 
-def test_observers_see_only_the_events_they_name() -> None:
-    """An event no observer names goes straight to PyTorch's own function (issue #4: the
-    timing events, hundreds per compile, cost the dump nothing)."""
-    import torch._logging
-
-    from uncompile.dynamo._torch_private import observe_structured_trace
-
-    named: List[str] = []
-    every: List[str] = []
-    undo_named = observe_structured_trace(lambda name, *_: named.append(name), {"dynamo_output_graph"})
-    assert undo_named is not None
-    try:
-        torch._logging.trace_structured("chromium_event")
-        undo_every = observe_structured_trace(lambda name, *_: every.append(name))
-        assert undo_every is not None
-        torch._logging.trace_structured("chromium_event")
-        torch._logging.trace_structured("dynamo_output_graph")
-        undo_every()
-        torch._logging.trace_structured("chromium_event")
-    finally:
-        undo_named()
-    assert named == ["dynamo_output_graph"]
-    assert every == ["chromium_event", "dynamo_output_graph"]
-
-
 def test_import_changes_nothing_in_torch() -> None:
     import subprocess
 
