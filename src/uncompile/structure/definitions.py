@@ -21,7 +21,7 @@ from .cleanup import tidy_body
 from .comprehensions import loop_to_comprehension
 from .generics import generic_definition, stored_generic
 from .private_names import demangle_private_names
-from .walker import Walker
+from .straight_line import walked_statements
 
 
 def _const_items(node: Any) -> Optional[List[ast.expr]]:
@@ -118,8 +118,8 @@ def returned_expression(body: List[ast.stmt]) -> Optional[ast.expr]:
 def body_of(code: CodeType, arguments: Optional[Dict[str, ast.expr]] = None) -> List[ast.stmt]:
     """The statements of *code* (a function, class or module body), tidied; *arguments* are the
     values of its hidden parameters (a generic definition's function defaults)."""
-    walker = Walker(code, Nested(code, arguments))
-    stmts = tidy_body(walker.run(), code, walker.sim)
+    stmts, sim = walked_statements(code, Nested(code, arguments))
+    stmts = tidy_body(stmts, code, sim)
     demangle_private_names(stmts, code)
     return stmts
 
