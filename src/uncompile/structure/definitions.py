@@ -23,6 +23,9 @@ from .generics import generic_definition, stored_generic
 from .private_names import demangle_private_names
 from .straight_line import walked_statements
 
+#: Whether definitions have ``type_params`` (3.12+; generic ones fill them, see generics).
+HAS_TYPE_PARAMS = hasattr(ast, "TypeAlias")
+
 
 def _const_items(node: Any) -> Optional[List[ast.expr]]:
     if isinstance(node, ast.Tuple):
@@ -174,7 +177,7 @@ class Nested:
             returns=notes.get("return"),
             type_comment=None,
         )
-        if hasattr(ast, "TypeAlias"):
+        if HAS_TYPE_PARAMS:
             setattr(node, "type_params", getattr(value, "type_params", []))  # noqa: B010 - new in 3.12
         return node
 
@@ -187,7 +190,7 @@ class Nested:
             body=body or [ast.Pass()],
             decorator_list=list(value.decorators),
         )
-        if hasattr(ast, "TypeAlias"):
+        if HAS_TYPE_PARAMS:
             setattr(node, "type_params", getattr(value, "type_params", []))  # noqa: B010 - new in 3.12
         if name != value.name and not is_private_name_stored_as(value.name, name):
             raise DecompileError("class %s stored as %s" % (value.name, name), construct="class")
