@@ -20,6 +20,7 @@ def fresh_warnings(monkeypatch: pytest.MonkeyPatch) -> List[str]:
     causes: List[str] = []
     monkeypatch.setattr(_torch_private, "_warned", set())
     monkeypatch.setattr(_torch_private, "warned_causes", causes)
+    monkeypatch.setattr(_torch_private, "_occurred", {})
     return causes
 
 
@@ -29,6 +30,20 @@ def test_each_cause_warns_once(fresh_warnings: List[str]) -> None:
         _torch_private.warn_once("cannot do it", "another detail")
     assert len(caught) == 1
     assert fresh_warnings == ["cannot do it: detail"]
+
+
+def test_a_dump_lists_the_causes_met_since_it_began(fresh_warnings: List[str]) -> None:
+    with pytest.warns(UserWarning):
+        _torch_private.warn_once("before only")
+        _torch_private.warn_once("again later", "first detail")
+    mark = _torch_private.warnings_mark()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # already warned: not again
+        _torch_private.warn_once("again later", "second detail")
+    with pytest.warns(UserWarning):
+        _torch_private.warn_once("new", "x")
+    assert _torch_private.causes_since(mark) == ["again later: first detail", "new: x"]
+    assert fresh_warnings == ["before only", "again later: first detail", "new: x"]
 
 
 def test_outside_a_compile_there_is_no_compile_id_and_no_cache_entry() -> None:

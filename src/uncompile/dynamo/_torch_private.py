@@ -13,25 +13,43 @@ module of the package reads a PyTorch internal.
 
 from __future__ import annotations
 
+import itertools
 import sys
 import warnings
 from types import CodeType
-from typing import Any, Callable, Dict, List, Optional, Set
+from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
 SUPPORTED_TORCH = ">=2.13,<2.14"
 
 _warned: Set[str] = set()
-#: Every cause warned about in this process (the dump's index lists them too).
+#: Every cause warned about in this process, with the detail of its first warning.
 warned_causes: List[str] = []
+#: Cause -> (number of its latest occurrence, its text in *warned_causes*); one item per cause.
+_occurred: Dict[str, Tuple[int, str]] = {}
+_occurrences = itertools.count(1)
 
 
 def warn_once(cause: str, detail: str = "") -> None:
-    """Warn once per *cause*: a failure inside uncompile must never stop the user's program."""
+    """Warn once per *cause*: a failure inside uncompile must never stop the user's program.
+
+    Every occurrence is counted (see :func:`causes_since`), each cause warned about once."""
+    text = cause + (": " + detail if detail else "")
+    _occurred[cause] = (next(_occurrences), _occurred.get(cause, (0, text))[1])
     if cause in _warned:
         return
     _warned.add(cause)
-    warned_causes.append(cause + (": " + detail if detail else ""))
-    warnings.warn("uncompile.prepare_debug: %s%s" % (cause, ": " + detail if detail else ""), stacklevel=3)
+    warned_causes.append(text)
+    warnings.warn("uncompile.prepare_debug: %s" % text, stacklevel=3)
+
+
+def warnings_mark() -> int:
+    """A mark for :func:`causes_since`: what has occurred until now is before it."""
+    return next(_occurrences)
+
+
+def causes_since(mark: int) -> List[str]:
+    """The causes that occurred after *mark* (warned about then or earlier), in the order first warned."""
+    return [text for number, text in _occurred.values() if number > mark]
 
 
 def torch_version() -> str:
