@@ -75,11 +75,16 @@ class ExpressionPrinter:
             return node.id  # type: ignore[attr-defined]
         if kind is ast.Constant:
             value = node.value  # type: ignore[attr-defined]
+            value_type = type(value)
             # a str outside f-string fields, without a ``u`` prefix: what constant_literal writes
-            if type(value) is str and not self.forbidden_quotes and getattr(node, "kind", None) != "u":
+            if value_type is str and not self.forbidden_quotes and getattr(node, "kind", None) != "u":
                 return repr(value)
-            if type(value) is int and value >= 0:
+            if value_type is int and value >= 0:
                 return int_literal(value)
+            if value is None or value_type is bool:
+                return repr(value)
+        elif kind is ast.Attribute and type(node.value) is ast.Name:  # type: ignore[attr-defined]
+            return node.value.id + "." + node.attr  # type: ignore[attr-defined]  # self.x, os.path
         text, precedence = _RENDERERS[kind](self, node)
         return "(%s)" % text if precedence < minimum else text
 
@@ -125,8 +130,6 @@ class ExpressionPrinter:
 
     def _Attribute(self, node: ast.Attribute) -> Rendered:
         inner = node.value
-        if type(inner) is ast.Name:  # the commonest: ``self.x``, ``os.path``
-            return inner.id + "." + node.attr, Precedence.ATOM
         value = self.expression(inner, Precedence.ATOM)
         if isinstance(inner, ast.Constant) and type(inner.value) is int and value[0] != "(":
             value = "(%s)" % value  # ``1.real`` would read as a float literal
@@ -174,8 +177,6 @@ class ExpressionPrinter:
 
     def call_arguments(self, args: Sequence[ast.expr], keywords: Sequence[ast.keyword]) -> str:
         """The inside of a call's (or a class definition's) parentheses."""
-        if len(args) == 1 and not keywords and isinstance(args[0], ast.GeneratorExp):
-            return self._comprehension_body(args[0])
         pieces = []
         for arg in args:
             kind = type(arg)
@@ -185,6 +186,8 @@ class ExpressionPrinter:
                 pieces.append("*" + self.expression(arg.value))  # type: ignore[attr-defined]
             elif kind is ast.NamedExpr:  # a named_expression, as the grammar says
                 pieces.append(self._NamedExpr(arg)[0])  # type: ignore[arg-type]
+            elif kind is ast.GeneratorExp and len(args) == 1 and not keywords:
+                return self._comprehension_body(arg)  # ``f(x for x in y)``: the call's parentheses serve
             else:
                 pieces.append(self.expression(arg))
         for keyword in keywords:
@@ -279,17 +282,15 @@ class ExpressionPrinter:
         # Walk down a left-leaning chain (a + b - c + ...) without recursing once per operator.
         tail: List[Tuple[str, ast.expr]] = []
         current: ast.expr = node
-        while (
-            isinstance(current, ast.BinOp)
-            and type(current.op) is not ast.Pow
-            and BINARY_PRECEDENCE[type(current.op)] == precedence
-        ):
+        # (``**`` is the only operator at its level, so the chain never holds one.)
+        while isinstance(current, ast.BinOp) and BINARY_PRECEDENCE[type(current.op)] == precedence:
             tail.append((BINARY_OPERATORS[type(current.op)], current.right))
             current = current.left
         pieces = [self.expression(current, precedence)]
+        right_operand = precedence + 1  # the next tighter level (binary levels lie below ATOM)
         for symbol, right in reversed(tail):
             pieces.append(symbol)
-            pieces.append(self.expression(right, above(precedence)))
+            pieces.append(self.expression(right, right_operand))
         return " ".join(pieces), precedence
 
     def _UnaryOp(self, node: ast.UnaryOp) -> Rendered:
@@ -352,15 +353,16 @@ class ExpressionPrinter:
         if positional_only:
             pieces.insert(len(positional_only), "/")
         vararg, kwarg = getattr(node, "vararg", None), getattr(node, "kwarg", None)
-        keyword_only = getattr(node, "kwonlyargs", ())
         if vararg is not None:
             pieces.append("*" + self._parameter(vararg, None, annotations))
-        elif keyword_only:
-            pieces.append("*")
-        keyword_defaults = list(getattr(node, "kw_defaults", ()))
-        keyword_defaults += [None] * (len(keyword_only) - len(keyword_defaults))
-        for arg, keyword_default in zip(keyword_only, keyword_defaults):
-            pieces.append(self._parameter(arg, keyword_default, annotations))
+        keyword_only = getattr(node, "kwonlyargs", ())
+        if keyword_only:
+            if vararg is None:
+                pieces.append("*")
+            keyword_defaults = list(getattr(node, "kw_defaults", ()))
+            keyword_defaults += [None] * (len(keyword_only) - len(keyword_defaults))
+            for arg, keyword_default in zip(keyword_only, keyword_defaults):
+                pieces.append(self._parameter(arg, keyword_default, annotations))
         if kwarg is not None:
             pieces.append("**" + self._parameter(kwarg, None, annotations))
         return ", ".join(pieces)

@@ -133,11 +133,10 @@ class Conditionals:
             pure = self._pure(fall, start, stack) or self._pure_chain(fall, start, stack)
             if pure is None and merges:
                 pure = self._pure_then_return(fall, start, merges, stack)
-            if pure is None and (len(nodes) == 1 or falls[-1] == fall):
-                # a ternary's first branch holding a loop, tested by the last node (``a and
-                # ([x for x in c] == d if b else e)``)
-                exits = [side for side in (nodes[-1].true, nodes[-1].false) if isinstance(side, int)]
-                pure = self._walked_value(fall, exits, ctx, stack)
+            if pure is None and V.INLINED_COMPREHENSIONS and (len(nodes) == 1 or falls[-1] == fall):
+                # a ternary's first branch holding a loop (an inlined comprehension), tested by
+                # the last node (``a and ([x for x in c] == d if b else e)``)
+                pure = self._walked_value(fall, nodes[-1], ctx, stack)
             if pure is None and merges:
                 pure = self._walked_operand(fall, start, merges, ctx, stack)
             if pure is None:

@@ -56,6 +56,9 @@ _PURE_FORBIDDEN = frozenset(
     }
 )
 
+#: What a comprehension's loop does with each item (nothing else does that).
+_COMPREHENSION_ITEMS = frozenset(("LIST_APPEND", "SET_ADD", "MAP_ADD"))
+
 #: The ``CALL_INTRINSIC_1`` operations (3.12+) that compute a value: ``f(a, *b)``'s argument
 #: tuple and unary ``+`` (the others are statements' work: ``import *``, ``StopIteration``...).
 _VALUE_INTRINSICS = frozenset(("INTRINSIC_LIST_TO_TUPLE", "INTRINSIC_UNARY_POSITIVE"))
@@ -228,23 +231,25 @@ class PureBlocks:
         return None
 
     def _walked_value(
-        self, fall: int, exits: List[int], ctx: Any, stack: List[Any]
+        self, fall: int, test: Any, ctx: Any, stack: List[Any]
     ) -> Optional[Tuple[Any, str, int]]:
         """``{k: f(v) for k, v in d} if d else None``: the value of a ternary's first branch
-        when it holds an inlined comprehension (a loop), walked up to its jump past the other
-        branch; (value, "jump", index of that jump) or None."""
+        (block *fall*, after the condition node *test*) when it holds an inlined comprehension
+        (a loop; 3.12+), walked up to its jump past the other branch; (value, "jump", index of
+        that jump) or None."""
         start = self.blocks[fall]
-        later = [e for e in exits if self.blocks[e].offset > start.offset]
+        later = [
+            e for e in (test.true, test.false) if isinstance(e, int) and self.blocks[e].offset > start.offset
+        ]
         if not later:
             return None
         other = min(later, key=lambda e: self.blocks[e].offset)
         jump = self.blocks[other].start - 1
-        if (
-            jump <= start.start
-            or self.instrs[jump].op != "JUMP"
-            or not any(self.instrs[i].op == "FOR_ITER" for i in range(start.start, jump))
-        ):
+        if jump <= start.start or self.instrs[jump].op != "JUMP":
             return None
+        ops = {ins.op for ins in self.instrs[start.start : jump]}
+        if "FOR_ITER" not in ops or ops.isdisjoint(_COMPREHENSION_ITEMS):
+            return None  # no comprehension (a ``for`` statement's loop never adds an item: no value)
         value = self._walked_to(start.start, ctx._replace(until=jump, stops=frozenset({other})), stack, jump)
         return None if value is None else (value, "jump", jump)
 
