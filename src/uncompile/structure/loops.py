@@ -164,11 +164,12 @@ class LoopStructurer(BottomTestedLoops):
         if not isinstance(iterator, M.Iterator):
             iterator = M.Iterator(self.sim.expr(iterator, self.instrs[head.start]))
         outer = ctx.loop.continue_to if ctx.loop is not None else None
-        later = [b for b in self._exits(body, exit_b) if self.blocks[b].offset > exit_off]
+        exits = self._exits(body, exit_b)
+        later = [b for b in exits if self.blocks[b].offset > exit_off]
         if (
             not later
             and outer is not None
-            and outer in self._exits(body, exit_b)
+            and outer in exits
             and exit_b is not None
             and self.blocks[exit_b].fall != outer
         ):
