@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from snippets import with_known_failures
+from snippets import round_trip, with_known_failures
 
 from uncompile.verification import verify_code
 
@@ -164,3 +164,47 @@ def test_body_starting_with_a_loop_of_its_own(name):
     exec(compile(BODY_STARTS_WITH_A_LOOP, "<test>", "exec", dont_inherit=True), namespace)
     result = verify_code(namespace[name].__code__)
     assert result.identical, (result.difference, result.error, result.source)
+
+
+# tests that go to no loop's header (ifs: some negated where they fall into the body), and a
+# guarded loop whose test and guard make one chain (3.10 - 3.13 copy the loop's test to the bottom)
+TESTS_OF_IFS_AND_LOOPS = """\
+def ifs(a, b, out):
+    if a and not b:
+        out.append(a)
+    if not a or b:
+        out.append(b)
+    return out
+
+
+def guarded_loop(a, b, items, out):
+    if a and b.ready:
+        while items and items[-1]:
+            out.append(items.pop())
+    return out
+"""
+
+
+def test_only_tests_leaving_to_a_loop_header_are_read_as_a_copied_loop_test(monkeypatch):
+    """A bottom-tested loop's test goes to the loop's body (a loop header), or leaves to it when
+    inverted: tests without such an exit (most ``if`` tests) are no copy of one, known before
+    their nodes are reduced or the test is negated."""
+    import uncompile.structure.bottom_tested_loops as bottom_tested_loops
+
+    negated, reduced = [], []
+    negate, reduce_nodes = bottom_tested_loops.negate, bottom_tested_loops.reduce_nodes
+
+    def counted_negate(expr):  # type: ignore[no-untyped-def]
+        negated.append(expr)
+        return negate(expr)
+
+    def counted_reduce(nodes, *args):  # type: ignore[no-untyped-def]
+        reduced.append(len(nodes))
+        return reduce_nodes(nodes, *args)
+
+    monkeypatch.setattr(bottom_tested_loops, "negate", counted_negate)
+    monkeypatch.setattr(bottom_tested_loops, "reduce_nodes", counted_reduce)
+    round_trip(TESTS_OF_IFS_AND_LOOPS, "ifs")
+    assert not negated and not reduced
+    result = round_trip(TESTS_OF_IFS_AND_LOOPS, "guarded_loop")
+    assert "while items and items[-1]:" in result.source

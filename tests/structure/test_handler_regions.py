@@ -4,6 +4,7 @@ each snippet comes back with the same bytecode."""
 
 from __future__ import annotations
 
+import sys
 from typing import Dict, Set, Tuple
 
 import pytest
@@ -241,3 +242,53 @@ NOT_YET: Dict[str, Tuple[Set[Tuple[int, int]], str]] = {}
 def test_recompiles_identically(name):
     result = verify_code(compile(SNIPPETS[name], "<test>", "exec", dont_inherit=True))
     assert result.identical, (str(result), result.source)
+
+
+FINALLY_BODY_WITH_BRANCHES = """\
+def f(a, g, h):
+    try:
+        if a:
+            g()
+    finally:
+        if a:
+            h()
+        else:
+            g()
+"""
+
+TRY_EXCEPT = """\
+def f(a, g, h):
+    try:
+        g()
+    except ValueError:
+        h()
+"""
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="exception tables (3.11+)")
+def test_finally_reraises_grouped_only_where_there_are_copies(monkeypatch):
+    """The ``RERAISE 0`` copies that end the branches of a finally body are grouped by handler;
+    code with fewer than two ``RERAISE 0`` (a try/except has one: its unmatched exception's) has
+    no such group, known without looking up a handler."""
+    from snippets import define
+
+    import uncompile.structure.handler_regions as handler_regions
+    from uncompile.bytecode.exception_table import exception_handlers
+    from uncompile.bytecode.instructions import read_indexed_instructions
+
+    looked_up = []
+    handler_at = handler_regions.handler_at
+    monkeypatch.setattr(
+        handler_regions,
+        "handler_at",
+        lambda handlers, offset: looked_up.append(offset) or handler_at(handlers, offset),
+    )
+    for source, groups in ((TRY_EXCEPT, 0), (FINALLY_BODY_WITH_BRANCHES, 1)):
+        code = define(source).__code__
+        instrs, at = read_indexed_instructions(code)
+        found = handler_regions.finally_reraises(instrs, exception_handlers(code, instrs), at)
+        assert len(found) == groups
+        assert bool(looked_up) == bool(groups)
+        assert all(instrs[k].op == "RERAISE" and instrs[k].arg == 0 for group in found for k in group)
+        verify = verify_code(code)
+        assert verify.identical, (str(verify), verify.source)

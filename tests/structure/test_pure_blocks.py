@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 from snippets import round_trip
 
@@ -67,3 +69,75 @@ def f(self, path, paths, g, h):
 
 def test_ternary_operand_with_a_value_intrinsic_is_a_value():
     round_trip(TERNARY_WITH_SPREAD_CALL)
+
+
+# a branch of an if holding a for statement, then an else: no ternary's branch (nothing adds an item
+# to a comprehension in it), and one whose value is an inlined comprehension (3.12+)
+BRANCHES_HOLDING_LOOPS = """\
+def loop_statement(items, seen, done):
+    if items:
+        for item in items:
+            seen.add(item)
+    else:
+        done()
+    for item in seen:
+        done(item)
+
+
+def comprehension_value(ready, strict, left, right):
+    return ready and ([k for k in left] == right if strict else left is right) and ready.x
+"""
+
+
+@pytest.mark.parametrize("name", ["loop_statement", "comprehension_value"])
+def test_branch_walked_as_a_value_only_where_a_comprehension_adds_items(name, monkeypatch):
+    """A ternary's first branch is walked as a side run (it holds a loop) only where it can be a
+    value: before 3.12 comprehensions are functions of their own, and from 3.12 on the loop
+    of a comprehension inlined there adds each item (a ``for`` statement's never does). The
+    branch of an if holding a for statement is walked once, for real."""
+    from uncompile.structure.pure_blocks import PureBlocks
+
+    walked = []
+    real = PureBlocks._walked_to
+
+    def side_run(self, *args):  # type: ignore[no-untyped-def]
+        walked.append(args[0])
+        return real(self, *args)
+
+    monkeypatch.setattr(PureBlocks, "_walked_to", side_run)
+    round_trip(BRANCHES_HOLDING_LOOPS, name)
+    inlined = sys.version_info >= (3, 12) and name == "comprehension_value"
+    assert bool(walked) == inlined
+
+
+BLOCKS_WITH_A_STORE_INSIDE = """\
+def f(a, b, c):
+    if a:
+        x = b
+        if x.y(c):
+            return c
+    if b.get(x for x in c):
+        return b
+    return a
+"""
+
+
+def test_statement_free_blocks_are_read_from_any_of_their_instructions():
+    """A block holding a store before its last test is no piece of a value (the store, not its
+    last instructions, says so); one testing a call with a generator expression can be one."""
+    from snippets import define
+
+    from uncompile.structure.definitions import Nested
+    from uncompile.structure.walker import Walker
+
+    code = define(BLOCKS_WITH_A_STORE_INSIDE).__code__
+    walker = Walker(code, Nested(code))
+    instrs = walker.instrs
+    store = next(i for i in instrs if i.op == "STORE_FAST" and i.arg == "x")
+    block = walker.blocks[walker.block_of[store.index]]
+    assert walker._statement_free(block.id, block.start) is False
+    assert walker._statement_free(block.id, store.index + 1) is True  # past the store: the test
+    # (3.15 moves the generator expression's GET_ITER into its code)
+    call = next(b for b in walker.blocks if any(i.op == "MAKE_FUNCTION" for i in instrs[b.start : b.end]))
+    assert walker._statement_free(call.id, call.start) is True
+    round_trip(BLOCKS_WITH_A_STORE_INSIDE)

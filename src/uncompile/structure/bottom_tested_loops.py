@@ -121,7 +121,9 @@ class BottomTestedLoops(LoopGraph):
         Only the loop's own tests are copied to the bottom; the guard is the ``if`` around the
         loop (its body starts at the loop's first test). -1 if not that shape.
         """
-        for j in range(1, used):
+        # the loop's test goes to its header (the body) or leaves there: a node of it has that exit
+        last = max((k for k in range(1, used) if self._exits_to_loop_header(nodes[k])), default=0)
+        for j in range(1, last + 1):
             tail, _ = reduce_nodes(nodes[j:used])
             if (
                 len(tail) != 1
@@ -133,14 +135,22 @@ class BottomTestedLoops(LoopGraph):
                 return self.if_statement(nodes[j - 1].entry, guard[0], nodes[j].entry, ctx, stack)
         return -1
 
+    def _exits_to_loop_header(self, node: Node) -> bool:
+        """Whether an exit of condition *node* is a loop's header."""
+        true, false = node.true, node.false
+        return (isinstance(true, int) and self.is_loop_header(true)) or (
+            isinstance(false, int) and self.is_loop_header(false)
+        )
+
     def bottom_test(
         self, block_id: int, head: Node, fall: Optional[int], top: Optional[List[int]] = None
     ) -> Optional[Tuple[ast.expr, int, Optional[int], int]]:
         """(test, body block, exit block, index where the copied test starts) of a bottom-tested loop."""
-        if head.false == fall:
-            test, body_b, exit_b = negate(head.expr), head.false, head.true
-        else:
-            test, body_b, exit_b = head.expr, head.true, head.false
+        if not self._exits_to_loop_header(head):
+            return None  # (most tests: the loop's test goes to its body, or leaves to its header)
+        # how often the test is negated (once the shape is known)
+        negations = 1 if head.false == fall else 0
+        body_b, exit_b = (head.false, head.true) if negations else (head.true, head.false)
         if (
             body_b is not None
             and exit_b is not None
@@ -149,7 +159,7 @@ class BottomTestedLoops(LoopGraph):
             and self._lone_jump(body_b)
         ):
             # 3.12+: the loop leaves by a jump (to an enclosing loop), the test is inverted
-            test, body_b, exit_b = negate(test), exit_b, body_b
+            negations, body_b, exit_b = negations + 1, exit_b, body_b
         if body_b is None or not self.is_loop_header(body_b):
             return None
         header = self.blocks[body_b]
@@ -163,7 +173,12 @@ class BottomTestedLoops(LoopGraph):
             cut = self._copied_test(block_id, body_b, exit_b, sources[len(inner) :], top) if inner else None
             if cut is not None and any(self.blocks[s].end > cut for s in inner):
                 return None
-        return None if cut is None else (test, body_b, exit_b, cut)
+        if cut is None:
+            return None
+        test = head.expr
+        for _ in range(negations):
+            test = negate(test)
+        return test, body_b, exit_b, cut
 
     def _copied_test(
         self,

@@ -44,12 +44,14 @@ def finally_reraises(instrs: List[Any], handlers: List[Any], at: Dict[int, int])
     the first instruction at each offset."""
     if not handlers:
         return []
+    candidates = [ins for ins in instrs if ins.op == "RERAISE" and ins.arg == 0]
+    if len(candidates) < 2:
+        return []  # (most code with handlers: a group has two at least)
     groups: Dict[int, List[int]] = {}
-    for ins in instrs:
-        if ins.op == "RERAISE" and ins.arg == 0:
-            entry = handler_at(handlers, ins.offset)
-            if entry is not None:
-                groups.setdefault(entry.target, []).append(ins.index)
+    for ins in candidates:
+        entry = handler_at(handlers, ins.offset)
+        if entry is not None:
+            groups.setdefault(entry.target, []).append(ins.index)
     found: List[List[int]] = []
     several = {target: reraises for target, reraises in groups.items() if len(reraises) >= 2}
     if not several:

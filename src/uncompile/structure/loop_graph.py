@@ -112,20 +112,25 @@ class LoopGraph:
         finds *goal*)."""
         region = ctx.region
         header = ctx.loop.header if ctx.loop is not None else None
+        blocks = self.blocks
+        through_tries = raising and V.HAS_EXCEPTION_TABLE  # (see _try_handler_blocks)
         seen = {start}
-        work = [start]
+        work = [] if start == goal else [start]
         while work:
             b = work.pop()
-            if b == goal:
-                break
             if b == header:
                 continue
-            succs = self.blocks[b].succs
-            if raising:
-                succs = succs + self.blocks[b].handlers + self._try_handler_blocks(b)
+            block = blocks[b]
+            succs = block.succs
+            if raising and block.handlers:
+                succs = succs + block.handlers
+            if through_tries:
+                succs = succs + self._try_handler_blocks(b)
             for succ in succs:
                 if succ not in seen and (region is None or succ in region):
                     seen.add(succ)
+                    if succ == goal:
+                        return seen  # (found where it is first seen: a branch's end often goes there)
                     work.append(succ)
         return seen
 

@@ -164,11 +164,12 @@ class LoopStructurer(BottomTestedLoops):
         if not isinstance(iterator, M.Iterator):
             iterator = M.Iterator(self.sim.expr(iterator, self.instrs[head.start]))
         outer = ctx.loop.continue_to if ctx.loop is not None else None
-        later = [b for b in self._exits(body, exit_b) if self.blocks[b].offset > exit_off]
+        exits = self._exits(body, exit_b)
+        later = [b for b in exits if self.blocks[b].offset > exit_off]
         if (
             not later
             and outer is not None
-            and outer in self._exits(body, exit_b)
+            and outer in exits
             and exit_b is not None
             and self.blocks[exit_b].fall != outer
         ):
@@ -226,6 +227,11 @@ class LoopStructurer(BottomTestedLoops):
         reach = self._reach_set(header)
         normal = [b for b in body if b in reach]
         last_source = max(self.blocks[b].offset for b in normal)
+        test_exit = head.jump if self.instrs[head.end - 1].op in V.CONDITIONAL_JUMPS else None
+        if test_exit is not None and self.blocks[test_exit].offset > last_source:
+            # statements after the last jump back that only leave (``break``) are laid out
+            # before where the test leaves
+            last_source = self.blocks[test_exit].offset - 1
         hi = min(ctx.hi, last_source + 1, end if end is not None else ctx.hi)
         body |= {
             b.id

@@ -45,7 +45,7 @@ class MatchStructurer:
 
     def match_start_ops(self, code: Any) -> frozenset:
         """The instructions a match statement can start with in *code*."""
-        if has_instruction(code, "MATCH_CLASS"):
+        if V.HAS_MATCH and has_instruction(code, "MATCH_CLASS"):
             return _MATCH_STARTS_WITH_CLASSES
         return _MATCH_STARTS
 
