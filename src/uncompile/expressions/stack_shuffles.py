@@ -331,7 +331,7 @@ class DynamoSimulator(DynamoTemporaries, FrameListOps, Simulator):
 
     def step(self, ins: Instr, stack: Stack) -> None:
         if stack is not self.stack:
-            unshare(stack)  # a branch or body: it starts from a copy of the stack before it
+            unshare(stack, self.order)  # a branch or body: it starts from a copy of the stack before it
         self.stack = stack
         self.current = ins
         before = stack[:]  # keeps what it popped alive, so that no new item takes its id
