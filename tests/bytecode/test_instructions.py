@@ -109,3 +109,20 @@ def test_async_generator_yields_are_plain_yields():
     assert ops.count("YIELD_VALUE") == 2
     result = verify_code(async_generator.__code__)
     assert result.identical, (result.difference, result.error, result.source)
+
+
+async def awaits(x):
+    return await x
+
+
+def test_raw_instructions_are_decoded_only_for_sequences():
+    """The reader decodes a code object's raw instructions (all of them, for the sequence readers)
+    only when the opcodes that follow a sequence's first one say it may be one."""
+    from uncompile.bytecode.instructions import _Reader
+
+    plain = _Reader(sample.__code__)
+    assert [ins.op for ins in plain.run()] == [ins.op for ins in read_instructions(sample.__code__)]
+    assert plain._raw is None
+    awaiting = _Reader(awaits.__code__)
+    assert "AWAIT" in [ins.op for ins in awaiting.run()]
+    assert awaiting._raw is not None

@@ -6,7 +6,7 @@ from types import CodeType
 
 import pytest
 
-from uncompile.dynamo.decompiled import checked_source, decompile_for_dump, verify_source
+from uncompile.dynamo.decompiled import checked_source, decompile_for_dump, file_text, verify_source
 
 
 def _scale(x: int, factor: int) -> int:
@@ -42,3 +42,36 @@ def test_a_text_that_does_not_compile_becomes_the_instruction_listing(check: obj
     assert "BINARY_OP" in result.text or "BINARY_MULTIPLY" in result.text
     compile(result.text, "listing.py", "exec")
     assert result.offset_lines  # the listing can still be stepped through
+
+
+def _counter() -> object:
+    count = 0
+    step = 2
+
+    def bump(x: int) -> int:
+        nonlocal count
+        count += step
+        return x + count
+
+    return bump
+
+
+BUMP: CodeType = _counter().__code__  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("verify", [False, True], ids=["checked", "verified"])
+def test_a_closure_that_assigns_a_free_variable_is_written_as_a_module_that_compiles(verify: bool) -> None:
+    source = decompile_for_dump(BUMP, verify=verify)
+    assert source.status != "failed" and "    nonlocal count\n" in source.text
+    text = file_text(BUMP, source.text)
+    compile(text, "<dumped file>", "exec")
+    assert "    # nonlocal count  (free variables" in text
+    assert text.count("\n") == source.text.count("\n")  # the debugger's lines stay where they were
+
+
+def test_a_nonlocal_of_a_nested_function_is_kept() -> None:
+    text = "def f(x):\n    def g():\n        nonlocal x\n        x = 1\n    return g\n"
+    assert file_text(BUMP, text) == text
+    assert (
+        file_text(CODE, "def f():\n    nonlocal count\n") == "def f():\n    nonlocal count\n"
+    )  # no free variables

@@ -410,31 +410,6 @@ def test_unused_trace_events_build_nothing(tmp_path: Path) -> None:
     assert any("captured_graph" in path.name for path in tmp_path.iterdir())
 
 
-def test_observers_see_only_the_events_they_name() -> None:
-    """An event no observer names goes straight to PyTorch's own function (issue #4: the
-    timing events, hundreds per compile, cost the dump nothing)."""
-    import torch._logging
-
-    from uncompile.dynamo._torch_private import observe_structured_trace
-
-    named: List[str] = []
-    every: List[str] = []
-    undo_named = observe_structured_trace(lambda name, *_: named.append(name), {"dynamo_output_graph"})
-    assert undo_named is not None
-    try:
-        torch._logging.trace_structured("chromium_event")
-        undo_every = observe_structured_trace(lambda name, *_: every.append(name))
-        assert undo_every is not None
-        torch._logging.trace_structured("chromium_event")
-        torch._logging.trace_structured("dynamo_output_graph")
-        undo_every()
-        torch._logging.trace_structured("chromium_event")
-    finally:
-        undo_named()
-    assert named == ["dynamo_output_graph"]
-    assert every == ["chromium_event", "dynamo_output_graph"]
-
-
 def test_import_changes_nothing_in_torch() -> None:
     import subprocess
 
@@ -532,3 +507,41 @@ def test_without_torch_it_warns_and_does_nothing(tmp_path: Path, monkeypatch: py
         with uncompile.prepare_debug(str(tmp_path / "dump")) as where:
             pass
     assert where is None and not (tmp_path / "dump").exists()
+
+
+def test_each_dump_lists_only_the_warnings_of_its_own_run(tmp_path: Path) -> None:
+    import json
+    import warnings
+
+    import uncompile
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # warned once per process: maybe not here
+        with uncompile.prepare_debug(str(tmp_path / "first"), no_such_option=1):
+            pass
+    with uncompile.prepare_debug(str(tmp_path / "second")):
+        pass
+    first = json.loads((tmp_path / "first" / "index.json").read_text())
+    second = json.loads((tmp_path / "second" / "index.json").read_text())
+    assert "ignored prepare_debug arguments: no_such_option" in first["warnings"]
+    assert not any("ignored prepare_debug arguments" in text for text in second["warnings"])
+
+
+def make_counter() -> Callable[[Any], Any]:
+    count = 0
+
+    def bump(x):
+        nonlocal count
+        count += 1
+        return x * count
+
+    return bump
+
+
+def test_a_closure_that_assigns_a_free_variable_dumps_files_that_compile(tmp_path: Path) -> None:
+    run = dump_run(tmp_path, lambda: [torch.compile(make_counter(), backend="eager")(torch.ones(2))])
+    check_common(run)  # every .py file compiles
+    entry = run.function("bump")["entries"][0]
+    assert entry["decompile_status"] != "failed"
+    assert "# nonlocal count" in (run.directory / entry["transformed_file"]).read_text()
+    assert run.index["failures"] == []

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import operator
+import weakref
 from typing import Any, List
 
 import pytest
@@ -101,3 +104,39 @@ def test_a_graph_that_cannot_be_copied_is_printed_at_the_event(monkeypatch: pyte
     collector.finish()
     assert [graph.text for graph in collector.compiles["0/0"].graphs] == [at_event]
     assert collector.failures == []
+
+
+def _snapshots_taken(monkeypatch: pytest.MonkeyPatch) -> List[Any]:
+    """Weak references to every snapshot taken from now on (child graphs' included)."""
+    taken: List[Any] = []
+    take = GraphSnapshot.take.__func__  # type: ignore[attr-defined]
+
+    def recording(cls: Any, module: Any) -> GraphSnapshot:
+        snapshot = take(cls, module)
+        taken.append(weakref.ref(snapshot))
+        return snapshot
+
+    monkeypatch.setattr(GraphSnapshot, "take", classmethod(recording))
+    return taken
+
+
+@pytest.mark.parametrize("body_raises", [False, True], ids=["body_returns", "body_raises"])
+def test_the_copies_are_released_when_the_dump_is_written(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Any, body_raises: bool
+) -> None:
+    """The copies (and the nodes and fake tensors they refer to) live only until the exit."""
+    import uncompile
+
+    taken = _snapshots_taken(monkeypatch)
+    torch._dynamo.reset()
+    compiled = torch.compile(_branches, backend="aot_eager")
+    with pytest.raises(ValueError) if body_raises else contextlib.nullcontext():
+        with uncompile.prepare_debug(str(tmp_path)):
+            compiled(torch.ones(3))
+            gc.collect()
+            assert sum(1 for ref in taken if ref() is not None) >= 2  # a graph and its branches
+            if body_raises:
+                raise ValueError("the user's error")
+    gc.collect()
+    assert [ref for ref in taken if ref() is not None] == []
+    assert list(tmp_path.glob("*captured_graph.py"))

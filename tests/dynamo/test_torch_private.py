@@ -1,39 +1,75 @@
-"""Accessors of PyTorch internals: the structured-trace interception."""
+"""Accessors of PyTorch internals: each gives a neutral answer outside a compile and warns once."""
 
 from __future__ import annotations
 
 import sys
 import types
+import warnings
 from typing import Any, List
 
 import pytest
 
 pytest.importorskip("torch")
 
-from uncompile.dynamo._torch_private import observe_structured_trace  # noqa: E402
+from uncompile.dynamo import _torch_private  # noqa: E402
 
 
-def test_a_module_loaded_after_an_earlier_search_is_observed_too() -> None:
-    """``prepare_debug`` searches only the modules loaded since its last entry: one loaded in
-    between (binding PyTorch's ``trace_structured``) still has its calls observed."""
-    from torch._logging import _internal
+@pytest.fixture
+def fresh_warnings(monkeypatch: pytest.MonkeyPatch) -> List[str]:
+    """No cause warned about yet; returns the list the causes are recorded in."""
+    causes: List[str] = []
+    monkeypatch.setattr(_torch_private, "_warned", set())
+    monkeypatch.setattr(_torch_private, "warned_causes", causes)
+    monkeypatch.setattr(_torch_private, "_occurred", {})
+    return causes
 
-    undo = observe_structured_trace(lambda *args: None, ["late_event"])
-    assert undo is not None
-    undo()
-    original = _internal.trace_structured
-    module = types.ModuleType("uncompile_test_late_binder")
-    module.trace_structured = original  # type: ignore[attr-defined]
-    sys.modules[module.__name__] = module
-    try:
-        seen: List[Any] = []
-        undo = observe_structured_trace(lambda name, *args: seen.append(name), ["late_event"])
-        assert undo is not None
-        try:
-            module.trace_structured("late_event")  # type: ignore[attr-defined]
-        finally:
-            undo()
-        assert seen == ["late_event"]
-        assert module.trace_structured is original  # type: ignore[attr-defined]
-    finally:
-        del sys.modules[module.__name__]
+
+def test_each_cause_warns_once(fresh_warnings: List[str]) -> None:
+    with pytest.warns(UserWarning, match="cannot do it: detail") as caught:
+        _torch_private.warn_once("cannot do it", "detail")
+        _torch_private.warn_once("cannot do it", "another detail")
+    assert len(caught) == 1
+    assert fresh_warnings == ["cannot do it: detail"]
+
+
+def test_a_dump_lists_the_causes_met_since_it_began(fresh_warnings: List[str]) -> None:
+    with pytest.warns(UserWarning):
+        _torch_private.warn_once("before only")
+        _torch_private.warn_once("again later", "first detail")
+    mark = _torch_private.warnings_mark()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # already warned: not again
+        _torch_private.warn_once("again later", "second detail")
+    with pytest.warns(UserWarning):
+        _torch_private.warn_once("new", "x")
+    assert _torch_private.causes_since(mark) == ["again later: first detail", "new: x"]
+    assert fresh_warnings == ["before only", "again later: first detail", "new: x"]
+
+
+def test_outside_a_compile_there_is_no_compile_id_and_no_cache_entry() -> None:
+    def never_compiled(x: Any) -> Any:
+        return x
+
+    assert _torch_private.current_compile_id() is None
+    assert _torch_private.cache_entries(never_compiled.__code__) == []
+
+
+def test_frame_globals_outside_a_bytecode_hook_are_unknown(fresh_warnings: List[str]) -> None:
+    with pytest.warns(UserWarning, match="cannot find the globals"):
+        assert _torch_private.compiling_frame_globals() is None
+
+
+def test_export_calls_are_recorded_and_the_original_restored(monkeypatch: pytest.MonkeyPatch) -> None:
+    module = types.ModuleType("torch.export._trace")
+    original = lambda *args, **kwargs: ("program", args, kwargs)  # noqa: E731
+    module._export = original  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "torch.export._trace", module)
+    recorded: List[Any] = []
+    restore = _torch_private.wrap_export(recorded.append)
+    assert restore is not None
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = module._export(1, strict=False)  # type: ignore[attr-defined]
+    assert result == ("program", (1,), {"strict": False}) and recorded == [result]
+    restore()
+    assert module._export is original  # type: ignore[attr-defined]

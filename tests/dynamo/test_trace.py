@@ -9,7 +9,6 @@ import pytest
 
 pytest.importorskip("torch")
 
-from uncompile.dynamo import _torch_private  # noqa: E402
 from uncompile.dynamo.trace import TraceCollector  # noqa: E402
 
 CONTEXT: Dict[str, Any] = {"frame_id": 0, "frame_compile_id": 0}
@@ -30,12 +29,6 @@ def test_graph_break_reasons_leave_out_the_traceback(monkeypatch: pytest.MonkeyP
     collector.observe("artifact", metadata, lambda: "another payload", lambda: CONTEXT)
     assert collector.compiles["0/0"].graph_break_reasons == [USER_PART, "another payload"]
     assert formatted == [] and collector.failures == []
-
-
-def test_the_reason_of_another_payload_is_built_as_pytorch_builds_it() -> None:
-    other = "x"
-    assert _torch_private.graph_break_reason_text(lambda: other + "!") == "x!"
-    assert _torch_private.graph_break_reason_text(lambda: USER_PART) == USER_PART
 
 
 def test_graph_events_build_their_text_not_their_metadata() -> None:

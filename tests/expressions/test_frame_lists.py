@@ -1,4 +1,4 @@
-"""The walks of :mod:`uncompile.expressions.frame_lists` over held lists and expressions."""
+"""Helpers of the held-list edits in :mod:`uncompile.expressions.frame_lists`."""
 
 from __future__ import annotations
 
@@ -6,72 +6,11 @@ import ast
 import itertools
 from typing import Any, List
 
-import pytest
-
-from uncompile.expressions.dynamo_effects import NODE_FIELDS
-from uncompile.expressions.frame_lists import (
-    _held_in,
-    _shared_bottom,
-    hold,
-    leaves,
-    parts,
-    references,
-)
+from uncompile.expressions.frame_lists import _shared_bottom
 
 
 def _name(name: str) -> ast.Name:
     return ast.Name(id=name, ctx=ast.Load())
-
-
-def _held(*items: Any) -> ast.List:
-    node = ast.List(elts=list(items), ctx=ast.Load())
-    hold(node)
-    return node
-
-
-def test_parts_are_depth_first_each_object_once() -> None:
-    a, b, c = _name("a"), _name("b"), _name("c")
-    inner = _held(b, a)
-    outer = _held(a, inner, ast.Starred(value=c, ctx=ast.Load()))
-    plain = ast.List(elts=[c], ctx=ast.Load())  # not held: a leaf, not looked into
-    stack = [outer, a, inner, plain]
-    assert parts(stack) == [outer, a, inner, b, c, plain]
-    assert leaves(stack) == [a, b, c, plain]
-
-
-def test_references_count_every_place_below_the_roots() -> None:
-    shared = _name("x")
-    call = ast.Call(func=_name("f"), args=[shared, shared], keywords=[])
-    stack = [shared, call, _held(shared)]
-    assert references(stack, shared) == 4
-    assert references(stack, call) == 1
-    assert references([call, call], shared) == 2  # an expression met twice is looked into once
-
-
-@pytest.mark.parametrize(
-    "source",
-    [
-        "x = [[a], f([b, [c]]), {'k': [d]}]",
-        "g([e], *[h], k=[i])[[j]] = [l]",
-    ],
-)
-def test_held_in_finds_held_lists_in_ast_walk_order(source: str) -> None:
-    statement = ast.parse(source).body[0]
-    for node in ast.walk(statement):
-        if isinstance(node, ast.List):
-            hold(node)
-    assert _held_in(statement) == [node for node in ast.walk(statement) if isinstance(node, ast.List)]
-
-
-def test_node_fields_leave_out_no_field_that_holds_a_node() -> None:
-    tree = ast.parse(
-        "async def f(a, *b, c=1, **d):\n    global g\n    return [x async for x in y], f'{a!r:{b}}'"
-    )
-    for node in ast.walk(tree):
-        for field, value in ast.iter_fields(node):
-            holds = isinstance(value, ast.AST) and not isinstance(value, ast.expr_context)
-            if holds or (isinstance(value, list) and any(isinstance(item, ast.AST) for item in value)):
-                assert field in NODE_FIELDS[type(node)], (type(node).__name__, field)
 
 
 def test_shared_bottom_is_the_common_prefix() -> None:

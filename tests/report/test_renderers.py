@@ -43,8 +43,32 @@ def sample_index() -> Dict[str, Any]:
                 "user_line": 5,
             }
         ],
-        "recompiles": [{"compile_id": "0/1", "code_name": "f", "reason": "0/0: tensor 'x' dtype mismatch"}],
+        "recompiles": [
+            {
+                "compile_id": "0/1",
+                "code_name": "f",
+                "reason": "guard of entry 0/0 failed: tensor 'x' dtype mismatch",
+                "user_file": None,
+                "user_line": None,
+            },
+            {
+                "compile_id": "0/2",
+                "code_name": "f",
+                "reason": "guard of entry 0/1 failed: k == 2",
+                "user_file": "prog.py",
+                "user_line": 4,
+            },
+        ],
     }
+    unverified = dict(
+        entry,
+        index=1,
+        compile_id="0/1",
+        transformed_file="__transformed_code_1_for_f.py",
+        decompile_status="unverified",
+        decompile_difference="f instruction 0 (offset 2): expected LOAD_GLOBAL g, got LOAD_GLOBAL h",
+    )
+    function["entries"].append(unverified)
     return {
         "uncompile_version": "0",
         "torch_version": "2.13.0",
@@ -54,7 +78,14 @@ def sample_index() -> Dict[str, Any]:
         "py_files": 3,
         "py_files_compiling": 3,
         "functions": [function],
-        "other_compiles": [],
+        "other_compiles": [
+            {"compile_id": "1/0", "code_name": "g", "fail_type": None, "fail_reason": None, "files": []},
+            {
+                "compile_id": "export_0",
+                "code_name": None,
+                "files": ["__export_0_exported_program.py"],
+            },
+        ],
         "failures": [],
         "warnings": ["w"],
         "notes": [],
@@ -62,6 +93,7 @@ def sample_index() -> Dict[str, Any]:
             "full_code_for_f_0.py",
             "__transformed_code_0_for_f.py",
             "__compiled_fn_1_captured_graph.py",
+            "__export_0_exported_program.py",
         ],
     }
 
@@ -76,6 +108,10 @@ def test_markdown_lists_everything() -> None:
         "pre-grad passes did not run",
         "aotautograd_cache_hit",
         "## Warnings",
+        "not verified: f instruction 0 (offset 2)",
+        "compile id 0/2 of `f`: guard of entry 0/1 failed: k == 2 (at prog.py:4)",
+        "compile id 1/0 of `g`: no failure recorded",
+        "compile id export_0 of `-`: program exported with torch.export",
     ):
         assert needle in text, needle
 
@@ -86,3 +122,23 @@ def test_html_links_every_file_and_escapes() -> None:
         assert 'href="%s"' % name in text
     assert "&lt;print&gt;" in text and "<print>" not in text
     assert text.count("<section") == 1
+
+
+def test_html_summarizes_and_navigates() -> None:
+    text = html.render(sample_index())
+    # The summary table links each function's section, which links back to the top.
+    assert (
+        '<a href="#f0"><code>f</code></a></td><td>2</td><td>1</td><td>2</td><td>1 verified, 1 unverified</td>'
+        in text
+    )
+    assert 'id="f0"' in text and 'href="#top"' in text and 'id="top"' in text
+    # Graph-break explanations fold under their first line; recompilations say where.
+    assert (
+        "<details><summary>prog.py:5 (compile id 0/0, in <code>f</code>): Graph Break Reason: &lt;print&gt;"
+        in text
+    )
+    assert "guard of entry 0/1 failed: k == 2 <small>at prog.py:4</small>" in text
+    assert "not verified: f instruction 0 (offset 2)" in text
+    # Compilations without a cache entry get their own section.
+    assert '<a href="#other">2 other compilations</a>' in text and 'id="other"' in text
+    assert "no failure recorded" in text and "program exported with torch.export" in text

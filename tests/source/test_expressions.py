@@ -120,6 +120,12 @@ MINIMAL = [
     ("x = ...", "x = ..."),
     ("x = 1j + 2", "x = 1j + 2"),
     ("x = 1e309", "x = 1e309"),
+    # atoms the printer writes without looking up a method: names, attributes of names,
+    # None, True, False, strings and non-negative ints
+    ("x = a.b.c(d.e, None, True, False)", "x = a.b.c(d.e, None, True, False)"),
+    ("x = None.__class__, True.real, (-1).real, 'a'.b", "x = None.__class__, True.real, (-1).real, 'a'.b"),
+    ("x = f'{None}{True}{a.b}{\"c\"}'", "x = f'{None}{True}{a.b}{\"c\"}'"),
+    ("x = y = z.w = 0", "x = y = z.w = 0"),
 ]
 
 
@@ -143,6 +149,10 @@ def test_lambda_parameters() -> None:
     assert printed(source) == source
     assert printed("f = lambda *, a: a") == "f = lambda *, a: a"
     assert printed("f = lambda: 0") == "f = lambda: 0"
+    headers = ["def f(a, *, b, c=1):", "def f(*a, b):", "def f(*a, **b):", "def f(a, b=2, /):"]
+    headers.append("def f(a: int, b: int = 1, /, c=2, *d: str, e: int = 3, g, **h: bool) -> None:")
+    for header in headers:
+        assert printed(header + "\n    pass") == header + "\n    pass"
 
 
 def test_comprehension_forms() -> None:

@@ -172,6 +172,32 @@ def test_emit_single_statement_and_expression() -> None:
     assert to_source(ast.parse("", mode="exec")) == ""
 
 
+def test_to_source_writes_the_text_of_emit() -> None:
+    """``to_source`` skips the spans but not a character of the text: multi-line docstrings
+    and strings, blank lines, elif chains and handlers included."""
+    source = (
+        EVERY_STATEMENT
+        + 'def g():\n    """one\n\n    two\n    """\n    try:\n        pass\n    except E:\n        pass\n'
+    )
+    tree = ast.parse(source)
+    text = to_source(tree)
+    assert text == emit(tree).text
+    assert '    """one\n\n    two\n    """\n' in text
+    assert ast.dump(ast.parse(text)) == ast.dump(tree)
+
+
+def test_spans_count_the_lines_of_multi_line_literals() -> None:
+    source = 'def f():\n    """a\n    b"""\n    x = 1\n\n\ny = 2\n'
+    tree = ast.parse(source)
+    emitted = emit(tree)
+    function = tree.body[0]
+    assert emitted.text == source
+    assert emitted.spans[function] == (1, 4)
+    assert emitted.spans[function.body[0]] == (2, 3)  # type: ignore[attr-defined]
+    assert emitted.spans[function.body[1]] == (4, 4)  # type: ignore[attr-defined]
+    assert emitted.spans[tree.body[1]] == (7, 7)
+
+
 def test_blank_lines_separate_definitions() -> None:
     text = to_source(ast.parse("x = 1\ndef f():\n    a = 1\n    def g(): pass\n    return g\ny = 2\n"))
     assert text == textwrap.dedent("""\

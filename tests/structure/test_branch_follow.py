@@ -241,7 +241,22 @@ def chained_test_else_raises_in_loop(text):
     return total
 
 
+def if_breaks_then_join_before_break(items, pending):
+    # the branches meet at the append before the final break, not at the loop's exit
+    for item in items:
+        if item is None:
+            continue
+        if pending:
+            item = pending.pop()
+            if item:
+                break
+        pending.append(item)
+        break
+    return pending
+
+
 CASES = [
+    if_breaks_then_join_before_break,
     chained_test_else_raises_in_loop,
     if_body_then_try,
     else_starts_with_try,
@@ -260,6 +275,7 @@ CASES = [
     for_else_continue,
 ]
 INPUTS = {
+    if_breaks_then_join_before_break: [([None, 1], [0]), ([2], [3]), ([], [])],
     chained_test_else_raises_in_loop: [("1f",), ("",), ("1x",)],
     if_body_then_try: [(0, ()), (-1, ()), ("x", ())],
     else_starts_with_try: [([1, "2"], dict), ([], int)],

@@ -108,6 +108,30 @@ CASES = {
                             path.append(line)
             return path
     """,
+    # 3.8 - 3.9: the clause's continue and its dead normal exit after it both jump to the header
+    "continue_ends_last_clause": """
+        def f(paths, read, out):
+            for path in paths:
+                try:
+                    out.append(read(path))
+                except KeyError:
+                    out.append(None)
+                except OSError:
+                    continue
+    """,
+    # a clause's type with jumps of its own (a ternary) before its exception match
+    "clause_types_with_jumps": """
+        def f(job, quiet, log):
+            try:
+                job()
+            except KeyError:
+                log(1)
+            except (OSError, EOFError) if quiet else () as error:
+                log(error)
+            except ValueError if quiet else TypeError:
+                return 0
+            return 1
+    """,
 }
 
 

@@ -4,10 +4,6 @@ bytecode."""
 
 from __future__ import annotations
 
-import sys
-
-import pytest
-
 from uncompile.verification import verify_code
 
 # the nested try's ``return`` pops the clause's handler first: the clause's own end is later
@@ -84,7 +80,6 @@ def f(text, strict):
 """
 
 
-@pytest.mark.skipif(sys.version_info < (3, 11), reason="3.8 - 3.10: legacy clauses take no type with jumps")
 def test_a_clause_type_with_jumps_of_its_own_is_one_value():
     result = verify_code(compile(TYPE_WITH_JUMPS, "<test>", "exec", dont_inherit=True))
     assert result.identical, (str(result), result.source)

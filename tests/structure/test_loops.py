@@ -164,7 +164,22 @@ def while_else_continue_in_for(items, out):
     return out
 
 
+def statements_after_last_continue_then_break(items, pending, skip):
+    # 3.11+: the statements after the last jump back only leave the loop, yet belong to its body
+    while items:
+        if skip:
+            continue
+        if pending:
+            skip = pending.pop()
+            if skip:
+                break
+        pending.append(skip)
+        break
+    return pending
+
+
 CASES = [
+    statements_after_last_continue_then_break,
     while_else_continue_in_for,
     break_from_while_in_if_branch,
     while_else_with_break,
@@ -179,6 +194,7 @@ CASES = [
     break_to_enclosing_for,
 ]
 INPUTS = {
+    statements_after_last_continue_then_break: [([1], [0], 0), ([1], [2], 0), ([], [], 0), ([1], [], 0)],
     while_else_continue_in_for: [([5, 2, 9, 0], []), ([], [])],
     break_from_while_in_if_branch: [([0, 1, 0, 0], 4, []), ([0, 0], 2, []), ([], 0, [])],
     while_else_with_break: [(10, []), (3, []), (0, [])],
@@ -461,14 +477,7 @@ LOOPS_HOLDING_A_TRY = [
 ]
 
 
-_LEGACY_OPEN = (
-    {finally_then_break}
-    if sys.version_info[:2] == (3, 10)
-    else {
-        try_at_loop_start_with_inner_finally,
-        return_from_try_at_loop_start,
-    }
-)
+_LEGACY_OPEN = {finally_then_break} if sys.version_info[:2] == (3, 10) else set()
 
 
 @pytest.mark.parametrize("function", LOOPS_HOLDING_A_TRY, ids=lambda f: f.__name__)

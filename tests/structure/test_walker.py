@@ -183,15 +183,7 @@ def in_with_in_try(paths, opener, out):
 
 @pytest.mark.parametrize(
     "name",
-    [
-        "in_with",
-        pytest.param(
-            "in_with_in_try",
-            marks=pytest.mark.xfail(
-                sys.version_info < (3, 10), reason="not yet rebuilt from the 3.8 - 3.9 layout", strict=True
-            ),
-        ),
-    ],
+    ["in_with", "in_with_in_try"],
 )
 def test_continue_from_a_with_body_calls_its_exit_and_stays_a_continue(name):
     namespace: dict = {}

@@ -1,9 +1,14 @@
 """A fast reader of a code object's raw instructions, decoding ``co_code`` directly.
 
+How each opcode's operand is decoded is prepared once per opcode (:data:`DECODING`: its operand
+kind, the flag bits of a name operand, the bytes to the next instruction, the form of a jump);
+:func:`operand_value` gives the ``argval`` of one operand. The normalizer in
+:mod:`uncompile.bytecode.instructions` decodes ``co_code`` with them in its own loop.
+
 :func:`decode` gives the instructions :func:`dis.get_instructions` gives (no ``CACHE``
 entries; ``EXTENDED_ARG`` included, its ``arg`` the accumulated value) as
 :class:`RawInstructions`: one ``(offset, opcode, arg, argval)`` tuple per instruction, what the
-normalizer in :mod:`uncompile.bytecode.instructions` reads of most of them. Indexing it makes the
+normalizer's sequence readers read (:mod:`.awaits`, :mod:`.sequences`). Indexing it makes the
 :class:`RawInstruction` of one, which adds its ``opname`` and, for the few instructions whose
 text is read (``BINARY_OP``, ``COMPARE_OP``, ``LOAD_SPECIAL``), its ``argrepr``; :func:`read_raw`
 lists them all. It costs a fraction of :mod:`dis`, which builds named tuples, positions and the
@@ -56,24 +61,25 @@ class RawInstruction(NamedTuple):
         return "<%d %s %r>" % (self.offset, self.opname, self.argval)
 
 
-# How an opcode's operand becomes its ``argval``: the first four index a table of the code object.
+#: Operand kinds: how an opcode's operand becomes its ``argval`` (the first four index a table of
+#: the code object, :func:`operand_tables`).
 (
-    _LOCAL,
-    _CONST,
-    _NAME,
-    _CELL,
-    _NO_ARG,
-    _PLAIN,
-    _JUMP_FORWARD,
-    _JUMP_BACKWARD,
-    _JUMP_ABSOLUTE,
-    _LOCAL_PAIR,
-    _COMPARE,
-    _FORMAT_VALUE,
-    _CONVERT_VALUE,
-    _COMMON_CONSTANT,
-    _EXTENDED_ARG,
-    _UNKNOWN,
+    LOCAL,
+    CONST,
+    NAME,
+    CELL,
+    NO_ARG,
+    PLAIN,
+    JUMP_FORWARD,
+    JUMP_BACKWARD,
+    JUMP_ABSOLUTE,
+    LOCAL_PAIR,
+    COMPARE,
+    FORMAT_VALUE,
+    CONVERT_VALUE,
+    COMMON_CONSTANT,
+    EXTENDED_ARG,
+    UNKNOWN,
 ) = range(16)
 
 #: ``FORMAT_VALUE`` (<= 3.12) and ``CONVERT_VALUE`` (3.13+) conversion functions by operand.
@@ -84,46 +90,40 @@ def _operand_kind(code: int, name: str) -> int:
     """How *code*'s operand is resolved, following the interpreter's :mod:`dis` tables."""
     has_arg = code in dis.hasarg if hasattr(dis, "hasarg") else code >= dis.HAVE_ARGUMENT
     if not has_arg:
-        return _NO_ARG
+        return NO_ARG
     if name == "EXTENDED_ARG":
-        return _EXTENDED_ARG
+        return EXTENDED_ARG
     if name == "KW_NAMES" and V.VERSION < (3, 12):
-        return _UNKNOWN  # 3.11's dis resolves only LOAD_CONST's constant
+        return UNKNOWN  # 3.11's dis resolves only LOAD_CONST's constant
     if code in dis.hasconst:
-        return _CONST
+        return CONST
     if code in dis.hasname:
-        return _NAME
+        return NAME
     if code in dis.hasjabs:
-        return _JUMP_ABSOLUTE
+        return JUMP_ABSOLUTE
     if code in dis.hasjrel:
-        return _JUMP_BACKWARD if name in V.BACKWARD_JUMPS else _JUMP_FORWARD
+        return JUMP_BACKWARD if name in V.BACKWARD_JUMPS else JUMP_FORWARD
     if name in V.PAIRED_LOCAL_OPS:
-        return _LOCAL_PAIR
+        return LOCAL_PAIR
     if code in dis.haslocal:
-        return _LOCAL
+        return LOCAL
     if code in dis.hasfree:
-        return _CELL
+        return CELL
     if code in dis.hascompare:
-        return _COMPARE
+        return COMPARE
     if name == "FORMAT_VALUE":
-        return _FORMAT_VALUE
+        return FORMAT_VALUE
     if name == "CONVERT_VALUE":
-        return _CONVERT_VALUE
+        return CONVERT_VALUE
     if name == "LOAD_COMMON_CONSTANT" and V.VERSION >= (3, 15):
-        return _COMMON_CONSTANT
-    return _PLAIN
+        return COMMON_CONSTANT
+    return PLAIN
 
 
 #: Per opcode: (name, operand kind, inline cache units, flag bits of a name operand).
 _OPCODES: List[Tuple[str, int, int, int]] = [
     (name, _operand_kind(code, name), V.INLINE_CACHES.get(name, 0), V.NAME_FLAG_BITS.get(name, 0))
     for code, name in enumerate(dis.opname)
-]
-
-#: Per opcode, what :func:`decode` reads: (operand kind, shift of a name operand's flag bits,
-#: bytes to the next instruction).
-_DECODING: List[Tuple[int, int, int]] = [
-    (kind, flag_bits, 2 + 2 * caches) for _name, kind, caches, flag_bits in _OPCODES
 ]
 
 #: Instructions whose ``argrepr`` the normalizer reads, and how to make it from the operand.
@@ -238,57 +238,80 @@ class RawInstructions(_RawSequence):
         return _OPCODES[self.fields[index][1]][0]
 
 
-def decode(code: CodeType) -> RawInstructions:  # noqa: C901 - one flat decoding loop
+def operand_tables(code: CodeType) -> Tuple[Sequence[Any], ...]:
+    """The tables of *code* that operands of the first four kinds index (locals, constants,
+    names, cells), in that order."""
+    local_names, cell_names = _local_names(code)
+    return (local_names, code.co_consts, code.co_names, cell_names)
+
+
+def _jump_form(kind: int, step: int) -> Tuple[int, int, int]:
+    """How a jump operand gives the target: ``origin * offset + base + scale * arg``."""
+    base = 2 + (step - 2 if V.JUMPS_SKIP_CACHES else 0)  # relative jumps count from the next
+    unit = V.JUMP_OPERAND_BYTES
+    if kind == JUMP_FORWARD:
+        return 1, base, unit
+    if kind == JUMP_BACKWARD:
+        return 1, base, -unit
+    return 0, 0, unit  # JUMP_ABSOLUTE
+
+
+#: Per opcode: how :func:`operand_value` reads its operand: (operand kind, shift of a name
+#: operand's flag bits, bytes to the next instruction, the jump form of a jump: see
+#: :func:`_jump_form`).
+DECODING: List[Tuple[int, int, int, Tuple[int, int, int]]] = [
+    (kind, flag_bits, 2 + 2 * caches, _jump_form(kind, 2 + 2 * caches))
+    for _name, kind, caches, flag_bits in _OPCODES
+]
+
+
+def operand_value(opcode: int, arg: Optional[int], offset: int, tables: Tuple[Sequence[Any], ...]) -> Any:
+    """The ``argval`` :mod:`dis` gives an *opcode* at *offset* with operand *arg* (its
+    ``EXTENDED_ARG`` prefixes applied; None for an opcode without one), *tables* those of
+    :func:`operand_tables`."""
+    kind, shift, _step, (origin, base, scale) = DECODING[opcode]
+    if kind <= CELL:  # an index into one of the tables
+        return tables[kind][arg >> shift]  # type: ignore[operator]
+    if kind == NO_ARG:
+        return None
+    if kind in (PLAIN, EXTENDED_ARG):
+        return arg
+    if kind in (JUMP_FORWARD, JUMP_BACKWARD, JUMP_ABSOLUTE):
+        return origin * offset + base + scale * arg  # type: ignore[operator]
+    if kind == LOCAL_PAIR:
+        local_names = tables[LOCAL]
+        return (local_names[arg >> 4], local_names[arg & 15])  # type: ignore[operator]
+    if kind == COMPARE:
+        return dis.cmp_op[arg >> V.COMPARE_OPERAND_SHIFT]  # type: ignore[operator]
+    if kind == FORMAT_VALUE:
+        return (_CONVERTERS[arg & 3], bool(arg & 4))  # type: ignore[operator]
+    if kind == CONVERT_VALUE:
+        return _CONVERTERS[arg]  # type: ignore[index]
+    if kind == COMMON_CONSTANT:  # 3.15
+        return V.COMMON_CONSTANTS[arg]  # type: ignore[index]
+    return _UNKNOWN_VALUE
+
+
+def decode(code: CodeType) -> RawInstructions:
     """The raw instructions of *code*, in the order :func:`dis.get_instructions` lists them."""
     raw = code.co_code
-    local_names, cell_names = _local_names(code)
-    tables = (local_names, code.co_consts, code.co_names, cell_names)  # by operand kind
-    unit = V.JUMP_OPERAND_BYTES
-    skip_caches = V.JUMPS_SKIP_CACHES
-    compare_shift = V.COMPARE_OPERAND_SHIFT
-    decoding = _DECODING
+    tables = operand_tables(code)
+    decoding = DECODING
     fields: List[Tuple[int, int, Optional[int], Any]] = []
     add = fields.append
     extended = 0
     offset = 0
     size = len(raw)
     while offset < size:
-        code_op = raw[offset]
-        kind, shift, step = decoding[code_op]
-        if kind <= _CELL:  # an index into one of the tables
-            arg: Optional[int] = raw[offset + 1] | extended
-            argval: Any = tables[kind][arg >> shift]  # type: ignore[operator]
-            extended = 0
-        elif kind == _NO_ARG:
-            arg = argval = None
+        opcode = raw[offset]
+        kind, shift, step, _jump = decoding[opcode]
+        if kind == NO_ARG:
+            add((offset, opcode, None, None))
             extended = 0
         else:
             arg = raw[offset + 1] | extended
-            extended = 0
-            if kind == _PLAIN:
-                argval = arg
-            elif kind == _EXTENDED_ARG:
-                argval = arg
-                extended = arg << 8
-            elif kind == _JUMP_FORWARD:
-                argval = offset + 2 + arg * unit + (step - 2 if skip_caches else 0)
-            elif kind == _JUMP_BACKWARD:
-                argval = offset + 2 - arg * unit + (step - 2 if skip_caches else 0)
-            elif kind == _JUMP_ABSOLUTE:
-                argval = arg * unit
-            elif kind == _LOCAL_PAIR:
-                argval = (local_names[arg >> 4], local_names[arg & 15])
-            elif kind == _COMPARE:
-                argval = dis.cmp_op[arg >> compare_shift]
-            elif kind == _FORMAT_VALUE:
-                argval = (_CONVERTERS[arg & 3], bool(arg & 4))
-            elif kind == _CONVERT_VALUE:
-                argval = _CONVERTERS[arg]
-            elif kind == _COMMON_CONSTANT:  # 3.15
-                argval = V.COMMON_CONSTANTS[arg]
-            else:
-                argval = _UNKNOWN_VALUE
-        add((offset, code_op, arg, argval))
+            extended = arg << 8 if kind == EXTENDED_ARG else 0
+            add((offset, opcode, arg, operand_value(opcode, arg, offset, tables)))
         offset += step
     return RawInstructions(fields)
 
@@ -340,13 +363,13 @@ def opnames_and_args(code: CodeType) -> List[Tuple[str, Optional[int]]]:
     size = len(raw)
     while offset < size:
         name, kind, caches, _flag_bits = opcodes[raw[offset]]
-        if kind == _NO_ARG:
+        if kind == NO_ARG:
             out.append((name, None))
             extended = 0
         else:
             arg = raw[offset + 1] | extended
             out.append((name, arg))
-            extended = arg << 8 if kind == _EXTENDED_ARG else 0
+            extended = arg << 8 if kind == EXTENDED_ARG else 0
         offset += 2 + 2 * caches
     return out
 

@@ -22,7 +22,7 @@ instruction to read. Older versions never contain these sequences, so nothing ma
 from __future__ import annotations
 
 import dis
-from typing import Any, List, Optional, Sequence, Tuple
+from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 from . import versions as V
 from .reader import RawInstruction, RawInstructions
@@ -50,6 +50,13 @@ _SECONDS = {names[0]: names[1] for names in (_WITH_ENTRY, _GUARD, _TYPE_ALIAS)}
 SEQUENCE_STARTS = frozenset(
     names[0] for names in (_WITH_ENTRY, _GUARD, _TYPE_ALIAS) if all(name in dis.opmap for name in names)
 )
+
+#: By each start of :data:`SEQUENCE_STARTS`, the raw instructions that can follow it in a
+#: sequence (see :func:`may_start_sequence`).
+SEQUENCE_FOLLOWERS: Dict[str, FrozenSet[str]] = {
+    name: frozenset({_SECONDS[name], "EXTENDED_ARG"} | ({_GUARD[2]} if name == "COPY" else set()))
+    for name in SEQUENCE_STARTS
+}
 
 
 def _take(
@@ -113,16 +120,19 @@ def _shadowed_builtin_guard(raw: Sequence[RawInstruction], i: int) -> Optional[R
     return [], fallback
 
 
+def may_start_sequence(name: Optional[str], following: Optional[str]) -> bool:
+    """Whether a raw instruction named *name* followed by one named *following* (None: by none)
+    may start a known sequence (most do not: asked before any raw instruction is decoded)."""
+    return following in SEQUENCE_FOLLOWERS.get(name, ())  # type: ignore[arg-type]
+
+
 def match_sequence(raw: RawInstructions, i: int, name: str) -> Optional[Replacement]:
     """The neutral replacement of a known sequence starting at ``raw[i]`` (named *name*), or None."""
-    second = _SECONDS.get(name)
-    if second is None or i + 1 >= len(raw):
-        return None  # (most instructions: asked first, without making any raw instruction)
-    following = raw.opname(i + 1)
+    following = raw.opname(i + 1) if i + 1 < len(raw) else None
+    if not may_start_sequence(name, following):
+        return None
     if name == "COPY" and following == _GUARD[2]:
         return _shadowed_builtin_guard(raw, i)
-    if following not in (second, "EXTENDED_ARG"):
-        return None
     if name == "COPY":
         return _with_entry(raw, i)
     if name == "LOAD_GLOBAL":

@@ -87,7 +87,8 @@ def debug(
     """Context manager: breakpoints in the files ``prepare_debug`` wrote are hit inside it.
 
     *dump_src_dir* names the dump directory (or several); by default every
-    directory ``prepare_debug`` dumped into in this process. With
+    directory ``prepare_debug`` dumped into in this process. A graph whose file is in
+    several (the same graph dumped again) stops in the latest dump's file. With
     *stop_compiling* (default), nothing new is compiled while inside.
     """
     import torch
@@ -136,16 +137,18 @@ def _registered_dump_dirs() -> List[str]:
 class _DumpedFile:
     """A dumped graph file: its lines and statements, split once."""
 
-    def __init__(self, lines: List[str]) -> None:
+    def __init__(self, lines: List[str], recency: int = 0) -> None:
         self.lines = lines
+        #: The position of its directory among those searched: the later, the more recent the dump.
+        self.recency = recency
         self.statements = logical_lines(lines)
         self.keys = {key for _, _, key in self.statements}
 
 
 def _graph_files(directories: Iterable[str]) -> Dict[str, _DumpedFile]:
-    """Every dumped graph file below *directories*, by absolute path."""
+    """Every dumped graph file below *directories* (least recently dumped first), by absolute path."""
     found: Dict[str, _DumpedFile] = {}
-    for directory in directories:
+    for recency, directory in enumerate(directories):
         for root, _, names in os.walk(directory):
             for name in sorted(names):
                 if not name.endswith(".py") or name.startswith(_NOT_GRAPH_FILES):
@@ -153,7 +156,7 @@ def _graph_files(directories: Iterable[str]) -> Dict[str, _DumpedFile]:
                 path = os.path.abspath(os.path.join(root, name))
                 try:
                     with open(path, encoding="utf-8") as handle:
-                        found[path] = _DumpedFile(handle.read().splitlines())
+                        found[path] = _DumpedFile(handle.read().splitlines(), recency)
                 except (OSError, UnicodeDecodeError):
                     continue
     return found
@@ -211,7 +214,7 @@ def _best_file(
     statements = logical_lines(source)
     wanted_keys = {key for first, last, key in statements if any(first <= line <= last for line in wanted)}
     needed = _MIN_MATCHED_FRACTION * len(wanted)
-    best: Optional[Tuple[Tuple[int, int], str, Dict[int, int]]] = None
+    best: Optional[Tuple[Tuple[int, int, int], str, Dict[int, int]]] = None
     for path, dumped in files.items():
         if len(wanted_keys & dumped.keys) < _MIN_MATCHED_FRACTION * len(wanted_keys):
             continue  # cannot reach the threshold: skip the costly alignment
@@ -222,7 +225,8 @@ def _best_file(
         exact = sum(
             1 for line in matched if source[line - 1].strip() == dumped.lines[line_map[line] - 1].strip()
         )
-        score = (len(matched), exact)
+        # Equal matches (the same graph dumped again, e.g. once per run): the latest dump's file.
+        score = (len(matched), exact, dumped.recency)
         if best is None or score > best[0]:
             best = (score, path, line_map)
     return None if best is None else (best[1], best[2])

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dis
 import io
+import re
 from dataclasses import dataclass, field
 from types import CodeType
 from typing import Any, Dict, Optional
@@ -52,6 +53,32 @@ class DecompiledSource:
             spans = getattr(self.emitted, "spans", {}) or {}
             self.given_offset_lines = _offset_lines(self.tree, spans) if self.tree is not None else {}
         return self.given_offset_lines
+
+
+#: A ``nonlocal`` declaration in the body of the file's top-level function.
+_OWN_NONLOCAL = re.compile(r"^    nonlocal ([\w, ]+)$", re.MULTILINE)
+
+
+def file_text(code: CodeType, text: str) -> str:
+    """*text*, the decompiled source of *code*, as the dump writes it: a module that compiles.
+
+    A function that assigns a free variable declares it ``nonlocal``, which is a syntax error
+    in a function at module level, where the file has it. So the declarations of *code*'s own
+    free variables become comments, on the same lines (the debugger's line numbers stay
+    valid). The file is for reading and breakpoints: Dynamo runs its own bytecode, not this
+    text; verification compiles *text* inside the function's real nesting.
+    """
+    free = set(code.co_freevars)
+    if not free:
+        return text
+
+    def commented(match: "re.Match[str]") -> str:
+        names = [name.strip() for name in match.group(1).split(",")]
+        if not set(names) <= free:
+            return match.group(0)
+        return "    # nonlocal %s  (free variables: the enclosing function binds them)" % ", ".join(names)
+
+    return _OWN_NONLOCAL.sub(commented, text)
 
 
 def dis_listing(code: CodeType) -> str:
@@ -142,7 +169,7 @@ def checked_source(code: CodeType, source: DecompiledSource) -> DecompiledSource
     if not source.ok:
         return source
     try:
-        compile(source.text, "<uncompile dump>", "exec")
+        compile(file_text(code, source.text), "<uncompile dump>", "exec")
     except (SyntaxError, ValueError) as error:
         reason = "%s: %s" % (type(error).__name__, error)
         return _listing_source(code, "decompiled source does not compile: " + reason)

@@ -54,6 +54,7 @@ def prepare_debug(
     code objects Dynamo caches carry the dumped files' names and lines (same instructions),
     which is what :func:`uncompile.debug` needs to stop in ``__transformed_code_*`` files.
     """
+    warnings_mark = _torch_private.warnings_mark()
     if unused:
         _torch_private.warn_once("ignored prepare_debug arguments", ", ".join(sorted(unused)))
     if importlib.util.find_spec("torch") is None:
@@ -95,6 +96,7 @@ def prepare_debug(
                 before,
                 installed,
                 Options(clean_wild_fx_code, log_bytecode, verify),
+                warnings_mark,
             )
         except Exception as error:  # noqa: BLE001 - never crash the user's program
             _torch_private.warn_once("writing the dump failed", repr(error))
@@ -116,8 +118,12 @@ def write(
     before: list,
     installed: bool,
     options: Options,
+    warnings_mark: int = 0,
 ) -> DumpIndex:
-    """Write the dump for what *capture* and *collector* recorded; returns the index."""
+    """Write the dump for what *capture* and *collector* recorded; returns the index.
+
+    Its warnings are the causes warned about since *warnings_mark* (the dump's entry), also
+    those first warned about during an earlier dump of this process."""
     started = time.perf_counter()
     directory = DumpDirectory(path)
     known = {item.compile_id for item in capture.captured}
@@ -144,6 +150,7 @@ def write(
     index.failures.extend("does not compile: %s" % name for name in broken)
     index.notes.append("dump written in %.3f s" % (time.perf_counter() - started))
     stale = [name for name in _previous_files(path) if name not in directory.written]
+    index.warnings = _torch_private.causes_since(warnings_mark)
     _write_reports(directory, index)
     directory.remove_previous([name for name in stale if name not in directory.written])
     _forget_cached_lines(directory)
@@ -160,7 +167,6 @@ def _forget_cached_lines(directory: DumpDirectory) -> None:
 def _write_reports(directory: DumpDirectory, index: DumpIndex) -> None:
     from ..report import html, markdown
 
-    index.warnings = list(_torch_private.warned_causes)
     index.files = sorted(directory.written) + ["index.md", "index.html", INDEX_JSON]
     data = index.as_dict()
     directory.write("index.md", markdown.render(data))

@@ -2,7 +2,7 @@
 
 PyTorch reports a captured graph (``dynamo_output_graph``, ``aot_inference_graph``) with a
 payload that prints the live GraphModule (``lambda: gm.print_readable(...)``; see
-:func:`._torch_private.printed_graph_modules`). Printing is FX code generation, a large share
+:func:`._torch_private_trace.printed_graph_modules`). Printing is FX code generation, a large share
 of what the dump costs while ``torch.compile`` runs; yet the module cannot simply be printed
 at exit, because the backend may change it in place after the event (Inductor's pre-grad
 passes do). :func:`deferred_payload` therefore copies, at the event, what the printout is
@@ -20,7 +20,7 @@ import types
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
-from . import _torch_private
+from . import _torch_private_trace
 
 #: One node: (the node, op, name, target, args, kwargs, type, a copy of its meta).
 _Node = Tuple[Any, str, str, Any, Any, Any, Any, Dict[str, Any]]
@@ -59,7 +59,7 @@ class GraphSnapshot:
             for name, child in module.named_children()
         ]
         return cls(
-            module._get_name(), _torch_private.graph_codegen(module.graph), nodes, attributes, children
+            module._get_name(), _torch_private_trace.graph_codegen(module.graph), nodes, attributes, children
         )
 
     def rebuild(self) -> Any:
@@ -96,7 +96,7 @@ def deferred_payload(payload_fn: Callable[[], Any]) -> Optional[Callable[[], Any
     """For a payload that prints graph modules: a function that builds, later, the text the
     payload would give now (see the module docstring). None for any other payload, and when
     the graph cannot be copied (the caller builds the payload at once then)."""
-    found = _torch_private.printed_graph_modules(payload_fn)
+    found = _torch_private_trace.printed_graph_modules(payload_fn)
     if found is None:
         return None
     function, values = found

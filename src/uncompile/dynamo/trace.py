@@ -3,13 +3,13 @@
 ``torch._logging.trace_structured`` is how PyTorch reports graphs, guards, graph breaks,
 recompile reasons and metrics (``TORCH_TRACE`` writes them to a file that tlparse reads).
 :class:`TraceCollector` observes those calls (see
-:func:`._torch_private.observe_structured_trace`): from each event's name it decides
+:func:`._torch_private_trace.observe_structured_trace`): from each event's name it decides
 whether it needs the event, and only then has PyTorch build the event's text, so the
 dump does not pay for the many events it does not use (timing events, tensor
 descriptions...), and of the events it uses builds only what it keeps: a graph's text, not
 its metadata (the graph's tensor sizes); a graph break's reason and user frames, not the
 traceback through Dynamo that PyTorch appends (see
-:func:`._torch_private.graph_break_reason_text`). What it keeps is grouped by compile id, in
+:func:`._torch_private_trace.graph_break_reason_text`). What it keeps is grouped by compile id, in
 memory. The guard-tree text, needed only when a cache entry is gone, the compilation
 metrics, and the text of graphs that PyTorch prints from the live module (from a copy
 taken at the event, see :mod:`.graph_snapshot`) are built when the dump is written
@@ -23,7 +23,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional
 
-from . import _torch_private
+from . import _torch_private, _torch_private_trace
 from .graph_snapshot import deferred_payload
 
 #: Structured-trace event names that carry a graph, mapped to the stage we file them under.
@@ -101,7 +101,7 @@ class CompileEvents:
             build, graph.build = graph.build, None
             if build is not None:
                 try:
-                    graph.text = _torch_private.trace_payload_text(build()) or ""
+                    graph.text = _torch_private_trace.trace_payload_text(build()) or ""
                 except Exception as error:  # noqa: BLE001 - the other graphs are still written
                     failures.append("%s graph of %s: %r" % (graph.stage, self.compile_id, error))
                     continue
@@ -110,7 +110,7 @@ class CompileEvents:
         for name, build in pending.items():
             value = build()
             if name == "guards_text":
-                self.guards_text = _torch_private.trace_payload_text(value)
+                self.guards_text = _torch_private_trace.trace_payload_text(value)
             elif isinstance(value, dict):
                 setattr(self, name, value)
         return failures
@@ -181,10 +181,10 @@ class TraceCollector:
                 if kind in CACHE_ARTIFACTS:
                     payload = None
                 elif kind == _BREAK_REASON:
-                    payload = _torch_private.graph_break_reason_text(payload_fn)
+                    payload = _torch_private_trace.graph_break_reason_text(payload_fn)
                 else:
                     payload = payload_fn()
-                self._keep(kind, context_fn(), _torch_private.trace_payload_text(payload))
+                self._keep(kind, context_fn(), _torch_private_trace.trace_payload_text(payload))
             elif name in _METRICS_EVENTS:
                 self.events_for(compile_id_of(context_fn())).pending[_METRICS_EVENTS[name]] = metadata_fn
             elif name == _GUARDS_EVENT:
@@ -242,4 +242,4 @@ def record_export(collector: TraceCollector, program: Any) -> None:
 
 def attach(collector: TraceCollector) -> Optional[Callable[[], None]]:
     """Start showing PyTorch's structured-trace events to *collector*; returns the undo, or None."""
-    return _torch_private.observe_structured_trace(collector.observe, OBSERVED_EVENTS)
+    return _torch_private_trace.observe_structured_trace(collector.observe, OBSERVED_EVENTS)

@@ -9,7 +9,14 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from . import _torch_private, full_code, graphs, guards, names, reasons
 from .capture import CapturedCode
-from .decompiled import DecompiledSource, checked_source, decompile_for_dump, dis_listing, verify_source
+from .decompiled import (
+    DecompiledSource,
+    checked_source,
+    decompile_for_dump,
+    dis_listing,
+    file_text,
+    verify_source,
+)
 from .early import HEADER_LINES
 from .files import DumpDirectory
 from .model import EntryRecord, FunctionRecord, GraphRecord
@@ -242,7 +249,8 @@ class DumpWriter:
         file_names = [file for _, file in written]
         header = transformed_header(item, index, source, file_names)
         transformed_file = item.file or names.transformed_code_file(code_name, index)
-        self.directory.write(transformed_file, header + source.text)
+        text = file_text(item.transformed, source.text)
+        self.directory.write(transformed_file, header + text)
         self.transformed.append(
             TransformedCode(
                 item.cached_code,
@@ -292,7 +300,7 @@ class DumpWriter:
         stubs = [(n, file_names) for n in fn_names]
         note = "compiled before prepare_debug was entered" if item.compiled_before_dump else ""
         return entry, full_code.EntrySource(
-            code_name, index, item.compile_id, guard_source, guard_name, source.text, source.ok, stubs, note
+            code_name, index, item.compile_id, guard_source, guard_name, text, source.ok, stubs, note
         )
 
     def _guards(self, item: CapturedCode, events: CompileEvents) -> Tuple[List[guards.GuardCheck], bool]:

@@ -26,7 +26,7 @@ from typing import Any, Dict, FrozenSet, Iterable, List, Set
 
 from ..bytecode.instructions import Instr
 from .dynamo_effects import is_helper
-from .frame_lists import references
+from .held_lists import references
 
 Stack = List[Any]
 

@@ -7,7 +7,7 @@ there: ``frames[i][k:k] = [stack values]``, the dead-locals filter
 ``frames[i][n:] = [frames[i][j], ...]``, ``[frames[i]]`` to drop skipped frames,
 ``frames[-1]`` with ``del frames[-1]``, and finally ``resume(*[[], frames, *frames_popped])``.
 
-A list display built by ``BUILD_LIST`` is *held* (:func:`held`) as long as nothing but the
+A list display built by ``BUILD_LIST`` is *held* (:mod:`.held_lists`) as long as nothing but the
 stack refers to it, directly or as an item of another held list. Copies of a held list on
 the stack are the same ``ast.List`` node, so an edit through one shows through all of them,
 as it does at run time; while it is held, each of those edits is done on the display itself
@@ -32,166 +32,14 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Set, Union
 from ..bytecode import versions as V
 from ..bytecode.instructions import Instr
 from . import values as M
-from .dynamo_effects import NODE_FIELDS, empty_insert, stable
+from .dynamo_effects import empty_insert, stable
+from .held_lists import held, held_below, held_in, hold, leaves, parts, references, release, replace, seq
 
 Stack = List[Any]
 Key = Union[int, slice]
 
-_HELD = "uncompile_frame_list"
-#: Nodes with no nodes below them (the commonest leaves, skipped early by the walks).
-_NO_CHILDREN = (ast.Name, ast.Constant)
 #: What a held list is on the stack (a starred item stands for its value).
 _LISTS = (ast.List, ast.Starred)
-
-
-def held(node: Any) -> bool:
-    """A list display that only the value stack (or another held list) refers to."""
-    return (
-        isinstance(node, ast.List)
-        and getattr(node, _HELD, False)
-        and not getattr(node, "uncompile_comprehension", None)
-    )
-
-
-def hold(node: Any) -> None:
-    setattr(node, _HELD, True)
-
-
-def parts(items: Iterable[Any]) -> List[Any]:
-    """The held lists and the leaves (their items that are no held list) of *items*, depth first,
-    each object once. A starred item stands for its value."""
-    found: List[Any] = []
-    _collect(items, found, set(), True)
-    return found
-
-
-def leaves(items: Iterable[Any]) -> List[Any]:
-    """The items of *items* that are no held list, looking inside held lists."""
-    found: List[Any] = []
-    _collect(items, found, set(), False)
-    return found
-
-
-def _collect(items: Iterable[Any], found: List[Any], seen: Set[int], lists: bool) -> None:
-    """Add the parts of *items* not in *seen* to *found* (the held lists too when *lists*)."""
-    for node in items:
-        if isinstance(node, ast.Starred):
-            node = node.value
-        key = id(node)
-        if key in seen:
-            continue
-        seen.add(key)
-        if isinstance(node, ast.List) and held(node):
-            if lists:
-                found.append(node)
-            _collect(node.elts, found, seen, lists)
-        else:
-            found.append(node)
-
-
-def references(roots: Iterable[Any], node: Any) -> int:
-    """How many places in *roots* (stack items and everything below them) refer to *node*."""
-    seen: Set[int] = set()
-    pending = list(roots)
-    count = pending.count(node)  # identity: no stack item defines ``==``
-    while pending:
-        current = pending.pop()
-        if isinstance(current, _NO_CHILDREN) or id(current) in seen or not isinstance(current, ast.AST):
-            continue
-        seen.add(id(current))
-        for field in NODE_FIELDS[type(current)]:
-            value = getattr(current, field, None)
-            if isinstance(value, list):
-                for item in value:
-                    if isinstance(item, ast.AST):
-                        count += item is node
-                        pending.append(item)
-            elif isinstance(value, ast.AST) and not isinstance(value, ast.expr_context):
-                count += value is node
-                pending.append(value)
-    return count
-
-
-def _held_below(item: ast.AST, settled: Dict[int, Any]) -> List[Any]:
-    """The held lists in *item*, not looking into settled expressions (they hold none)."""
-    found: List[Any] = []
-    pending = [item]
-    while pending:
-        node = pending.pop()
-        if held(node):
-            found.append(node)
-        pending.extend(child for child in _children(node) if settled.get(id(child)) is not child)
-    return found
-
-
-def _held_in(statement: ast.AST) -> List[Any]:
-    """The held lists in *statement*, in ``ast.walk`` order (breadth first)."""
-    found: List[Any] = []
-    pending = [statement]
-    for node in pending:  # grows as it goes: each node's children are visited after the nodes before
-        if isinstance(node, ast.List) and held(node):
-            found.append(node)
-        pending.extend(_children(node))
-    return found
-
-
-def _children(node: ast.AST) -> List[Any]:
-    """The nodes right below *node* (``ast.iter_child_nodes`` without the load/store contexts)."""
-    found: List[Any] = []
-    for field in NODE_FIELDS[type(node)]:
-        value = getattr(node, field, None)
-        if isinstance(value, list):
-            for item in value:
-                if isinstance(item, ast.AST):
-                    found.append(item)
-        elif isinstance(value, ast.AST) and not isinstance(value, ast.expr_context):
-            found.append(value)
-    return found
-
-
-def replace(roots: List[Any], old: Any, new: Any, deep: bool = False) -> None:
-    """Make every reference to *old* in *roots* (stack items, or with *deep* statements and all
-    below them) refer to *new*. On a stack only held lists are looked into: the expressions below
-    other items may be shared with the stack of another branch, and do not hold the item."""
-    seen: Set[int] = set()
-    for position, root in enumerate(roots):
-        if root is old:
-            roots[position] = new
-    pending = list(roots)
-    while pending:
-        current = pending.pop()
-        within = deep or held(current) or isinstance(current, ast.Starred)  # ``*x`` in a held list
-        if id(current) in seen or not isinstance(current, ast.AST) or not within:
-            continue
-        seen.add(id(current))
-        for field, value in ast.iter_fields(current):
-            if isinstance(value, list):
-                value[:] = [new if item is old else item for item in value]
-                pending.extend(value)
-            elif value is old:
-                setattr(current, field, new)
-            elif isinstance(value, ast.AST):
-                pending.append(value)
-
-
-def unshare(stack: Stack) -> None:
-    """Give *stack* its own copies of the held lists on it (the stack of a branch or a body starts
-    as a copy of the stack before it: edits on one way must not show on the other)."""
-    copies: Dict[int, ast.List] = {}
-
-    def copy(node: Any) -> Any:
-        if isinstance(node, ast.Starred) and held(node.value):
-            return ast.Starred(value=copy(node.value), ctx=ast.Load())
-        if not held(node):
-            return node
-        if id(node) not in copies:
-            twin = copies[id(node)] = ast.List(elts=[], ctx=ast.Load())
-            hold(twin)
-            twin.uncompile_seq = _seq(node)  # type: ignore[attr-defined]
-            twin.elts = [copy(item) for item in node.elts]
-        return copies[id(node)]
-
-    stack[:] = [copy(item) for item in stack]
 
 
 def constant_key(key: Any) -> Optional[Key]:
@@ -247,10 +95,6 @@ def _lists_left(before: Stack, after: Stack) -> bool:
     return False
 
 
-def _seq(node: Any) -> int:
-    return getattr(node, "uncompile_seq", 0)
-
-
 class FrameListOps:
     """Mixin of :class:`~.stack_shuffles.DynamoSimulator`: edits of held lists; see the module docstring."""
 
@@ -286,7 +130,7 @@ class FrameListOps:
 
     def in_order(self, stack: Stack) -> bool:
         """The values with effects on *stack*, read depth first, are in the order they were computed."""
-        seqs = [_seq(leaf) for leaf in self.unstable(stack)]
+        seqs = [seq(leaf) for leaf in self.unstable(stack)]
         return all(a < b for a, b in zip(seqs, seqs[1:]))
 
     def materialize(self, stack: Stack, node: Any) -> ast.Name:
@@ -324,24 +168,24 @@ class FrameListOps:
             if not isinstance(item, ast.AST) or settled.get(id(item)) is item or held(item):
                 continue  # a settled expression holds no held list, and none is held again
             settled[id(item)] = item
-            inside = _held_below(item, settled)
+            inside = held_below(item, settled)
             for node in inside:
                 if held(node) and references(stack, node) > 1:
                     self.materialize(stack, node)
             for node in inside:
-                setattr(node, _HELD, False)
+                release(node)
 
     def settle_statement(self, stack: Stack, statement: ast.stmt) -> None:
         """Before *statement* is emitted: the held lists in it that the stack also holds get names."""
         if not self.built_lists:
             return  # no list was built: none is held
-        inside = _held_in(statement)
+        inside = held_in(statement)
         for node in inside:
             if held(node) and references(stack, node):
                 name = self.materialize(stack, node)
                 replace([statement], node, name, deep=True)
         for node in inside:  # the ones given a name were released in their own assignment
-            setattr(node, _HELD, False)
+            release(node)
 
     # -- the edits ----------------------------------------------------------------------------
 
@@ -362,7 +206,7 @@ class FrameListOps:
         else:
             result = ast.List(elts=obj.elts[key], ctx=ast.Load())
             hold(result)
-            result.uncompile_seq = _seq(obj)  # type: ignore[attr-defined]
+            result.uncompile_seq = seq(obj)  # type: ignore[attr-defined]
         after = stack[:-count] + [result]
         if self.dropped(stack, after):
             return False

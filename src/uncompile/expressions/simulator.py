@@ -3,7 +3,10 @@
 :class:`Simulator` executes one neutral instruction at a time (:meth:`Simulator.step`) on
 a stack of ``ast.expr`` nodes and markers (:mod:`uncompile.expressions.values`), appending
 the simple statements it completes (assignments, expression statements, ``return``,
-``raise``, ``del``, imports...) to ``Simulator.out``. Control flow is not its business:
+``raise``, ``del``, imports...) to ``Simulator.out``. Its ``op_*`` handlers are its own and
+those of its mixins: stores and unpacking (:mod:`.targets`), imports (:mod:`.imports`), the
+3.8-3.10 block and unpacking forms (:mod:`.legacy_ops`), 3.14+ forms (:mod:`.ops314`); calls
+and displays are the :class:`~.calls.CallBuilder`'s. Control flow is not its business:
 the structurer (:mod:`uncompile.structure`) drives it block by block.
 """
 
@@ -19,6 +22,7 @@ from ..errors import DecompileError
 from . import values as M
 from .calls import CallBuilder
 from .constants import constant_expr
+from .imports import ImportOps
 from .legacy_ops import LegacyBlockOps, LegacyUnpackOps
 from .operators import BINARY, COMPARE, UNARY, binary, compare
 from .ops314 import Ops314, unpacked_item
@@ -55,7 +59,7 @@ def _store(target: ast.expr) -> ast.expr:
     return target
 
 
-class Simulator(Ops314, TargetOps, LegacyBlockOps, LegacyUnpackOps):
+class Simulator(Ops314, TargetOps, ImportOps, LegacyBlockOps, LegacyUnpackOps):
     """Executes instructions of one code object; see the module docstring."""
 
     def __init__(self, code: Any, nested: Callable[[Any], Any]) -> None:
@@ -156,7 +160,7 @@ class Simulator(Ops314, TargetOps, LegacyBlockOps, LegacyUnpackOps):
             if isinstance(value, ast.BinOp) and getattr(value, "uncompile_inplace", False):
                 self.emit(ast.AugAssign(target=cast(Any, target), op=value.op, value=value.right))
                 return
-            if isinstance(target, ast.Name) and self._import(target.id, value):
+            if isinstance(target, ast.Name) and self.stored_import(target.id, value):
                 self.mark_lazy(value)
                 return
         elif isinstance(target, ast.Name):  # a definition or ``type`` statement, stored under its name
@@ -187,40 +191,6 @@ class Simulator(Ops314, TargetOps, LegacyBlockOps, LegacyUnpackOps):
             value.target = target
             return True
         return False
-
-    def _import(self, name: str, value: Any) -> bool:
-        """Emit ``import``/``from ... import`` for storing an import result; False if not one."""
-        info: Any = getattr(value, "uncompile_import", None)
-        if info is not None:
-            module = info[0]
-            asname = None if module.split(".")[0] == name else name
-            if asname is None and module != name and "." not in module:
-                asname = name
-            self.emit(ast.Import(names=[ast.alias(name=module, asname=asname)]))
-            return True
-        attr = getattr(value, "uncompile_import_from", None)
-        if attr is None:
-            return False
-        module_node = value.value
-        info = getattr(module_node, "uncompile_import", ("", 0, None))
-        if info[2] is None:  # import a.b as c
-            self.emit(ast.Import(names=[ast.alias(name=info[0], asname=name)]))
-            return True
-        alias = ast.alias(name=attr, asname=None if attr == name else name)
-        last = self.out[-1] if self.out else None
-        if (
-            isinstance(last, ast.ImportFrom)
-            and getattr(last, "uncompile_module", None) is module_node
-            and not self.pending[:-2]
-        ):  # nothing but this IMPORT_FROM and its store since
-            last.names.append(alias)
-            last.uncompile_offsets += tuple(self.pending)  # type: ignore[attr-defined]
-            self.pending = []
-            return True
-        node = ast.ImportFrom(module=info[0] or None, names=[alias], level=info[1])
-        node.uncompile_module = module_node  # type: ignore[attr-defined]
-        self.emit(node)
-        return True
 
     def expr(self, value: Any, ins: Instr) -> ast.expr:
         """*value* as an expression; markers that have none are an error."""
@@ -500,34 +470,6 @@ class Simulator(Ops314, TargetOps, LegacyBlockOps, LegacyUnpackOps):
 
     def op_SETUP_ANNOTATIONS(self, ins: Instr, stack: Stack) -> None:
         pass
-
-    def op_IMPORT_NAME(self, ins: Instr, stack: Stack) -> None:
-        fromlist = self.pop_expr(stack, ins)
-        level = self.pop_expr(stack, ins)
-        node = ast.Call(
-            func=name_node("__import__"), args=[ast.Constant(value=ins.arg), fromlist, level], keywords=[]
-        )
-        node.uncompile_import = (  # type: ignore[attr-defined]
-            ins.arg,
-            getattr(level, "value", 0),
-            getattr(fromlist, "value", None),
-        )
-        stack.append(node)
-
-    def op_IMPORT_FROM(self, ins: Instr, stack: Stack) -> None:
-        module: Any = stack[-1] if stack else None
-        node = ast.Attribute(value=module, attr=ins.arg, ctx=ast.Load())
-        node.uncompile_import_from = ins.arg  # type: ignore[attr-defined]
-        stack.append(node)
-
-    def op_IMPORT_STAR(self, ins: Instr, stack: Stack) -> None:
-        module = self.pop(stack, ins)
-        info = getattr(module, "uncompile_import", None)
-        if info is None:
-            raise self.fail(ins, "import * of something that is not an import")
-        self.emit(
-            ast.ImportFrom(module=info[0] or None, names=[ast.alias(name="*", asname=None)], level=info[1])
-        )
 
     # exception handling bookkeeping
 

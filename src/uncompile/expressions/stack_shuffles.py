@@ -57,7 +57,8 @@ from .dynamo_effects import (
     stable,
 )
 from .dynamo_temps import DynamoTemporaries
-from .frame_lists import FrameListOps, held, leaves, parts, references, replace, unshare
+from .frame_lists import FrameListOps
+from .held_lists import held, leaves, parts, references, replace, unshare
 from .simulator import Simulator, Stack
 
 _DYNAMO_GLOBAL_PREFIXES = ("__compiled_fn_", "__resume_at_", "__import_torch_dot_")

@@ -4,9 +4,15 @@ from __future__ import annotations
 
 from typing import Any, Dict, List
 
+from .wording import location, other_outcome
+
 
 def _link(name: Any) -> str:
     return "[%s](%s)" % (name, name) if name else "-"
+
+
+def _at(event: Dict[str, Any]) -> str:
+    return " (at %s)" % location(event) if event.get("user_file") else ""
 
 
 def _entry_lines(entry: Dict[str, Any]) -> List[str]:
@@ -23,6 +29,8 @@ def _entry_lines(entry: Dict[str, Any]) -> List[str]:
         "  - guards: %d checked, %d not checkable (function `%s`)"
         % (entry["guards_checked"], entry["guards_unchecked"], entry["guard_function"]),
     ]
+    if entry.get("decompile_difference"):
+        lines.append("  - not verified: %s" % entry["decompile_difference"])
     if entry.get("compile_time_s") is not None:
         lines.append("  - compile time: %.3f s" % entry["compile_time_s"])
     if entry.get("cache"):
@@ -54,18 +62,15 @@ def _function_lines(function: Dict[str, Any]) -> List[str]:
     if function["graph_breaks"]:
         lines += ["", "### Graph breaks", ""]
         for event in function["graph_breaks"]:
-            where = (
-                "%s:%s" % (event["user_file"], event["user_line"])
-                if event["user_file"]
-                else "unknown location"
-            )
+            where = location(event)
             lines.append("- %s (compile id %s, in `%s`):" % (where, event["compile_id"], event["code_name"]))
             lines.extend("      " + line for line in event["reason"].splitlines())
     if function["recompiles"]:
         lines += ["", "### Recompilations", ""]
         for event in function["recompiles"]:
             lines.append(
-                "- compile id %s of `%s`: %s" % (event["compile_id"], event["code_name"], event["reason"])
+                "- compile id %s of `%s`: %s%s"
+                % (event["compile_id"], event["code_name"], event["reason"], _at(event))
             )
     return lines + [""]
 
@@ -92,13 +97,8 @@ def render(index: Dict[str, Any]) -> str:
         lines += ["## Other compilations (no cache entry)", ""]
         for other in index["other_compiles"]:
             lines.append(
-                "- compile id %s of `%s`: %s %s"
-                % (
-                    other["compile_id"],
-                    other["code_name"],
-                    other.get("fail_type") or "",
-                    other.get("fail_reason") or "",
-                )
+                "- compile id %s of `%s`: %s"
+                % (other["compile_id"], other.get("code_name") or "-", other_outcome(other))
             )
             lines.extend("  - %s" % _link(name) for name in other["files"])
             if other.get("note"):

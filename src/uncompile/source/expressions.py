@@ -33,6 +33,9 @@ Rendered = Tuple[str, int]
 
 _SET_CONTEXT_COMPARISONS = (ast.In, ast.NotIn)
 
+#: Call arguments written otherwise than as an expression at TEST level.
+_ARGUMENTS_OF_THEIR_OWN = frozenset([ast.Starred, ast.NamedExpr, ast.GeneratorExp])
+
 
 class MethodsByNode(Dict[type, Callable[..., Any]]):
     """Node class -> the method of a printer class named after it (``_Name`` for ``ast.Name``).
@@ -75,11 +78,16 @@ class ExpressionPrinter:
             return node.id  # type: ignore[attr-defined]
         if kind is ast.Constant:
             value = node.value  # type: ignore[attr-defined]
+            value_type = type(value)
             # a str outside f-string fields, without a ``u`` prefix: what constant_literal writes
-            if type(value) is str and not self.forbidden_quotes and getattr(node, "kind", None) != "u":
+            if value_type is str and not self.forbidden_quotes and getattr(node, "kind", None) != "u":
                 return repr(value)
-            if type(value) is int and value >= 0:
+            if value_type is int and value >= 0:
                 return int_literal(value)
+            if value is None or value_type is bool:
+                return repr(value)
+        elif kind is ast.Attribute and type(node.value) is ast.Name:  # type: ignore[attr-defined]
+            return node.value.id + "." + node.attr  # type: ignore[attr-defined]  # self.x, os.path
         text, precedence = _RENDERERS[kind](self, node)
         return "(%s)" % text if precedence < minimum else text
 
@@ -125,8 +133,6 @@ class ExpressionPrinter:
 
     def _Attribute(self, node: ast.Attribute) -> Rendered:
         inner = node.value
-        if type(inner) is ast.Name:  # the commonest: ``self.x``, ``os.path``
-            return inner.id + "." + node.attr, Precedence.ATOM
         value = self.expression(inner, Precedence.ATOM)
         if isinstance(inner, ast.Constant) and type(inner.value) is int and value[0] != "(":
             value = "(%s)" % value  # ``1.real`` would read as a float literal
@@ -174,17 +180,19 @@ class ExpressionPrinter:
 
     def call_arguments(self, args: Sequence[ast.expr], keywords: Sequence[ast.keyword]) -> str:
         """The inside of a call's (or a class definition's) parentheses."""
-        if len(args) == 1 and not keywords and isinstance(args[0], ast.GeneratorExp):
-            return self._comprehension_body(args[0])
         pieces = []
         for arg in args:
             kind = type(arg)
             if kind is ast.Name:
                 pieces.append(arg.id)  # type: ignore[attr-defined]
+            elif kind not in _ARGUMENTS_OF_THEIR_OWN:
+                pieces.append(self.expression(arg))
             elif kind is ast.Starred:
                 pieces.append("*" + self.expression(arg.value))  # type: ignore[attr-defined]
             elif kind is ast.NamedExpr:  # a named_expression, as the grammar says
                 pieces.append(self._NamedExpr(arg)[0])  # type: ignore[arg-type]
+            elif len(args) == 1 and not keywords:  # ``f(x for x in y)``: the call's parentheses serve
+                return self._comprehension_body(arg)
             else:
                 pieces.append(self.expression(arg))
         for keyword in keywords:
@@ -279,17 +287,15 @@ class ExpressionPrinter:
         # Walk down a left-leaning chain (a + b - c + ...) without recursing once per operator.
         tail: List[Tuple[str, ast.expr]] = []
         current: ast.expr = node
-        while (
-            isinstance(current, ast.BinOp)
-            and type(current.op) is not ast.Pow
-            and BINARY_PRECEDENCE[type(current.op)] == precedence
-        ):
+        # (``**`` is the only operator at its level, so the chain never holds one.)
+        while isinstance(current, ast.BinOp) and BINARY_PRECEDENCE[type(current.op)] == precedence:
             tail.append((BINARY_OPERATORS[type(current.op)], current.right))
             current = current.left
         pieces = [self.expression(current, precedence)]
+        right_operand = precedence + 1  # the next tighter level (binary levels lie below ATOM)
         for symbol, right in reversed(tail):
             pieces.append(symbol)
-            pieces.append(self.expression(right, above(precedence)))
+            pieces.append(self.expression(right, right_operand))
         return " ".join(pieces), precedence
 
     def _UnaryOp(self, node: ast.UnaryOp) -> Rendered:
@@ -345,35 +351,46 @@ class ExpressionPrinter:
     def arguments(self, node: ast.arguments, annotations: bool = True) -> str:
         """A parameter list: positional-only ``/``, defaults, ``*args``, keyword-only, ``**kw``."""
         positional_only = getattr(node, "posonlyargs", ())
-        positional = [*positional_only, *getattr(node, "args", ())]
-        defaults = getattr(node, "defaults", ())
-        defaults = [None] * (len(positional) - len(defaults)) + list(defaults)  # the last ones have one
-        pieces = [self._parameter(arg, default, annotations) for arg, default in zip(positional, defaults)]
+        positional = getattr(node, "args", ())
+        if positional_only:
+            positional = [*positional_only, *positional]
+        pieces = self._parameters(positional, getattr(node, "defaults", ()), annotations)
         if positional_only:
             pieces.insert(len(positional_only), "/")
         vararg, kwarg = getattr(node, "vararg", None), getattr(node, "kwarg", None)
-        keyword_only = getattr(node, "kwonlyargs", ())
         if vararg is not None:
-            pieces.append("*" + self._parameter(vararg, None, annotations))
-        elif keyword_only:
-            pieces.append("*")
-        keyword_defaults = list(getattr(node, "kw_defaults", ()))
-        keyword_defaults += [None] * (len(keyword_only) - len(keyword_defaults))
-        for arg, keyword_default in zip(keyword_only, keyword_defaults):
-            pieces.append(self._parameter(arg, keyword_default, annotations))
+            pieces.append("*" + self._parameters([vararg], (), annotations)[0])
+        keyword_only = getattr(node, "kwonlyargs", ())
+        if keyword_only:
+            if vararg is None:
+                pieces.append("*")
+            keyword_defaults = list(getattr(node, "kw_defaults", ()))  # one per parameter, None for none
+            keyword_defaults += [None] * (len(keyword_only) - len(keyword_defaults))
+            pieces += self._parameters(keyword_only, keyword_defaults, annotations)
         if kwarg is not None:
-            pieces.append("**" + self._parameter(kwarg, None, annotations))
+            pieces.append("**" + self._parameters([kwarg], (), annotations)[0])
         return ", ".join(pieces)
 
-    def _parameter(self, arg: ast.arg, default: Optional[ast.expr], annotations: bool) -> str:
-        text = arg.arg
-        annotation = getattr(arg, "annotation", None)
-        annotated = annotations and annotation is not None
-        if annotated:
-            text += ": " + self.expression(annotation)  # type: ignore[arg-type]
-        if default is not None:
-            text += (" = " if annotated else "=") + self.expression(default)
-        return text
+    def _parameters(
+        self, params: Sequence[ast.arg], defaults: Sequence[Optional[ast.expr]], annotations: bool
+    ) -> List[str]:
+        """Each of *params* as ``name``, ``name=default`` or ``name: annotation = default``.
+
+        The last ``len(defaults)`` parameters have the *defaults* (a None there: no default).
+        """
+        pieces = []
+        first_default = len(params) - len(defaults)
+        for index, arg in enumerate(params):
+            text = arg.arg
+            annotation = getattr(arg, "annotation", None) if annotations else None
+            if annotation is not None:
+                text += ": " + self.expression(annotation)
+            if index >= first_default:
+                default = defaults[index - first_default]
+                if default is not None:
+                    text += (" = " if annotation is not None else "=") + self.expression(default)
+            pieces.append(text)
+        return pieces
 
     def type_parameters(self, params: Optional[List[ast.AST]]) -> str:
         """``[T: bound = default, *Ts, **P]`` (Python 3.12+), or nothing."""

@@ -41,6 +41,16 @@ class Emitted(NamedTuple):
 def emit(tree: Union[ast.AST, List[ast.stmt]]) -> Emitted:
     """Print *tree* (a module, a statement, a list of statements or an expression)."""
     writer = _StatementWriter()
+    text = _write(writer, tree)
+    return Emitted(text, writer.spans)
+
+
+def to_source(tree: Union[ast.AST, List[ast.stmt]]) -> str:
+    """Python source for *tree*; see :func:`emit`."""
+    return _write(_TextWriter(), tree)
+
+
+def _write(writer: _StatementWriter, tree: Union[ast.AST, List[ast.stmt]]) -> str:
     if isinstance(tree, list):
         if tree:
             writer.body(tree)
@@ -56,12 +66,7 @@ def emit(tree: Union[ast.AST, List[ast.stmt]]) -> Emitted:
     else:
         raise ValueError("cannot print %s" % type(tree).__name__)
     text = "\n".join(writer.lines)
-    return Emitted(text + "\n" if text else "", writer.spans)
-
-
-def to_source(tree: Union[ast.AST, List[ast.stmt]]) -> str:
-    """Python source for *tree*; see :func:`emit`."""
-    return emit(tree).text
+    return text + "\n" if text else ""
 
 
 class _StatementWriter:
@@ -69,9 +74,8 @@ class _StatementWriter:
 
     def __init__(self) -> None:
         self.expressions = ExpressionPrinter()
-        self.lines: List[str] = []
+        self.lines: List[str] = []  # physical lines: their count is the number of the last one
         self.spans: Dict[ast.AST, Tuple[int, int]] = {}
-        self.line_count = 0  # physical lines so far (a docstring entry may hold several)
         self.indent = ""  # INDENT once per enclosing block
         #: *node* as source, parenthesized below the precedence *minimum* (TEST if not given).
         self.expression = self.expressions.expression
@@ -80,16 +84,16 @@ class _StatementWriter:
 
     def line(self, text: str) -> None:
         """Append one logical line at the current indentation."""
-        self.lines.append(self.indent + text if text else "")
-        self.line_count += 1
-        if "\n" in text:  # a docstring, or a string literal in triple quotes
-            self.line_count += text.count("\n")
+        if "\n" in text:  # a docstring, or a string literal in triple quotes: one entry per line
+            self.lines.extend((self.indent + text).split("\n"))
+        else:
+            self.lines.append(self.indent + text)
 
     def statement(self, node: ast.AST) -> None:
         """Write *node* and record its span."""
-        first = self.line_count + 1
+        first = len(self.lines) + 1
         _WRITERS[type(node)](self, node)
-        self.spans[node] = (first, self.line_count)
+        self.spans[node] = (first, len(self.lines))
 
     def body(self, statements: Sequence[ast.stmt], docstring: bool = False) -> None:
         """Write a sequence of statements at the current depth (``pass`` if there are none)."""
@@ -105,9 +109,9 @@ class _StatementWriter:
         for node in statements[1:]:
             is_definition = isinstance(node, _DEFINITIONS)
             if is_definition or after_definition:  # blank lines around definitions, 2 at the top level
-                self.line("")
+                self.lines.append("")
                 if not self.indent:
-                    self.line("")
+                    self.lines.append("")
             after_definition = is_definition
             self.statement(node)
 
@@ -120,12 +124,12 @@ class _StatementWriter:
         self.indent = outer
 
     def _docstring(self, node: ast.Expr) -> None:
-        first = self.line_count + 1
+        first = len(self.lines) + 1
         constant = node.value
         assert isinstance(constant, ast.Constant) and isinstance(constant.value, str)
         prefix = "u" if getattr(constant, "kind", None) == "u" else ""
         self.line(_docstring_text(constant.value, prefix, self.indent))
-        self.spans[node] = (first, self.line_count)
+        self.spans[node] = (first, len(self.lines))
 
     # -- simple statements ---------------------------------------------------------
 
@@ -134,8 +138,12 @@ class _StatementWriter:
 
     def _Assign(self, node: ast.Assign) -> None:
         # Target lists: a tuple needs no parentheses there.
+        value = self.expression(node.value, Precedence.YIELD)
+        if len(node.targets) == 1:  # the commonest
+            self.line(self.expression(node.targets[0], Precedence.TUPLE) + " = " + value)
+            return
         targets = [self.expression(target, Precedence.TUPLE) for target in node.targets]
-        targets.append(self.expression(node.value, Precedence.YIELD))
+        targets.append(value)
         self.line(" = ".join(targets))
 
     def _AugAssign(self, node: ast.AugAssign) -> None:
@@ -214,11 +222,11 @@ class _StatementWriter:
             if not (len(orelse) == 1 and isinstance(orelse[0], ast.If)):
                 break
             node, keyword = orelse[0], "elif"
-            chain.append((node, self.line_count + 1))
+            chain.append((node, len(self.lines) + 1))
         if orelse:
             self.block("else", orelse)
         for nested, first in chain:
-            self.spans[nested] = (first, self.line_count)
+            self.spans[nested] = (first, len(self.lines))
 
     def _While(self, node: ast.While) -> None:
         self.block("while " + self.expressions.named_expression(node.test), node.body)
@@ -256,9 +264,9 @@ class _StatementWriter:
     def _Try(self, node: ast.Try, star: str = "") -> None:
         self.block("try", node.body)
         for handler in getattr(node, "handlers", ()):
-            first = self.line_count + 1
+            first = len(self.lines) + 1
             self._ExceptHandler(handler, star)
-            self.spans[handler] = (first, self.line_count)
+            self.spans[handler] = (first, len(self.lines))
         self._else(node)
         if getattr(node, "finalbody", None):
             self.block("finally", node.finalbody)
@@ -279,8 +287,8 @@ class _StatementWriter:
         self.block(header, node.body)
 
     def _FunctionDef(self, node: ast.FunctionDef, keyword: str = "def") -> None:
-        self._decorators(getattr(node, "decorator_list", None) or ())
-        params = self.expressions.type_parameters(getattr(node, "type_params", None))
+        self._decorators(node)
+        params = self._type_parameters(node)
         header = "%s %s%s(%s)" % (keyword, node.name, params, self.expressions.arguments(node.args))
         if getattr(node, "returns", None) is not None:
             header += " -> " + self.expression(node.returns)  # type: ignore[arg-type]
@@ -290,17 +298,20 @@ class _StatementWriter:
         self._FunctionDef(node, "async def")  # type: ignore[arg-type]
 
     def _ClassDef(self, node: ast.ClassDef) -> None:
-        self._decorators(getattr(node, "decorator_list", None) or ())
-        params = self.expressions.type_parameters(getattr(node, "type_params", None))
-        header = "class " + node.name + params
+        self._decorators(node)
+        header = "class " + node.name + self._type_parameters(node)
         bases, keywords = getattr(node, "bases", ()), getattr(node, "keywords", ())
         if bases or keywords:
             header += "(%s)" % self.expressions.call_arguments(bases, keywords)
         self.block(header, node.body, docstring=True)
 
-    def _decorators(self, decorators: Sequence[ast.expr]) -> None:
-        for decorator in decorators:
+    def _decorators(self, node: ast.stmt) -> None:
+        for decorator in getattr(node, "decorator_list", None) or ():
             self.line("@" + self.expressions.named_expression(decorator))
+
+    def _type_parameters(self, node: ast.stmt) -> str:
+        params = getattr(node, "type_params", None)
+        return self.expressions.type_parameters(params) if params else ""
 
     def _Match(self, node: ast.stmt) -> None:
         self.line("match %s:" % self.expression(node.subject, Precedence.TUPLE))  # type: ignore
@@ -316,6 +327,14 @@ class _StatementWriter:
         if guard is not None:
             header += " if " + self.expressions.named_expression(guard)
         self.block(header, node.body)  # type: ignore[attr-defined]
+
+
+class _TextWriter(_StatementWriter):
+    """The same text, without the spans of statements (for :func:`to_source`)."""
+
+    def statement(self, node: ast.AST) -> None:
+        """Write *node*."""
+        _WRITERS[type(node)](self, node)
 
 
 #: Node class -> the method that writes it: ``_If`` writes ``ast.If``.

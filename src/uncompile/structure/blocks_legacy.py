@@ -69,8 +69,8 @@ class LegacyBlocks(LegacyBlockStacks, LegacyExceptClauses):
             for ins in instrs[h + 1 :]:
                 if ins.op == "EXC_MATCH":
                     return True
-                if ins.target is not None or ins.op.startswith("STORE_") or ins.op in ENDS_PATH:
-                    return False
+                if ins.op.startswith("STORE_") or ins.op in ENDS_PATH:
+                    return False  # a type may have jumps of its own (``except E if c else ():``)
         return False
 
     def _legacy_last(self, lo: int, hi: int, op: str, block: Block) -> Optional[int]:

@@ -88,18 +88,45 @@ def joined_before_continue(
     None when the body ends with a written ``continue``: what the test skips follows the if.
     """
     loop = ctx.loop
+    if loop is not None and follow == loop.break_to:
+        return joined_before_break(walker, then_b, else_b, follow, ctx)
     if loop is None or follow != loop.header or then_b is None or else_b is None:
         return follow
-    both = walker.reachable_in_region(then_b, ctx, raising=False) & walker.reachable_in_region(
-        else_b, ctx, raising=False
-    )
-    both.discard(loop.header)
-    if both:
-        return min(both, key=lambda b: walker.blocks[b].offset)
+    both = _first_shared(walker, then_b, else_b, ctx)
+    if both is not None:
+        return both
     past = walker.jump_past_else(block_id, else_b, ctx)
     if past is not None:
         return past
     return None if _ends_with_written_continue(walker, block_id, else_b, loop.header) else follow
+
+
+def joined_before_break(
+    walker: Any, then_b: Optional[int], else_b: Optional[int], follow: int, ctx: Context
+) -> Optional[int]:
+    """The if's own follow when its branches meet only at the loop's exit *follow*.
+
+    ``if a: x; if b: break`` then more statements (and a ``break``): the paths that do not
+    ``break`` meet at those statements, the first block that both branches reach; an else
+    branch that starts where the enclosing statement ends is no else.
+    """
+    if then_b is None or else_b is None:
+        return follow
+    both = _first_shared(walker, then_b, else_b, ctx)
+    if both is not None:
+        return both
+    return else_b if else_b in ctx.stops else follow
+
+
+def _first_shared(walker: Any, then_b: int, else_b: int, ctx: Context) -> Optional[int]:
+    """The first block (in layout) that both *then_b* and *else_b* reach inside the loop body
+    (the header aside), or None."""
+    both = walker.reachable_in_region(then_b, ctx, raising=False) & walker.reachable_in_region(
+        else_b, ctx, raising=False
+    )
+    if ctx.loop is not None:
+        both.discard(ctx.loop.header)
+    return min(both, key=lambda b: walker.blocks[b].offset) if both else None
 
 
 def _ends_with_written_continue(walker: Any, block_id: int, else_b: int, header: int) -> bool:

@@ -28,6 +28,7 @@ class LegacyExceptClauses:
     sim: Any
     exit: Optional[int]
     _bottom_cuts: Any
+    _clause_type: Any
     _legacy_body_end: Any
     _legacy_index: Any
     _legacy_last: Any
@@ -155,10 +156,7 @@ class LegacyExceptClauses:
             next_k: Optional[int] = None
             if instrs[k].op == "COPY" and instrs[k].arg == 1:
                 work = list(stack)
-                j = k + 1
-                while instrs[j].op != "EXC_MATCH":
-                    self.sim.step(instrs[j], work)
-                    j += 1
+                j = self._clause_type(k + 1, ctx, work)
                 type_expr = self.sim.pop_expr(work, instrs[j])
                 next_k = self._legacy_index(instrs[j + 1].target)
                 j += 2
@@ -214,7 +212,8 @@ class LegacyExceptClauses:
 
         The compiler still emits a clause's normal exit after its last statement; when that
         statement leaves (``break``), the exit stays, dead, and shows where the ``try``
-        statement ends (past an ``else``). The exit of a clause ``except ... as name``
+        statement ends (past an ``else``), or, after a ``continue``, a jump back to the loop's
+        header like the ``continue``'s own. The exit of a clause ``except ... as name``
         clears the name between the two (3.9).
         """
         stacks = self.block_stacks()
@@ -225,7 +224,6 @@ class LegacyExceptClauses:
                 and stacks[k] is None
                 and jump.op == "JUMP"
                 and jump.target is not None
-                and jump.target > self.instrs[k].offset
             ):
                 return [self._legacy_index(jump.target)]
         return []

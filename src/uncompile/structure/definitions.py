@@ -21,7 +21,10 @@ from .cleanup import tidy_body
 from .comprehensions import loop_to_comprehension
 from .generics import generic_definition, stored_generic
 from .private_names import demangle_private_names
-from .walker import Walker
+from .straight_line import walked_statements
+
+#: Whether definitions have ``type_params`` (3.12+; generic ones fill them, see generics).
+HAS_TYPE_PARAMS = hasattr(ast, "TypeAlias")
 
 
 def _const_items(node: Any) -> Optional[List[ast.expr]]:
@@ -118,8 +121,8 @@ def returned_expression(body: List[ast.stmt]) -> Optional[ast.expr]:
 def body_of(code: CodeType, arguments: Optional[Dict[str, ast.expr]] = None) -> List[ast.stmt]:
     """The statements of *code* (a function, class or module body), tidied; *arguments* are the
     values of its hidden parameters (a generic definition's function defaults)."""
-    walker = Walker(code, Nested(code, arguments))
-    stmts = tidy_body(walker.run(), code, walker.sim)
+    stmts, sim = walked_statements(code, Nested(code, arguments))
+    stmts = tidy_body(stmts, code, sim)
     demangle_private_names(stmts, code)
     return stmts
 
@@ -174,7 +177,7 @@ class Nested:
             returns=notes.get("return"),
             type_comment=None,
         )
-        if hasattr(ast, "TypeAlias"):
+        if HAS_TYPE_PARAMS:
             setattr(node, "type_params", getattr(value, "type_params", []))  # noqa: B010 - new in 3.12
         return node
 
@@ -187,7 +190,7 @@ class Nested:
             body=body or [ast.Pass()],
             decorator_list=list(value.decorators),
         )
-        if hasattr(ast, "TypeAlias"):
+        if HAS_TYPE_PARAMS:
             setattr(node, "type_params", getattr(value, "type_params", []))  # noqa: B010 - new in 3.12
         if name != value.name and not is_private_name_stored_as(value.name, name):
             raise DecompileError("class %s stored as %s" % (value.name, name), construct="class")

@@ -79,10 +79,10 @@ class ExceptClauses(HandlerRegions):
 
     def _clause_type(self, i: int, ctx: Context, work: List[Any]) -> int:
         """Push the type of the clause whose test starts at *i* on *work*; the index of its
-        ``CHECK_EXC_MATCH``. A type with jumps of its own (``except E if c else ():``) is
-        walked as a value."""
+        exception match (``CHECK_EXC_MATCH``, ``EXC_MATCH`` before 3.11). A type with jumps of
+        its own (``except E if c else ():``) is walked as a value."""
         check = i
-        while self.instrs[check].op != "CHECK_EXC_MATCH":
+        while self.instrs[check].op not in ("CHECK_EXC_MATCH", "EXC_MATCH"):
             check += 1
         if all(ins.target is None for ins in self.instrs[i:check]):
             for ins in self.instrs[i:check]:

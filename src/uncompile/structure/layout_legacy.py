@@ -15,6 +15,7 @@ import ast
 from typing import Any, List, Optional, Tuple
 
 from ..bytecode import versions as V
+from .branch_follow import joined_before_break
 from .context import Context
 
 #: ``with``'s exit call on leaving its body (``None`` three times) and the pop of its result.
@@ -238,6 +239,8 @@ class LegacyLayout:
                 return else_b
             if self._legacy_continues(else_b - 1, ctx):
                 return None  # the body ends in ``continue``: the if has no else
+        if loop is not None and follow is not None and follow == loop.break_to:
+            return joined_before_break(self, then_b, else_b, follow, ctx)
         return follow
 
     def _legacy_goes_on_to_until(self, then_b: int, else_b: int, ctx: Context) -> bool:

@@ -227,6 +227,11 @@ class LoopStructurer(BottomTestedLoops):
         reach = self._reach_set(header)
         normal = [b for b in body if b in reach]
         last_source = max(self.blocks[b].offset for b in normal)
+        test_exit = head.jump if self.instrs[head.end - 1].op in V.CONDITIONAL_JUMPS else None
+        if test_exit is not None and self.blocks[test_exit].offset > last_source:
+            # statements after the last jump back that only leave (``break``) are laid out
+            # before where the test leaves
+            last_source = self.blocks[test_exit].offset - 1
         hi = min(ctx.hi, last_source + 1, end if end is not None else ctx.hi)
         body |= {
             b.id

@@ -13,11 +13,11 @@ and :mod:`.loops_legacy`.
 from __future__ import annotations
 
 import ast
-from typing import Any, Callable, Dict, FrozenSet, List, Optional, Set, Tuple
+from typing import Any, Callable, Dict, FrozenSet, List, NamedTuple, Optional, Set, Tuple
 
 from ..bytecode import versions as V
-from ..bytecode.exception_table import empty_try_entries, exception_handlers, handler_at
-from ..bytecode.instructions import read_indexed_instructions
+from ..bytecode.exception_table import Handler, empty_try_entries, exception_handlers, handler_at
+from ..bytecode.instructions import Instr, read_indexed_instructions
 from ..bytecode.reader import instruction_lines
 from ..errors import DecompileError
 from ..expressions import values as M
@@ -58,6 +58,26 @@ _CHECKED_ALWAYS = (
 _CHECKED_OPS: Dict[FrozenSet[str], FrozenSet[str]] = {}
 
 
+class CodeParts(NamedTuple):
+    """What the walk of a code object starts from (see :func:`read_code`)."""
+
+    instrs: List[Instr]
+    index_of: Dict[int, int]  # the index of the first instruction at each offset
+    handlers: List[Handler]  # 3.11+: the exception table's regions, the tries with an empty body last
+    empty_tries: Dict[int, Handler]  # tries with an empty body, by where they stand
+
+
+def read_code(code: Any) -> CodeParts:
+    """The instructions and exception handlers of *code* (3.8 - 3.10: none, their handlers are
+    laid out after each body and structured from the block stack, see blocks_legacy)."""
+    instrs, index_of = read_indexed_instructions(code)
+    if not V.HAS_EXCEPTION_TABLE:
+        return CodeParts(instrs, index_of, [], {})
+    handlers = exception_handlers(code, instrs)
+    empty_tries = {e.start: e for e in empty_try_entries(code, instrs, handlers)}
+    return CodeParts(instrs, index_of, handlers + list(empty_tries.values()), empty_tries)
+
+
 class Walker(
     Conditionals,
     IfStatements,
@@ -72,7 +92,8 @@ class Walker(
 ):
     """Structures one code object; :meth:`run` returns its statements."""
 
-    def __init__(self, code: Any, nested: Any) -> None:
+    def __init__(self, code: Any, nested: Any, parts: Optional[CodeParts] = None) -> None:
+        """*parts*: :func:`read_code` of *code*, when the caller has read it already."""
         # Every attribute is set here, those set later by the mixins first: walkers then share one
         # attribute layout (attributes added afterwards, in varying orders, leave an instance a
         # dict of its own, slower to look up)
@@ -81,13 +102,8 @@ class Walker(
         self._covering: Dict[int, Any] = {}  # offset -> the handler entry that covers it, filled as asked
         self._statement_free_at: Dict[Tuple[int, int], bool] = {}  # see PureBlocks._statement_free
         self.code = code
-        self.instrs, index_of = read_indexed_instructions(code)
-        # 3.8 - 3.10 blocks are structured from the block stack (blocks_legacy), without
-        # exception edges in the graph: their handlers are laid out after each body.
-        self.handlers = exception_handlers(code, self.instrs) if V.HAS_EXCEPTION_TABLE else []
-        #: tries with an empty body, by where they stand (each is one statement, walked once)
-        self.empty_tries = {e.start: e for e in empty_try_entries(code, self.instrs, self.handlers)}
-        self.handlers += self.empty_tries.values()
+        self.instrs, index_of, self.handlers, self.empty_tries = parts or read_code(code)
+        # (a try with an empty body is one statement, walked once)
         reraises = finally_reraises(self.instrs, self.handlers, index_of) if V.HAS_EXCEPTION_TABLE else []
         leaders = frozenset(k for group in reraises for k in group) or reraise_leaders(self.instrs)
         self.cfg = ControlFlowGraph(self.instrs, self.handlers, leaders, index_of)

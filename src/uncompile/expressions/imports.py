@@ -1,0 +1,91 @@
+"""Imports on the symbolic stack (a mixin of the simulator).
+
+``IMPORT_NAME`` pushes a call of ``__import__`` tagged ``uncompile_import`` (module, level,
+from-list), ``IMPORT_FROM`` an attribute of it tagged ``uncompile_import_from``. Storing
+either under a name is an ``import`` or ``from ... import`` statement (:meth:`ImportOps.stored_import`);
+the names a ``from`` import stores one after the other join one statement. ``IMPORT_STAR``
+is ``from module import *``.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any, List
+
+from ..bytecode.instructions import Instr
+from .targets import name_node
+
+Stack = List[Any]
+
+
+class ImportOps:
+    """``op_*`` handlers for imports, and their stores; see the module docstring."""
+
+    emit: Any
+    fail: Any
+    out: List[ast.stmt]
+    pending: List[int]
+    pop: Any
+    pop_expr: Any
+
+    def op_IMPORT_NAME(self, ins: Instr, stack: Stack) -> None:
+        fromlist = self.pop_expr(stack, ins)
+        level = self.pop_expr(stack, ins)
+        node = ast.Call(
+            func=name_node("__import__"), args=[ast.Constant(value=ins.arg), fromlist, level], keywords=[]
+        )
+        node.uncompile_import = (  # type: ignore[attr-defined]
+            ins.arg,
+            getattr(level, "value", 0),
+            getattr(fromlist, "value", None),
+        )
+        stack.append(node)
+
+    def op_IMPORT_FROM(self, ins: Instr, stack: Stack) -> None:
+        module: Any = stack[-1] if stack else None
+        node = ast.Attribute(value=module, attr=ins.arg, ctx=ast.Load())
+        node.uncompile_import_from = ins.arg  # type: ignore[attr-defined]
+        stack.append(node)
+
+    def op_IMPORT_STAR(self, ins: Instr, stack: Stack) -> None:
+        module = self.pop(stack, ins)
+        info = getattr(module, "uncompile_import", None)
+        if info is None:
+            raise self.fail(ins, "import * of something that is not an import")
+        self.emit(
+            ast.ImportFrom(module=info[0] or None, names=[ast.alias(name="*", asname=None)], level=info[1])
+        )
+
+    def stored_import(self, name: str, value: Any) -> bool:
+        """Emit ``import``/``from ... import`` for storing an import result; False if not one."""
+        info: Any = getattr(value, "uncompile_import", None)
+        if info is not None:
+            module = info[0]
+            asname = None if module.split(".")[0] == name else name
+            if asname is None and module != name and "." not in module:
+                asname = name
+            self.emit(ast.Import(names=[ast.alias(name=module, asname=asname)]))
+            return True
+        attr = getattr(value, "uncompile_import_from", None)
+        if attr is None:
+            return False
+        module_node = value.value
+        info = getattr(module_node, "uncompile_import", ("", 0, None))
+        if info[2] is None:  # import a.b as c
+            self.emit(ast.Import(names=[ast.alias(name=info[0], asname=name)]))
+            return True
+        alias = ast.alias(name=attr, asname=None if attr == name else name)
+        last = self.out[-1] if self.out else None
+        if (
+            isinstance(last, ast.ImportFrom)
+            and getattr(last, "uncompile_module", None) is module_node
+            and not self.pending[:-2]
+        ):  # nothing but this IMPORT_FROM and its store since
+            last.names.append(alias)
+            last.uncompile_offsets += tuple(self.pending)  # type: ignore[attr-defined]
+            self.pending = []
+            return True
+        node = ast.ImportFrom(module=info[0] or None, names=[alias], level=info[1])
+        node.uncompile_module = module_node  # type: ignore[attr-defined]
+        self.emit(node)
+        return True

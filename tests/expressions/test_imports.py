@@ -1,0 +1,55 @@
+"""Imports on the symbolic stack (``uncompile.expressions.imports``): ``import`` and
+``from ... import`` statements rebuilt from the stores of their results."""
+
+from __future__ import annotations
+
+import pytest
+from snippets import round_trip
+
+CASES = {
+    "plain": """
+        def f():
+            import os
+            return os
+    """,
+    "dotted": """
+        def f():
+            import os.path
+            return os
+    """,
+    "dotted_as": """
+        def f():
+            import os.path as p
+            return p
+    """,
+    "renamed": """
+        def f():
+            import json as j
+            return j
+    """,
+    "from_several_names": """
+        def f():
+            from os import path, sep as s
+            return path, s
+    """,
+    "relative": """
+        def f():
+            from . import a
+            from ..b import c as d
+            return a, d
+    """,
+    "from_twice_with_a_statement_between": """
+        def f():
+            from os import path
+            x = 1
+            from os import sep
+            return path, x, sep
+    """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_imports_recompile_identically(name: str) -> None:
+    source = CASES[name]
+    result = round_trip(source)
+    assert result.source is not None and result.source.count("import ") == source.count("import ")
