@@ -42,6 +42,9 @@ def test_a_graph_break_quotes_source_without_its_underlines() -> None:
         "\n"
         "        return out\n"
         "        ^^^^^^^^^^\n"
+        "    return x.sin() * 2\n"
+        "           ~~~~~^^\n"
+        "    ~~~~~~~\n"
         "User code traceback:\n"
         '  File "/tmp/prog.py", line 7, in g\n'
     )
@@ -54,5 +57,7 @@ def test_a_graph_break_quotes_source_without_its_underlines() -> None:
         "    with profiler(name):\n"
         "        out = f(x)\n"
         "\n"
-        "        return out"
+        "        return out\n"
+        "    return x.sin() * 2\n"
+        "    ~~~~~~~"
     )

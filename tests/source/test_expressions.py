@@ -149,7 +149,9 @@ def test_lambda_parameters() -> None:
     assert printed(source) == source
     assert printed("f = lambda *, a: a") == "f = lambda *, a: a"
     assert printed("f = lambda: 0") == "f = lambda: 0"
-    for header in ["def f(a, *, b, c=1):", "def f(*a, b):", "def f(*a, **b):", "def f(a, b=2, /):"]:
+    headers = ["def f(a, *, b, c=1):", "def f(*a, b):", "def f(*a, **b):", "def f(a, b=2, /):"]
+    headers.append("def f(a: int, b: int = 1, /, c=2, *d: str, e: int = 3, g, **h: bool) -> None:")
+    for header in headers:
         assert printed(header + "\n    pass") == header + "\n    pass"
 
 

@@ -108,3 +108,36 @@ def test_branch_walked_as_a_value_only_where_a_comprehension_adds_items(name, mo
     round_trip(BRANCHES_HOLDING_LOOPS, name)
     inlined = sys.version_info >= (3, 12) and name == "comprehension_value"
     assert bool(walked) == inlined
+
+
+BLOCKS_WITH_A_STORE_INSIDE = """\
+def f(a, b, c):
+    if a:
+        x = b
+        if x.y(c):
+            return c
+    if b.get(x for x in c):
+        return b
+    return a
+"""
+
+
+def test_statement_free_blocks_are_read_from_any_of_their_instructions():
+    """A block holding a store before its last test is no piece of a value (the store, not its
+    last instructions, says so); one testing a call with a generator expression can be one."""
+    from snippets import define
+
+    from uncompile.structure.definitions import Nested
+    from uncompile.structure.walker import Walker
+
+    code = define(BLOCKS_WITH_A_STORE_INSIDE).__code__
+    walker = Walker(code, Nested(code))
+    instrs = walker.instrs
+    store = next(i for i in instrs if i.op == "STORE_FAST" and i.arg == "x")
+    block = walker.blocks[walker.block_of[store.index]]
+    assert walker._statement_free(block.id, block.start) is False
+    assert walker._statement_free(block.id, store.index + 1) is True  # past the store: the test
+    # (3.15 moves the generator expression's GET_ITER into its code)
+    call = next(b for b in walker.blocks if any(i.op == "MAKE_FUNCTION" for i in instrs[b.start : b.end]))
+    assert walker._statement_free(call.id, call.start) is True
+    round_trip(BLOCKS_WITH_A_STORE_INSIDE)

@@ -9,8 +9,8 @@ from .model import EventRecord
 
 _BREAK_AT = re.compile(r"Graph break in user code at (.+):(\d+)")
 _TRACEBACK_FRAME = re.compile(r'File "(.+)", line (\d+), in ')
-#: A line of ``^`` under a quoted source line, and runs of blank lines.
-_UNDERLINE = re.compile(r"^[ \t]*\^+[ \t]*$\n?", re.MULTILINE)
+#: A line of ``^`` (and ``~``) under a quoted source line, and runs of blank lines.
+_UNDERLINE = re.compile(r"^[ \t]*[~^]*\^[~^]*[ \t]*$\n?", re.MULTILINE)
 _BLANK_RUN = re.compile(r"\n(?:[ \t]*\n){2,}")
 #: ``<compile id>: <guard>``: the guard of that earlier cache entry failed.
 _FAILED_ENTRY = re.compile(r"^(\S+/\d+): (.*)$", re.DOTALL)
@@ -30,7 +30,7 @@ def _user_location(text: str) -> Tuple[Optional[str], Optional[int]]:
 
 def graph_break(compile_id: str, code_name: str, text: str) -> EventRecord:
     """A graph break: the user's file:line and PyTorch's explanation (no internal traceback,
-    and without the lines of ``^`` that underline the source lines it quotes)."""
+    and without the lines of ``^``/``~`` that underline the source lines it quotes)."""
     user_file, user_line = _user_location(text)
     explanation = text.split("\nUser code traceback:")[0]
     explanation = re.sub(r"^Graph break in user code at .+\n", "", explanation)

@@ -33,6 +33,9 @@ Rendered = Tuple[str, int]
 
 _SET_CONTEXT_COMPARISONS = (ast.In, ast.NotIn)
 
+#: Call arguments written otherwise than as an expression at TEST level.
+_ARGUMENTS_OF_THEIR_OWN = frozenset([ast.Starred, ast.NamedExpr, ast.GeneratorExp])
+
 
 class MethodsByNode(Dict[type, Callable[..., Any]]):
     """Node class -> the method of a printer class named after it (``_Name`` for ``ast.Name``).
@@ -182,12 +185,14 @@ class ExpressionPrinter:
             kind = type(arg)
             if kind is ast.Name:
                 pieces.append(arg.id)  # type: ignore[attr-defined]
+            elif kind not in _ARGUMENTS_OF_THEIR_OWN:
+                pieces.append(self.expression(arg))
             elif kind is ast.Starred:
                 pieces.append("*" + self.expression(arg.value))  # type: ignore[attr-defined]
             elif kind is ast.NamedExpr:  # a named_expression, as the grammar says
                 pieces.append(self._NamedExpr(arg)[0])  # type: ignore[arg-type]
-            elif kind is ast.GeneratorExp and len(args) == 1 and not keywords:
-                return self._comprehension_body(arg)  # ``f(x for x in y)``: the call's parentheses serve
+            elif len(args) == 1 and not keywords:  # ``f(x for x in y)``: the call's parentheses serve
+                return self._comprehension_body(arg)
             else:
                 pieces.append(self.expression(arg))
         for keyword in keywords:
@@ -346,36 +351,46 @@ class ExpressionPrinter:
     def arguments(self, node: ast.arguments, annotations: bool = True) -> str:
         """A parameter list: positional-only ``/``, defaults, ``*args``, keyword-only, ``**kw``."""
         positional_only = getattr(node, "posonlyargs", ())
-        positional = [*positional_only, *getattr(node, "args", ())]
-        defaults = getattr(node, "defaults", ())
-        defaults = [None] * (len(positional) - len(defaults)) + list(defaults)  # the last ones have one
-        pieces = [self._parameter(arg, default, annotations) for arg, default in zip(positional, defaults)]
+        positional = getattr(node, "args", ())
+        if positional_only:
+            positional = [*positional_only, *positional]
+        pieces = self._parameters(positional, getattr(node, "defaults", ()), annotations)
         if positional_only:
             pieces.insert(len(positional_only), "/")
         vararg, kwarg = getattr(node, "vararg", None), getattr(node, "kwarg", None)
         if vararg is not None:
-            pieces.append("*" + self._parameter(vararg, None, annotations))
+            pieces.append("*" + self._parameters([vararg], (), annotations)[0])
         keyword_only = getattr(node, "kwonlyargs", ())
         if keyword_only:
             if vararg is None:
                 pieces.append("*")
-            keyword_defaults = list(getattr(node, "kw_defaults", ()))
+            keyword_defaults = list(getattr(node, "kw_defaults", ()))  # one per parameter, None for none
             keyword_defaults += [None] * (len(keyword_only) - len(keyword_defaults))
-            for arg, keyword_default in zip(keyword_only, keyword_defaults):
-                pieces.append(self._parameter(arg, keyword_default, annotations))
+            pieces += self._parameters(keyword_only, keyword_defaults, annotations)
         if kwarg is not None:
-            pieces.append("**" + self._parameter(kwarg, None, annotations))
+            pieces.append("**" + self._parameters([kwarg], (), annotations)[0])
         return ", ".join(pieces)
 
-    def _parameter(self, arg: ast.arg, default: Optional[ast.expr], annotations: bool) -> str:
-        text = arg.arg
-        annotation = getattr(arg, "annotation", None)
-        annotated = annotations and annotation is not None
-        if annotated:
-            text += ": " + self.expression(annotation)  # type: ignore[arg-type]
-        if default is not None:
-            text += (" = " if annotated else "=") + self.expression(default)
-        return text
+    def _parameters(
+        self, params: Sequence[ast.arg], defaults: Sequence[Optional[ast.expr]], annotations: bool
+    ) -> List[str]:
+        """Each of *params* as ``name``, ``name=default`` or ``name: annotation = default``.
+
+        The last ``len(defaults)`` parameters have the *defaults* (a None there: no default).
+        """
+        pieces = []
+        first_default = len(params) - len(defaults)
+        for index, arg in enumerate(params):
+            text = arg.arg
+            annotation = getattr(arg, "annotation", None) if annotations else None
+            if annotation is not None:
+                text += ": " + self.expression(annotation)
+            if index >= first_default:
+                default = defaults[index - first_default]
+                if default is not None:
+                    text += (" = " if annotation is not None else "=") + self.expression(default)
+            pieces.append(text)
+        return pieces
 
     def type_parameters(self, params: Optional[List[ast.AST]]) -> str:
         """``[T: bound = default, *Ts, **P]`` (Python 3.12+), or nothing."""

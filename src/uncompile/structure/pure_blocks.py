@@ -11,6 +11,7 @@ structurer compares the pure tails of blocks to find a ``while`` test copied to 
 from __future__ import annotations
 
 import ast
+import dis
 from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
 from ..bytecode import versions as V
@@ -66,6 +67,18 @@ _VALUE_INTRINSICS = frozenset(("INTRINSIC_LIST_TO_TUPLE", "INTRINSIC_UNARY_POSIT
 
 def _value_intrinsic(ins: Any) -> bool:
     return ins.op == "CALL_INTRINSIC_1" and ins.arg in _VALUE_INTRINSICS
+
+
+#: The instructions of statements and stores (with the exceptions of :func:`_value_after_all`).
+_NO_VALUE = _PURE_FORBIDDEN | frozenset(name for name in dis.opmap if name.startswith("STORE"))
+
+
+def _value_after_all(instrs: List[Any], i: int, end: int) -> bool:
+    """Whether instruction *i* (one of :data:`_NO_VALUE`, in a block ending at *end*) computes a
+    value: a generator expression's ``GET_ITER`` before its call (``f(x for x in y)``), or an
+    intrinsic of a value."""
+    ins = instrs[i]
+    return (ins.op == "GET_ITER" and i < end and instrs[i + 1].op == "CALL") or _value_intrinsic(ins)
 
 
 class PureBlocks:
@@ -134,18 +147,12 @@ class PureBlocks:
             return known
         instrs = self.instrs
         end = self.blocks[block_id].end - 1
+        last = instrs[end].op
+        stop = end if last in V.CONDITIONAL_JUMPS or last == "JUMP" else end + 1
         free = True
-        for i in range(min(start, end), end + 1):
+        for i in range(min(start, end), stop):
             ins = instrs[i]
-            op = ins.op
-            if i == end and (op in V.CONDITIONAL_JUMPS or op == "JUMP"):
-                break
-            genexpr_iter = op == "GET_ITER" and i < end and instrs[i + 1].op == "CALL"  # f(x for x in y)
-            if (
-                (op in _PURE_FORBIDDEN and not genexpr_iter and not _value_intrinsic(ins))
-                or op.startswith("STORE")
-                or ins.target is not None
-            ):
+            if ins.target is not None or (ins.op in _NO_VALUE and not _value_after_all(instrs, i, end)):
                 free = False
                 break
         self._statement_free_at[(block_id, start)] = free
@@ -175,7 +182,7 @@ class PureBlocks:
             with self.sim.scratch():
                 for i in range(start, block.end - 1):
                     ins = self.instrs[i]
-                    if ins.op in _PURE_FORBIDDEN or ins.op.startswith("STORE") or ins.target is not None:
+                    if ins.op in _NO_VALUE or ins.target is not None:
                         return None
                     self.sim.step(ins, work)
                 expr = self.sim.pop(work, last)
@@ -298,12 +305,7 @@ class PureBlocks:
         while x - n >= self.blocks[a].start and y - n >= self.blocks[b].start:
             p, q = self.instrs[x - n], self.instrs[y - n]
             walrus = p.op.startswith("STORE_") and x - n - 1 >= 0 and self.instrs[x - n - 1].op == "COPY"
-            if (
-                p.op != q.op
-                or p.arg != q.arg
-                or p.target is not None
-                or (not walrus and (p.op in _PURE_FORBIDDEN or p.op.startswith("STORE")))
-            ):
+            if p.op != q.op or p.arg != q.arg or p.target is not None or (not walrus and p.op in _NO_VALUE):
                 break
             n += 1
         return n
@@ -316,7 +318,7 @@ def pure_value(walker: Any, start: int, end: int, stack: List[Any]) -> Optional[
     try:
         with walker.sim.scratch():
             for ins in walker.instrs[start:end]:
-                if ins.op in _PURE_FORBIDDEN or ins.op.startswith("STORE") or ins.target is not None:
+                if ins.op in _NO_VALUE or ins.target is not None:
                     return None
                 walker.sim.step(ins, work)
             if walker.sim.out:
