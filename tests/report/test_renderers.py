@@ -112,6 +112,8 @@ def test_markdown_lists_everything() -> None:
         "compile id 0/2 of `f`: guard of entry 0/1 failed: k == 2 (at prog.py:4)",
         "compile id 1/0 of `g`: no failure recorded",
         "compile id export_0 of `-`: program exported with torch.export",
+        "| `f` | 2 | 1 | 2 | 1 verified, 1 unverified |",
+        "2 other compilations left no cache entry",
     ):
         assert needle in text, needle
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from html import escape
 from typing import Any, Dict, List
 
-from .wording import location, other_outcome
+from .wording import location, other_outcome, sources_summary
 
 _STYLE = (
     "body{font-family:sans-serif;max-width:70em;margin:1em auto;padding:0 1em}"
@@ -105,7 +105,6 @@ def _function(number: int, function: Dict[str, Any]) -> str:
 def _summary(functions: List[Dict[str, Any]]) -> str:
     rows = []
     for number, function in enumerate(functions):
-        statuses = [entry["decompile_status"] for entry in function["entries"]]
         rows.append(
             '<tr><td><a href="#f%d"><code>%s</code></a></td><td>%d</td><td>%d</td><td>%d</td><td>%s</td></tr>'
             % (
@@ -114,11 +113,7 @@ def _summary(functions: List[Dict[str, Any]]) -> str:
                 len(function["entries"]),
                 len(function["graph_breaks"]),
                 len(function["recompiles"]),
-                ", ".join(
-                    "%d %s" % (statuses.count(status), status)
-                    for status in ("verified", "unverified", "failed")
-                    if status in statuses
-                ),
+                escape(sources_summary(function)),
             )
         )
     return (

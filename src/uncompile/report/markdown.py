@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List
 
-from .wording import location, other_outcome
+from .wording import location, other_outcome, sources_summary
 
 
 def _link(name: Any) -> str:
@@ -75,6 +75,34 @@ def _function_lines(function: Dict[str, Any]) -> List[str]:
     return lines + [""]
 
 
+def _summary_lines(index: Dict[str, Any]) -> List[str]:
+    """A table of the compiled functions: cache entries, graph breaks, recompilations, sources."""
+    if not index["functions"]:
+        return []
+    lines = [
+        "| function | cache entries | graph breaks | recompilations | sources |",
+        "|---|---|---|---|---|",
+    ]
+    for function in index["functions"]:
+        lines.append(
+            "| `%s` | %d | %d | %d | %s |"
+            % (
+                function["qualname"],
+                len(function["entries"]),
+                len(function["graph_breaks"]),
+                len(function["recompiles"]),
+                sources_summary(function),
+            )
+        )
+    others = len(index["other_compiles"])
+    if others:
+        lines += [
+            "",
+            "%d other compilation%s left no cache entry (listed at the end)." % (others, "s" * (others != 1)),
+        ]
+    return lines + [""]
+
+
 def render(index: Dict[str, Any]) -> str:
     """The ``index.md`` text for *index* (the dict form of :class:`uncompile.dynamo.model.DumpIndex`)."""
     lines = [
@@ -91,6 +119,7 @@ def render(index: Dict[str, Any]) -> str:
         "%d .py files written, %d compile." % (index["py_files"], index["py_files_compiling"]),
         "",
     ]
+    lines.extend(_summary_lines(index))
     for function in index["functions"]:
         lines.extend(_function_lines(function))
     if index["other_compiles"]:

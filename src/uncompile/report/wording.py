@@ -22,3 +22,13 @@ def other_outcome(other: Dict[str, Any]) -> str:
     if str(other["compile_id"]).startswith("export_"):
         return "program exported with torch.export"
     return "no failure recorded (Dynamo produced no cache entry for this frame)"
+
+
+def sources_summary(function: Dict[str, Any]) -> str:
+    """How the sources of a function's cache entries came out, e.g. ``2 verified, 1 unverified``."""
+    statuses = [entry["decompile_status"] for entry in function["entries"]]
+    return ", ".join(
+        "%d %s" % (statuses.count(status), status)
+        for status in ("verified", "unverified", "failed")
+        if status in statuses
+    )
