@@ -177,6 +177,24 @@ def f(values):
     return out
 """
 
+# the with body ends in ``if c: continue``: the continue's exit call and jump back lie past the
+# body, before the normal exit's (3.11+)
+CONTINUE_ENDS_WITH_BODY = """
+def f(items, lock, out):
+    for item in items:
+        with lock:
+            out.append(item)
+            if item:
+                continue
+    while items:
+        item = items.pop()
+        with lock as held:
+            held.append(item)
+            if item > 1:
+                continue
+    return out
+"""
+
 # the body ends with a loop and no clause falls through: the return of a variable after the try
 # (its value is loaded outside the region) stays after the try
 RETURN_AFTER_LOOP_IN_TRY = """
@@ -449,6 +467,7 @@ def f(module, table):
 """
 
 SNIPPETS = {
+    "continue_ends_with_body": CONTINUE_ENDS_WITH_BODY,
     "constant_return_in_with": CONSTANT_RETURN_IN_WITH,
     "with_ends_if_body": WITH_ENDS_IF_BODY,
     "clause_ends_after_try_with_raising_clause": CLAUSE_ENDS_AFTER_TRY_WITH_RAISING_CLAUSE,

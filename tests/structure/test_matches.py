@@ -13,6 +13,26 @@ from snippets import round_trip
 pytestmark = pytest.mark.skipif(sys.version_info < (3, 10), reason="match statements are 3.10+")
 
 SNIPPETS = {
+    # in a loop, no case goes on: the statements after the match start where the last test fails
+    "cases_leave_in_a_loop": """\
+def cases_leave_in_a_loop(items, out):
+    while items:
+        item = items.pop()
+        match item:
+            case 1:
+                return out
+            case [first]:
+                raise KeyError(first)
+        out.append(item)
+    for item in out:
+        match item:
+            case 'a':
+                raise ValueError(item)
+            case 'b':
+                continue
+        items.append(item)
+    return items
+""",
     "cases_before_others_raise": """\
 def cases_before_others_raise(on_error, warn):
     match on_error:

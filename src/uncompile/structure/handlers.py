@@ -13,6 +13,7 @@ exception table these ask are in :mod:`.handler_regions`, the except clauses in
 from __future__ import annotations
 
 import ast
+import dis
 from typing import Any, Dict, List, Optional, Set, Tuple, cast
 
 from ..bytecode import versions as V
@@ -27,9 +28,13 @@ from .except_star import ExceptStar
 COPY_START_OPS = frozenset({"LOAD_CONST", "LIST_APPEND"})
 
 
+_NOP = dis.opmap["NOP"]
+
+
 class HandlerStructurer(ExceptClauses, ExceptStar):
     """Mixin of :class:`~uncompile.structure.walker.Walker` for exception constructs."""
 
+    code: Any
     sim: Any
     exit: Optional[int]
     walk: Any
@@ -240,6 +245,24 @@ class HandlerStructurer(ExceptClauses, ExceptStar):
         if block is None or len(body) != 1 or not isinstance(body[0], ast.Continue):
             return False
         return self.exit_call_at(self.blocks[block].start) > 0
+
+    def continue_ends_with_body(self, block: Optional[int], ctx: Context) -> bool:
+        """Whether *block*, past the with body being walked, is a ``continue`` written as the
+        body's last statement (3.11+): the ``NOP`` on the continue's line stays the last
+        instruction the with covers; the exit call and the jump back follow it, outside."""
+        loop = ctx.loop
+        if block is None or loop is None:
+            return False
+        start = self.blocks[block].start
+        n = self.exit_call_at(start)
+        if not n or start + n >= len(self.instrs) or self.instrs[start + n].op != "JUMP":
+            return False
+        jump = self.blocks[self.block_of[start + n]].jump
+        nop = self.instrs[start].offset - 2
+        if jump != loop.continue_to or nop < 0 or self.code.co_code[nop] != _NOP:
+            return False
+        entry = self.handler_of(nop)
+        return entry is not None and entry.target in ctx.active
 
     # -- try ------------------------------------------------------------------------------
 

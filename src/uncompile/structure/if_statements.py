@@ -35,6 +35,7 @@ class IfStatements:
     _bottom_cuts: Any
     _lone_jump: Any
     blocks: Any
+    continue_ends_with_body: Any
     continues_from_with: Any
     exit: Any
     instrs: Any
@@ -132,6 +133,8 @@ class IfStatements:
             return self.start_of(else_b)
         inner = ctx.stop_at(follow)
         body = self.walk(self.start_of(then_b), inner, list(stack)) if then_b != follow else []
+        if not body and then_b != follow and self.continue_ends_with_body(then_b, ctx):
+            body = [ast.Continue()]
         if (
             V.LAYOUT_IN_SOURCE_ORDER
             and then_b != follow

@@ -132,7 +132,8 @@ class MatchStructurer:
 
     def _match_follow(self: Any, i: int, tests: List[Any], ctx: Context) -> Optional[int]:
         """The block after the match: its post-dominator, or in a loop where a case that
-        continues or leaves the loop leaves no common one, where the bodies' jumps forward go."""
+        continues or leaves the loop leaves no common one, where the bodies' jumps forward go
+        (None when no case goes on: the code after the match follows the last failed test)."""
         follow = region_follow(self, self.block_of[i], ctx)
         if any(nxt is not None and self.block_of[nxt] == follow for *_, nxt in tests[:-1]):
             follow = None  # a case's test: the cases before it all raise (``case 'x': raise``)
@@ -150,6 +151,9 @@ class MatchStructurer:
                 jump_to = self.block_of[self.cfg.index_for(before.target)]
                 if jump_to in ctx.loop.body:
                     return jump_to
+        last = tests[-1][3]
+        if follow is None and last is not None and not self._after_nop(last):
+            return None  # no case goes on: the code after the match is where the last test fails
         return ctx.loop.continue_to
 
     def _after_nop(self: Any, pos: int) -> bool:
