@@ -113,7 +113,7 @@ class CallBuilder:
         keywords: List[ast.keyword] = []
         if kwnames:
             split = len(args) - len(kwnames)
-            keywords = [ast.keyword(arg=k, value=sim.expr(v, ins)) for k, v in zip(kwnames, args[split:])]
+            keywords = [ast.keyword(k, sim.expr(v, ins)) for k, v in zip(kwnames, args[split:])]
             args = args[:split]
         self._finish_call(func, extra + args, keywords, stack, sim, ins)
 
@@ -124,7 +124,7 @@ class CallBuilder:
         args = sim.pop_n_raw(stack, argc, ins)
         func, extra = self._callable(stack, null_slot, sim, ins)
         split = len(args) - len(kwnames)
-        keywords = [ast.keyword(arg=k, value=sim.expr(v, ins)) for k, v in zip(kwnames, args[split:])]
+        keywords = [ast.keyword(k, sim.expr(v, ins)) for k, v in zip(kwnames, args[split:])]
         self._finish_call(func, extra + args[:split], keywords, stack, sim, ins)
 
     def op_CALL_FUNCTION_EX(self, ins: Instr, stack: Stack, sim: Any) -> None:
@@ -138,9 +138,9 @@ class CallBuilder:
         if isinstance(positional, ast.Tuple):
             args: List[ast.expr] = list(positional.elts)
         elif isinstance(positional, ast.Constant) and isinstance(positional.value, tuple):
-            args = [ast.Constant(value=item) for item in positional.value]
+            args = [ast.Constant(item) for item in positional.value]
         else:
-            args = [ast.Starred(value=positional, ctx=ast.Load())]
+            args = [ast.Starred(positional, LOAD)]
         keywords: List[ast.keyword] = []
         if kwargs is not None:
             kwargs = sim.expr(kwargs, ins)
@@ -149,9 +149,9 @@ class CallBuilder:
             ):
                 for key, value in zip(kwargs.keys, kwargs.values):
                     name: Any = getattr(key, "value", None)
-                    keywords.append(ast.keyword(arg=name, value=value))
+                    keywords.append(ast.keyword(name, value))
             else:
-                keywords.append(ast.keyword(arg=None, value=kwargs))
+                keywords.append(ast.keyword(None, kwargs))
         self._finish_call(func, extra + args, keywords, stack, sim, ins)
 
     def op_LOAD_SUPER_ATTR(self, ins: Instr, stack: Stack, sim: Any) -> None:
@@ -159,8 +159,8 @@ class CallBuilder:
         self_arg = sim.pop_expr(stack, ins)
         cls_arg = sim.pop_expr(stack, ins)
         sup = sim.pop_expr(stack, ins)
-        call = ast.Call(func=sup, args=[cls_arg, self_arg] if two_args else [], keywords=[])
-        stack.append(ast.Attribute(value=call, attr=name, ctx=ast.Load()))
+        call = ast.Call(sup, [cls_arg, self_arg] if two_args else [], [])
+        stack.append(ast.Attribute(call, name, LOAD))
         if method:
             stack.append(M.Null())
 
@@ -178,7 +178,7 @@ class CallBuilder:
         stack.append(ast.List(_display_items(stack, ins.arg, ins, sim), LOAD))
 
     def op_BUILD_SET(self, ins: Instr, stack: Stack, sim: Any) -> None:
-        stack.append(ast.Set(elts=sim.pop_n(stack, ins.arg, ins)))
+        stack.append(ast.Set(sim.pop_n(stack, ins.arg, ins)))
 
     def op_BUILD_MAP(self, ins: Instr, stack: Stack, sim: Any) -> None:
         items = sim.pop_n(stack, 2 * ins.arg, ins)
@@ -187,14 +187,14 @@ class CallBuilder:
     def op_BUILD_CONST_KEY_MAP(self, ins: Instr, stack: Stack, sim: Any) -> None:
         keys = sim.pop_expr(stack, ins)
         values = sim.pop_n(stack, ins.arg, ins)
-        stack.append(ast.Dict(keys=[ast.Constant(value=k) for k in keys.value], values=values))
+        stack.append(ast.Dict([ast.Constant(k) for k in keys.value], values))
 
     def _extend(self, ins: Instr, stack: Stack, sim: Any, starred: bool = True) -> None:
         item = sim.pop_expr(stack, ins)
         display = stack[-ins.arg]
         if _in_comprehension(stack, ins.arg):  # 3.15: [*x for x in y], {*x for x in y}
             kind = "list" if ins.op == "LIST_EXTEND" else "set"
-            sim.emit(ast.Expr(value=_ComprehensionItem(kind, ast.Starred(value=item, ctx=ast.Load()), None)))
+            sim.emit(ast.Expr(_ComprehensionItem(kind, ast.Starred(item, LOAD), None)))
             display.uncompile_comprehension = kind
             return
         _unfold_constants(display, unpacking=starred)
@@ -203,7 +203,7 @@ class CallBuilder:
             display.elts.extend(folded)
             display.uncompile_folded = item
         elif starred:
-            display.elts.append(ast.Starred(value=item, ctx=ast.Load()))
+            display.elts.append(ast.Starred(item, LOAD))
         else:
             display.elts.append(item)
 
@@ -218,7 +218,7 @@ class CallBuilder:
         item = sim.pop_expr(stack, ins)
         if any(isinstance(v, M.Iterator) for v in inside):
             kind = "list" if ins.op == "LIST_APPEND" else "set"
-            sim.emit(ast.Expr(value=_ComprehensionItem(kind, item, None)))
+            sim.emit(ast.Expr(_ComprehensionItem(kind, item, None)))
             target.uncompile_comprehension = kind
             return
         _unfold_constants(target, unpacking=False)
@@ -231,7 +231,7 @@ class CallBuilder:
         key = sim.pop_expr(stack, ins)
         target = stack[-ins.arg]
         if _in_comprehension(stack, ins.arg):
-            sim.emit(ast.Expr(value=_ComprehensionItem("dict", key, value)))
+            sim.emit(ast.Expr(_ComprehensionItem("dict", key, value)))
             target.uncompile_comprehension = "dict"
             return
         target.keys.append(key)
@@ -241,7 +241,7 @@ class CallBuilder:
         item = sim.pop_expr(stack, ins)
         target = stack[-ins.arg]
         if _in_comprehension(stack, ins.arg):  # 3.15: {**d for d in ds}
-            sim.emit(ast.Expr(value=_ComprehensionItem("dict", item, None)))
+            sim.emit(ast.Expr(_ComprehensionItem("dict", item, None)))
             target.uncompile_comprehension = "dict"
             return
         target.keys.append(None)
@@ -253,18 +253,18 @@ class CallBuilder:
 
     def op_LIST_TO_TUPLE(self, ins: Instr, stack: Stack, sim: Any) -> None:
         value = sim.pop_expr(stack, ins)
-        stack.append(ast.Tuple(elts=value.elts, ctx=ast.Load()) if isinstance(value, ast.List) else value)
+        stack.append(ast.Tuple(value.elts, LOAD) if isinstance(value, ast.List) else value)
 
     def op_CALL_INTRINSIC_1(self, ins: Instr, stack: Stack, sim: Any) -> None:
         if ins.arg == "INTRINSIC_LIST_TO_TUPLE":
             self.op_LIST_TO_TUPLE(ins, stack, sim)
         elif ins.arg == "INTRINSIC_UNARY_POSITIVE":
-            stack.append(ast.UnaryOp(op=ast.UAdd(), operand=sim.pop_expr(stack, ins)))
+            stack.append(ast.UnaryOp(ast.UAdd(), sim.pop_expr(stack, ins)))
         elif ins.arg == "INTRINSIC_IMPORT_STAR":
             sim.op_IMPORT_STAR(ins, stack)
             stack.append(M.Discard())
         elif ins.arg == "INTRINSIC_PRINT":
-            sim.emit(ast.Expr(value=sim.pop_expr(stack, ins)))
+            sim.emit(ast.Expr(sim.pop_expr(stack, ins)))
             stack.append(M.Discard())
         elif ins.arg == "INTRINSIC_STOPITERATION_ERROR":
             pass
@@ -301,7 +301,7 @@ class CallBuilder:
         conversion, has_spec = ins.arg
         spec = sim.pop_expr(stack, ins) if has_spec else None
         value = sim.pop_expr(stack, ins)
-        stack.append(ast.FormattedValue(value=value, conversion=conversion, format_spec=_joined(spec)))
+        stack.append(ast.FormattedValue(value, conversion, _joined(spec)))
 
     def op_CONVERT_VALUE(self, ins: Instr, stack: Stack, sim: Any) -> None:
         value = sim.pop_expr(stack, ins)
@@ -311,19 +311,19 @@ class CallBuilder:
     def op_FORMAT_SIMPLE(self, ins: Instr, stack: Stack, sim: Any) -> None:
         value = sim.pop_expr(stack, ins)
         conversion = getattr(value, "uncompile_conversion", -1)
-        stack.append(ast.FormattedValue(value=value, conversion=conversion, format_spec=None))
+        stack.append(ast.FormattedValue(value, conversion, None))
 
     def op_FORMAT_WITH_SPEC(self, ins: Instr, stack: Stack, sim: Any) -> None:
         spec = sim.pop_expr(stack, ins)
         value = sim.pop_expr(stack, ins)
         conversion = getattr(value, "uncompile_conversion", -1)
-        stack.append(ast.FormattedValue(value=value, conversion=conversion, format_spec=_joined(spec)))
+        stack.append(ast.FormattedValue(value, conversion, _joined(spec)))
 
     def op_BUILD_STRING(self, ins: Instr, stack: Stack, sim: Any) -> None:
         parts: List[ast.expr] = []
         for part in sim.pop_n(stack, ins.arg, ins):
             parts.extend(part.values if isinstance(part, ast.JoinedStr) else [part])
-        stack.append(ast.JoinedStr(values=parts))
+        stack.append(ast.JoinedStr(parts))
 
     # -- functions and classes --------------------------------------------------------
 
@@ -363,7 +363,7 @@ def _folded_constants(item: Any, into_set: bool) -> List[ast.expr]:
     """The items of a tuple constant (a frozenset *into_set*) that the compiler may have made
     of a display's items (none: it cannot have)."""
     if isinstance(item, ast.Constant) and isinstance(item.value, tuple) and not into_set:
-        items: List[ast.expr] = [ast.Constant(value=v) for v in item.value]
+        items: List[ast.expr] = [ast.Constant(v) for v in item.value]
     elif isinstance(item, ast.Set) and getattr(item, "uncompile_const", False) and into_set:  # a frozenset
         items = list(item.elts)
     else:
@@ -381,7 +381,7 @@ def _unfold_constants(display: Any, unpacking: bool) -> None:
     del display.uncompile_folded
     if not (unpacking and V.FOLDS_CONSTANTS_BEFORE_UNPACKING):
         display.elts[: len(_folded_constants(folded, isinstance(display, ast.Set)))] = [
-            ast.Starred(value=folded, ctx=ast.Load())
+            ast.Starred(folded, LOAD)
         ]
 
 
@@ -427,4 +427,4 @@ def _joined(spec: Optional[ast.expr]) -> Optional[ast.expr]:
         return None
     if isinstance(spec, ast.JoinedStr):
         return spec
-    return ast.JoinedStr(values=[spec])
+    return ast.JoinedStr([spec])

@@ -71,13 +71,13 @@ def negate(expr: ast.expr) -> ast.expr:
         # comparisons have their operators from the bytecode, ``not`` would change those
         # (``is`` -> ``is not``), not the jumps
         flipped: ast.boolop = ast.Or() if isinstance(expr.op, ast.And) else ast.And()
-        return ast.BoolOp(op=flipped, values=[negate(value) for value in expr.values])
+        return ast.BoolOp(flipped, [negate(value) for value in expr.values])
     if _flips(expr):
         assert isinstance(expr, ast.Compare)
-        node = ast.Compare(left=expr.left, ops=[_FLIPPED[type(expr.ops[0])]()], comparators=expr.comparators)
+        node = ast.Compare(expr.left, [_FLIPPED[type(expr.ops[0])]()], expr.comparators)
         node.uc_flipped = not getattr(expr, "uc_flipped", False)  # type: ignore[attr-defined]
         return node
-    return ast.UnaryOp(op=ast.Not(), operand=expr)
+    return ast.UnaryOp(ast.Not(), expr)
 
 
 def _flips(expr: ast.expr) -> bool:
@@ -116,7 +116,7 @@ def _boolop(op: ast.boolop, left: ast.expr, right: ast.expr) -> ast.BoolOp:
             values.extend(side.values)
         else:
             values.append(side)
-    node = ast.BoolOp(op=op, values=values)
+    node = ast.BoolOp(op, values)
     return node
 
 
@@ -168,9 +168,9 @@ def _merge_ternary(a: Node, b: Node, c: Node, leads: Leads) -> Optional[Node]:
     if exits is None:
         return None
     if (a.true is b or a.true == b.entry) and (a.false is c or a.false == c.entry):
-        return Node(a.entry, ast.IfExp(test=a.expr, body=b.expr, orelse=c.expr), *exits)
+        return Node(a.entry, ast.IfExp(a.expr, b.expr, c.expr), *exits)
     if (a.false is b or a.false == b.entry) and (a.true is c or a.true == c.entry):
-        return Node(a.entry, ast.IfExp(test=negate(a.expr), body=b.expr, orelse=c.expr), *exits)
+        return Node(a.entry, ast.IfExp(negate(a.expr), b.expr, c.expr), *exits)
     return None
 
 

@@ -13,7 +13,7 @@ import ast
 from typing import Any, List
 
 from ..bytecode.instructions import Instr
-from .targets import name_node
+from .targets import LOAD, name_node
 
 Stack = List[Any]
 
@@ -31,9 +31,7 @@ class ImportOps:
     def op_IMPORT_NAME(self, ins: Instr, stack: Stack) -> None:
         fromlist = self.pop_expr(stack, ins)
         level = self.pop_expr(stack, ins)
-        node = ast.Call(
-            func=name_node("__import__"), args=[ast.Constant(value=ins.arg), fromlist, level], keywords=[]
-        )
+        node = ast.Call(name_node("__import__"), [ast.Constant(ins.arg), fromlist, level], [])
         node.uncompile_import = (  # type: ignore[attr-defined]
             ins.arg,
             getattr(level, "value", 0),
@@ -43,7 +41,7 @@ class ImportOps:
 
     def op_IMPORT_FROM(self, ins: Instr, stack: Stack) -> None:
         module: Any = stack[-1] if stack else None
-        node = ast.Attribute(value=module, attr=ins.arg, ctx=ast.Load())
+        node = ast.Attribute(module, ins.arg, LOAD)
         node.uncompile_import_from = ins.arg  # type: ignore[attr-defined]
         stack.append(node)
 
@@ -52,9 +50,7 @@ class ImportOps:
         info = getattr(module, "uncompile_import", None)
         if info is None:
             raise self.fail(ins, "import * of something that is not an import")
-        self.emit(
-            ast.ImportFrom(module=info[0] or None, names=[ast.alias(name="*", asname=None)], level=info[1])
-        )
+        self.emit(ast.ImportFrom(info[0] or None, [ast.alias("*", None)], info[1]))
 
     def stored_import(self, name: str, value: Any) -> bool:
         """Emit ``import``/``from ... import`` for storing an import result; False if not one."""
@@ -64,7 +60,7 @@ class ImportOps:
             asname = None if module.split(".")[0] == name else name
             if asname is None and module != name and "." not in module:
                 asname = name
-            self.emit(ast.Import(names=[ast.alias(name=module, asname=asname)]))
+            self.emit(ast.Import([ast.alias(module, asname)]))
             return True
         attr = getattr(value, "uncompile_import_from", None)
         if attr is None:
@@ -72,9 +68,9 @@ class ImportOps:
         module_node = value.value
         info = getattr(module_node, "uncompile_import", ("", 0, None))
         if info[2] is None:  # import a.b as c
-            self.emit(ast.Import(names=[ast.alias(name=info[0], asname=name)]))
+            self.emit(ast.Import([ast.alias(info[0], name)]))
             return True
-        alias = ast.alias(name=attr, asname=None if attr == name else name)
+        alias = ast.alias(attr, None if attr == name else name)
         last = self.out[-1] if self.out else None
         if (
             isinstance(last, ast.ImportFrom)
@@ -85,7 +81,7 @@ class ImportOps:
             last.uncompile_offsets += tuple(self.pending)  # type: ignore[attr-defined]
             self.pending = []
             return True
-        node = ast.ImportFrom(module=info[0] or None, names=[alias], level=info[1])
+        node = ast.ImportFrom(info[0] or None, [alias], info[1])
         node.uncompile_module = module_node  # type: ignore[attr-defined]
         self.emit(node)
         return True

@@ -16,6 +16,7 @@ import ast
 from typing import Any, Callable, List, cast
 
 from . import values as M
+from .targets import LOAD
 
 Stack = List[Any]
 
@@ -70,7 +71,7 @@ class LegacyBlockOps:
             return False
         if any(a is b for k, a in enumerate(top) for b in top[k + 1 :]):
             return False
-        unpack = M.Unpack(ast.Tuple(elts=list(top), ctx=ast.Load()), count)
+        unpack = M.Unpack(ast.Tuple(list(top), LOAD), count)
         unpack.legacy_rotations = 1 if count == 3 else 0  # type: ignore[attr-defined]
         del stack[-count:]
         for position in reversed(range(count)):
@@ -138,9 +139,9 @@ def _sequence_items(parts: List[Any], is_group: Callable[[Any], bool]) -> List[a
     items: List[ast.expr] = []
     for part, plain in zip(parts, _plain_groups(parts, is_group)):
         if not plain:
-            items.append(ast.Starred(value=part, ctx=ast.Load()))
+            items.append(ast.Starred(part, LOAD))
         elif isinstance(part, ast.Constant):
-            items.extend(ast.Constant(value=item) for item in cast(tuple, part.value))
+            items.extend(ast.Constant(item) for item in cast(tuple, part.value))
         else:
             items.extend(part.elts)
     return items
@@ -154,17 +155,17 @@ class LegacyUnpackOps:
 
     def op_BUILD_TUPLE_UNPACK(self, ins: Any, stack: Stack) -> None:
         items = _sequence_items(self._unpack_parts(ins, stack), _tuple_group)
-        stack.append(ast.Tuple(elts=items, ctx=ast.Load()))
+        stack.append(ast.Tuple(items, LOAD))
 
     op_BUILD_TUPLE_UNPACK_WITH_CALL = op_BUILD_TUPLE_UNPACK
 
     def op_BUILD_LIST_UNPACK(self, ins: Any, stack: Stack) -> None:
         items = _sequence_items(self._unpack_parts(ins, stack), _tuple_group)
-        stack.append(ast.List(elts=items, ctx=ast.Load()))
+        stack.append(ast.List(items, LOAD))
 
     def op_BUILD_SET_UNPACK(self, ins: Any, stack: Stack) -> None:
         items = _sequence_items(self._unpack_parts(ins, stack), _set_group)
-        stack.append(ast.Set(elts=items))
+        stack.append(ast.Set(items))
 
     def op_BUILD_MAP_UNPACK(self, ins: Any, stack: Stack) -> None:
         keys: List[Any] = []
@@ -177,7 +178,7 @@ class LegacyUnpackOps:
             else:
                 keys.append(None)
                 values.append(part)
-        node = ast.Dict(keys=keys, values=values)
+        node = ast.Dict(keys, values)
         if ins.op == "BUILD_MAP_UNPACK_WITH_CALL":
             node.uncompile_call_kwargs = True  # type: ignore[attr-defined]
         stack.append(node)

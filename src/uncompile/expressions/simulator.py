@@ -134,10 +134,10 @@ class Simulator(Ops314, TargetOps, ImportOps, LegacyBlockOps, LegacyUnpackOps):
             return
         if stack and stack[-1] is value and not marker:
             # ``x = y = v`` or ``(x := v)``: which one shows when the copy is used
-            named = ast.NamedExpr(target=cast(Any, target), value=value)
+            named = ast.NamedExpr(cast(Any, target), value)
             self.order.same_as(named, value)
             stack[-1] = named
-            self.chain = ast.Assign(targets=[target], value=value, type_comment=None)
+            self.chain = ast.Assign([target], value, None)
             self.chain_named = named
             return
         if self.parallel or (stack and self._fresh(stack[-1]) and self._fresh(value)):
@@ -148,18 +148,12 @@ class Simulator(Ops314, TargetOps, ImportOps, LegacyBlockOps, LegacyUnpackOps):
             self.parallel = []
             if len(pairs) > 1:
                 pairs.sort(key=lambda pair: self.order.number(pair[1]))
-                values = ast.Tuple(elts=[self.expr(v, ins) for _, v in pairs], ctx=ast.Load())
-                self.emit(
-                    ast.Assign(
-                        targets=[ast.Tuple(elts=[t for t, _ in pairs], ctx=ast.Store())],
-                        value=values,
-                        type_comment=None,
-                    )
-                )
+                values = ast.Tuple([self.expr(v, ins) for _, v in pairs], LOAD)
+                self.emit(ast.Assign([ast.Tuple([t for t, _ in pairs], STORE)], values, None))
                 return
         if not marker:
             if isinstance(value, ast.BinOp) and getattr(value, "uncompile_inplace", False):
-                self.emit(ast.AugAssign(target=cast(Any, target), op=value.op, value=value.right))
+                self.emit(ast.AugAssign(cast(Any, target), value.op, value.right))
                 return
             if isinstance(target, ast.Name) and self.stored_import(target.id, value):
                 self.mark_lazy(value)
@@ -261,7 +255,7 @@ class Simulator(Ops314, TargetOps, ImportOps, LegacyBlockOps, LegacyUnpackOps):
         stack.append(binary(BINARY[ins.op], self.pop_expr(stack, ins), right))
 
     def _unary(self, ins: Instr, stack: Stack) -> None:
-        stack.append(ast.UnaryOp(op=UNARY[ins.op](), operand=self.pop_expr(stack, ins)))
+        stack.append(ast.UnaryOp(UNARY[ins.op](), self.pop_expr(stack, ins)))
 
     def _unsupported(self, ins: Instr, stack: Stack) -> None:
         raise self.fail(ins, "unsupported instruction")
@@ -391,14 +385,14 @@ class Simulator(Ops314, TargetOps, ImportOps, LegacyBlockOps, LegacyUnpackOps):
         stop = self.pop_expr(stack, ins)
         start = self.pop_expr(stack, ins)
         obj = self.pop_expr(stack, ins)
-        stack.append(ast.Subscript(value=obj, slice=slice_node(start, stop, None), ctx=ast.Load()))
+        stack.append(ast.Subscript(obj, slice_node(start, stop, None), LOAD))
 
     def op_BUILD_SLICE(self, ins: Instr, stack: Stack) -> None:
         parts = self.pop_n(stack, ins.arg, ins)
         stack.append(slice_node(parts[0], parts[1], parts[2] if len(parts) > 2 else None))
 
     def op_UNARY_NOT(self, ins: Instr, stack: Stack) -> None:
-        stack.append(ast.UnaryOp(op=ast.Not(), operand=self.pop_expr(stack, ins)))
+        stack.append(ast.UnaryOp(ast.Not(), self.pop_expr(stack, ins)))
 
     # statements
 
@@ -415,7 +409,7 @@ class Simulator(Ops314, TargetOps, ImportOps, LegacyBlockOps, LegacyUnpackOps):
                 return
         if isinstance(value, M.TargetSlot) and len(value.owner.targets) == 1:
             # ``*X`` unpacked into one value: only a ``*Ts = *X`` default's evaluator returns it
-            self.emit(ast.Return(value=ast.Starred(value=self.expr(value.owner.value, ins), ctx=ast.Load())))
+            self.emit(ast.Return(ast.Starred(self.expr(value.owner.value, ins), LOAD)))
             return
         self.emit(ast.Return(self.expr(value, ins)))
 
@@ -441,10 +435,10 @@ class Simulator(Ops314, TargetOps, ImportOps, LegacyBlockOps, LegacyUnpackOps):
         value = self.pop(stack, ins)
         if isinstance(value, M.LoopTarget) and value.target is None:  # 3.15: (*x for x in y)
             value = unpacked_item(value)
-        stack.append(ast.Yield(value=self.expr(value, ins)))
+        stack.append(ast.Yield(self.expr(value, ins)))
 
     def op_YIELD_FROM(self, ins: Instr, stack: Stack) -> None:
-        stack.append(ast.YieldFrom(value=self.pop_expr(stack, ins)))
+        stack.append(ast.YieldFrom(self.pop_expr(stack, ins)))
 
     def op_GET_YIELD_FROM_ITER(self, ins: Instr, stack: Stack) -> None:
         pass
@@ -457,7 +451,7 @@ class Simulator(Ops314, TargetOps, ImportOps, LegacyBlockOps, LegacyUnpackOps):
             value.uncompile_awaited = False  # type: ignore[attr-defined]
             stack.append(value)
             return
-        stack.append(ast.Await(value=value))
+        stack.append(ast.Await(value))
 
     def op_RETURN_GENERATOR(self, ins: Instr, stack: Stack) -> None:
         stack.append(M.Discard())
@@ -466,7 +460,7 @@ class Simulator(Ops314, TargetOps, ImportOps, LegacyBlockOps, LegacyUnpackOps):
         self.pop(stack, ins)
 
     def op_PRINT_EXPR(self, ins: Instr, stack: Stack) -> None:
-        self.emit(ast.Expr(value=self.pop_expr(stack, ins)))
+        self.emit(ast.Expr(self.pop_expr(stack, ins)))
 
     def op_SETUP_ANNOTATIONS(self, ins: Instr, stack: Stack) -> None:
         pass

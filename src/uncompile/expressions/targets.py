@@ -47,7 +47,7 @@ def slice_node(start: Optional[ast.expr], stop: Optional[ast.expr], step: Option
             return None
         return node
 
-    return ast.Slice(lower=part(start), upper=part(stop), step=part(step))
+    return ast.Slice(part(start), part(stop), part(step))
 
 
 def subscript_key(key: ast.expr) -> ast.expr:
@@ -101,7 +101,7 @@ class TargetOps:
         start = self.pop_expr(stack, ins)
         obj = self.pop_expr(stack, ins)
         value = self.pop(stack, ins)
-        target = ast.Subscript(value=obj, slice=slice_node(start, stop, None), ctx=ast.Store())
+        target = ast.Subscript(obj, slice_node(start, stop, None), STORE)
         self.assign(target, value, stack, ins)
 
     def op_UNPACK_SEQUENCE(self, ins: Instr, stack: Stack) -> None:
@@ -118,7 +118,7 @@ class TargetOps:
     # deletes
 
     def op_DELETE_FAST(self, ins: Instr, stack: Stack) -> None:
-        self.emit(ast.Delete(targets=[name_node(ins.arg, ast.Del())]))
+        self.emit(ast.Delete([name_node(ins.arg, ast.Del())]))
 
     op_DELETE_NAME = op_DELETE_FAST
 
@@ -133,17 +133,17 @@ class TargetOps:
 
     def op_DELETE_ATTR(self, ins: Instr, stack: Stack) -> None:
         obj = self.pop_expr(stack, ins)
-        self.emit(ast.Delete(targets=[ast.Attribute(value=obj, attr=ins.arg, ctx=ast.Del())]))
+        self.emit(ast.Delete([ast.Attribute(obj, ins.arg, ast.Del())]))
 
     def op_DELETE_SUBSCR(self, ins: Instr, stack: Stack) -> None:
         key = self.pop_expr(stack, ins)
         obj = self.pop_expr(stack, ins)
-        self.emit(ast.Delete(targets=[ast.Subscript(value=obj, slice=subscript_key(key), ctx=ast.Del())]))
+        self.emit(ast.Delete([ast.Subscript(obj, subscript_key(key), ast.Del())]))
 
     def _fill_slot(self, slot: M.TargetSlot, target: ast.expr, stack: Stack, ins: Instr) -> None:
         owner = slot.owner
         if slot.position == owner.star:
-            target = ast.Starred(value=target, ctx=ast.Store())
+            target = ast.Starred(target, STORE)
         owner.targets[slot.position] = target
         owner.filled += 1
         before = slot.position - 1
@@ -153,5 +153,5 @@ class TargetOps:
             before -= 1
         if owner.filled < len(owner.targets):
             return
-        whole = ast.Tuple(elts=[t for t in owner.targets if t is not None], ctx=ast.Store())
+        whole = ast.Tuple([t for t in owner.targets if t is not None], STORE)
         self.assign(whole, owner.value, stack, ins)
