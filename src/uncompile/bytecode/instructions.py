@@ -355,7 +355,7 @@ def read_indexed_instructions(code: CodeType) -> Tuple[List[Instr], Dict[int, in
     for ins in reader.jumps:
         if ins.target not in first_at:  # a dropped instruction: go to the next one kept
             if kept is None:
-                kept = sorted(first_at)
+                kept = list(first_at)  # (ascending: instructions are read in offset order)
             following = bisect_right(kept, ins.target)  # type: ignore[type-var]
             if following < len(kept):
                 ins.target = kept[following]
