@@ -1,8 +1,10 @@
 """A version-neutral view of a code object's instructions.
 
-:func:`read_instructions` reads ``code.co_code`` once (:mod:`uncompile.bytecode.reader`) and returns a
-list of :class:`Instr` whose ``op`` names and ``arg`` values mean the same on every
-supported version (see :mod:`uncompile.bytecode.versions` for the facts used):
+:func:`read_instructions` reads ``code.co_code`` in one pass, decoding each instruction's operand
+(:mod:`uncompile.bytecode.reader`) and reading it as its opcode's reading says
+(:mod:`uncompile.bytecode.readings`), and returns a list of :class:`Instr` whose ``op`` names and
+``arg`` values mean the same on every supported version (see :mod:`uncompile.bytecode.versions`
+for the facts used):
 
 * no-ops (``NOP``, ``RESUME``, ``CACHE``, ``PRECALL``, ...) are dropped;
 * jumps are ``JUMP`` or ``POP_JUMP_IF_FALSE/TRUE/NONE/NOT_NONE`` with absolute ``target``;
