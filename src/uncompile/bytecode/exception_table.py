@@ -142,18 +142,20 @@ def empty_try_entries(code: CodeType, instrs: List[Instr], handlers: List[Handle
     return out
 
 
+def _offset(ins: Instr) -> int:
+    return ins.offset
+
+
 class _Offsets:
-    """The offsets of some instructions, sorted when first asked about."""
+    """The offsets of some instructions, in the order they were read (ascending)."""
 
     def __init__(self, instrs: List[Instr]) -> None:
         self.instrs = instrs
-        self.sorted: Optional[List[int]] = None
 
     def between(self, lo: int, hi: int) -> int:
-        """How many of the offsets lie in ``[lo, hi)``."""
-        if self.sorted is None:
-            self.sorted = sorted([ins.offset for ins in self.instrs])
-        return bisect_left(self.sorted, hi) - bisect_left(self.sorted, lo)
+        """How many of the offsets lie in ``[lo, hi)`` (by bisection: 3.11+ only)."""
+        instrs = self.instrs
+        return bisect_left(instrs, hi, key=_offset) - bisect_left(instrs, lo, key=_offset)
 
 
 def handler_at(handlers: List[Handler], offset: int) -> Optional[Handler]:

@@ -1,8 +1,10 @@
 """A version-neutral view of a code object's instructions.
 
-:func:`read_instructions` reads ``code.co_code`` once (:mod:`uncompile.bytecode.reader`) and returns a
-list of :class:`Instr` whose ``op`` names and ``arg`` values mean the same on every
-supported version (see :mod:`uncompile.bytecode.versions` for the facts used):
+:func:`read_instructions` reads ``code.co_code`` in one pass, decoding each instruction's operand
+(:mod:`uncompile.bytecode.reader`) and reading it as its opcode's reading says
+(:mod:`uncompile.bytecode.readings`), and returns a list of :class:`Instr` whose ``op`` names and
+``arg`` values mean the same on every supported version (see :mod:`uncompile.bytecode.versions`
+for the facts used):
 
 * no-ops (``NOP``, ``RESUME``, ``CACHE``, ``PRECALL``, ...) are dropped;
 * jumps are ``JUMP`` or ``POP_JUMP_IF_FALSE/TRUE/NONE/NOT_NONE`` with absolute ``target``;
@@ -355,7 +357,7 @@ def read_indexed_instructions(code: CodeType) -> Tuple[List[Instr], Dict[int, in
     for ins in reader.jumps:
         if ins.target not in first_at:  # a dropped instruction: go to the next one kept
             if kept is None:
-                kept = sorted(first_at)
+                kept = list(first_at)  # (ascending: instructions are read in offset order)
             following = bisect_right(kept, ins.target)  # type: ignore[type-var]
             if following < len(kept):
                 ins.target = kept[following]
