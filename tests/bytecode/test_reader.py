@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dis
 import os
+import sys
 import tokenize
 from types import CodeType
 from typing import Any, Iterator, List, Optional
@@ -158,3 +159,13 @@ def test_stdlib_module(relative: str) -> None:
         pytest.skip("does not compile here")
     problems = [line for code in _code_objects(module) for line in _differences(code)]
     assert problems[:10] == []
+
+
+@pytest.mark.skipif(sys.version_info < (3, 10), reason="co_lines() from 3.10 on")
+def test_every_line_is_the_line_of_the_range_holding_the_offset() -> None:
+    module = compile(_HAND_WRITTEN, "<hand>", "exec")
+    for code in _code_objects(module):
+        line_of = instruction_lines(code, every=True)
+        for start, end, line in code.co_lines():
+            for offset in range(start, end, 2):
+                assert line_of(offset) == line, (code.co_name, offset)

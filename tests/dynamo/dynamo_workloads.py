@@ -247,6 +247,11 @@ def branch_with_two_live_values(x: torch.Tensor, w: torch.Tensor) -> torch.Tenso
     return z.relu()
 
 
+def cond_branches(x: torch.Tensor) -> torch.Tensor:
+    # the transformed code unpacks the graph's one output and keeps it on the stack
+    return torch.cond(x.sum() > 0, lambda t: t.sin(), lambda t: t.cos(), (x,))
+
+
 def run_stack_values(compile: Compile) -> List[Any]:
     x = _inputs(3, 3)
     holder: Holder = Holder()
@@ -257,6 +262,8 @@ def run_stack_values(compile: Compile) -> List[Any]:
     outputs.append(compile(many_live_values)(x))
     branch = compile(branch_with_two_live_values)
     outputs += [branch(x, x.abs()), branch(x, -x.abs())]  # both ways of the branch
+    cond = compile(cond_branches)
+    outputs += [cond(x.abs()), cond(-x.abs())]
     return outputs
 
 

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from uncompile.expressions.computation_order import ComputationOrder
 from uncompile.expressions.dynamo_effects import NODE_FIELDS
 from uncompile.expressions.held_lists import held, held_in, hold, leaves, parts, references, release, unshare
 
@@ -72,7 +73,7 @@ def test_unshare_copies_held_lists_once_and_keeps_the_rest() -> None:
     outer = _held(inner, a)
     plain = ast.List(elts=[a], ctx=ast.Load())
     stack = [outer, inner, plain, a]
-    unshare(stack)
+    unshare(stack, ComputationOrder())
     assert stack[0] is not outer and stack[1] is not inner and stack[2:] == [plain, a]
     assert stack[0].elts[0] is stack[1] and stack[1].elts == [a]  # one copy per held list
     assert held(stack[0]) and held(stack[1])

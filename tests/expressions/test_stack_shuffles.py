@@ -462,3 +462,24 @@ def test_edits_on_one_way_of_a_branch_do_not_show_on_the_other() -> None:
     source = check(code, namespace, -1)
     assert run(uncompile.recompile(code), namespace, -1) == ("not taken", (-1, -10)), source
     assert "return __resume_at_2(x, graph_out_0[1])" in source, source
+
+
+def test_unpacked_items_kept_on_the_stack_get_names() -> None:
+    """``UNPACK_SEQUENCE`` of a graph's outputs whose items stay on the stack (what Dynamo emits
+    for ``torch.cond``) is an unpacking assignment where it runs; before, it was no source."""
+    program: List[Op] = [
+        ("RESUME", 0),
+        ("LOAD_GLOBAL", ("__compiled_fn_1", True)),
+        ("LOAD_FAST", "x"),
+        ("PRECALL", 1),
+        ("CALL", 1),
+        ("UNPACK_SEQUENCE", 2),
+        ("BUILD_LIST", 0),
+        ("SWAP", 2),
+        ("BUILD_TUPLE", 2),
+        ("RETURN_VALUE", 0),
+    ]
+    code = assemble("unpacked", ["x"], program)
+    source = check(code, lambda: {"__compiled_fn_1": lambda x: (x, x + 1)}, 5)
+    assert re.search(r"^ *stack_1, stack_2 = __compiled_fn_1\(x\)$", source, re.M), source
+    assert re.search(r"^ *return \[\], stack_1$", source, re.M), source

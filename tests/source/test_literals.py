@@ -15,6 +15,7 @@ from uncompile.source.literals import (
     docstring_literal,
     escape_text,
     quote_allowed,
+    quoted,
     string_literal,
 )
 from uncompile.source.printer import to_source
@@ -137,6 +138,27 @@ def test_string_literal_avoids_forbidden_quotes(quotes: list) -> None:
         assert ast.literal_eval(literal) == text
         opening = literal[:3] if literal[:3] in ("'''", '"""') else literal[:1]
         assert quote_allowed(opening, quotes) or all(not quote_allowed(q, quotes) for q in ("'", '"'))
+
+
+QUOTED = [
+    # (text, literal): repr's choice unless the text holds more ' than "
+    ("plain", "'plain'"),
+    ("it's", '"it\'s"'),
+    ('say "hi"', "'say \"hi\"'"),
+    ("'\"'\"'", '"\'\\"\'\\"\'"'),
+    ("'\"'", '"\'\\"\'"'),
+    ("'\"", "'\\'\"'"),
+    ("'\"\\", "'\\'\"\\\\'"),
+    ("''\"\t\x00\n\u20ac\ud800", '"\'\'\\"\\t\\x00\\n\u20ac\\ud800"'),
+]
+
+
+@pytest.mark.parametrize("text, literal", QUOTED, ids=repr)
+def test_quoted_picks_the_quote_with_fewer_escapes(text: str, literal: str) -> None:
+    assert quoted(text) == literal
+    assert ast.literal_eval(literal) == text
+    assert to_source(ast.parse("x = " + literal)) == "x = %s\n" % literal
+    assert string_literal(text) == literal
 
 
 ESCAPED = [

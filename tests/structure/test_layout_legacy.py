@@ -7,6 +7,8 @@ a case that does not round-trip yet is an expected failure.
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 from snippets import define, with_known_failures
 
@@ -361,3 +363,46 @@ def test_round_trip(name: str) -> None:
     code = define(CASES[name]).__code__
     result = verify_code(code, qualname="f")
     assert result.identical, "%s\n%s" % (result.difference or result.error, result.source)
+
+
+# ``b``'s false exit goes to the ``break`` (a block that only jumps), ``a``'s straight to the exit
+EXITS_THROUGH_A_LONE_JUMP = """
+    def f(items, out):
+        while items:
+            item = items.pop()
+            if item.a or not item.b:
+                break
+            out.append(item)
+        return out
+"""
+
+
+@pytest.mark.skipif(not (3, 8) <= sys.version_info[:2] < (3, 11), reason="the 3.8 - 3.10 layout")
+def test_condition_exits_threaded_only_through_a_lone_jump():
+    """The exits of a condition that go to a block only jumping to another exit of it are that
+    exit (the ``or`` above is one test of the loop's exit); a condition without such an exit
+    (most) is left as it is, its exits not even gathered."""
+    from uncompile.expressions.conditions import Node
+    from uncompile.structure.definitions import Nested
+    from uncompile.structure.walker import Walker
+
+    code = define(EXITS_THROUGH_A_LONE_JUMP).__code__
+    result = verify_code(code, qualname="f")
+    assert result.identical, "%s\n%s" % (result.difference or result.error, result.source)
+    walker = Walker(code, Nested(code))
+    blocks = walker.blocks
+    lone_jumps = [
+        b.id
+        for b in blocks
+        if b.end - b.start == 1 and walker.instrs[b.start].op == "JUMP" and len(b.preds) == 1
+    ]
+    assert lone_jumps or sys.version_info >= (3, 10)  # (3.10 puts a copy of the exit there)
+    for lone in lone_jumps:
+        target = blocks[lone].jump
+        threaded = [Node(0, None, 1, target), Node(1, None, 2, lone)]
+        walker.legacy_thread_exits(threaded)
+        assert threaded[1].false == target
+    longer = [b.id for b in blocks if b.end - b.start > 1]
+    kept = [Node(0, None, longer[0], longer[1])]
+    walker.legacy_thread_exits(kept)
+    assert (kept[0].true, kept[0].false) == (longer[0], longer[1])

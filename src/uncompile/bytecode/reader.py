@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import collections.abc
 import dis
+from bisect import bisect_right
 from types import CodeType
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, NamedTuple, Optional, Sequence, Tuple
 
@@ -184,21 +185,30 @@ def _line_starts_co_lines(code: CodeType) -> Dict[int, int]:
     return starts
 
 
-def _every_line(code: CodeType) -> List[Optional[int]]:
-    """3.10+: the line of every code unit, from ``co_lines()``."""
-    lines: List[Optional[int]] = [None] * (len(code.co_code) // 2)
-    for start, end, line in code.co_lines():
-        if line is not None:
-            lines[start // 2 : end // 2] = [line] * ((end - start) // 2)
-    return lines
+def _range_start(entry: Tuple[int, int, Optional[int]]) -> int:
+    return entry[0]
+
+
+def _line_ranges(code: CodeType) -> Callable[[int], Optional[int]]:
+    """3.10+: the line of the instruction at an offset, found by bisection in the ranges of
+    ``co_lines()`` (sorted; asked for a few offsets of a code object, not all)."""
+    ranges = list(code.co_lines())
+
+    def line_at(offset: int) -> Optional[int]:
+        index = bisect_right(ranges, offset, key=_range_start) - 1
+        if index < 0:
+            return None
+        _start, end, line = ranges[index]
+        return line if offset < end else None
+
+    return line_at
 
 
 def instruction_lines(code: CodeType, every: bool = False) -> Callable[[int], Optional[int]]:
     """The line of the instruction at an offset of *code*: on 3.8 - 3.10 only where a line starts,
     unless *every* line is asked for (3.10: from ``co_lines()``; 3.8 - 3.9 copy no statements)."""
     if V.VERSION >= (3, 11) or (every and V.VERSION >= (3, 10)):
-        every_line = _every_line(code)
-        return lambda offset: every_line[offset >> 1]
+        return _line_ranges(code)
     if V.VERSION >= (3, 10):
         return _line_starts_co_lines(code).get
     return _line_starts_lnotab(code).get
@@ -395,25 +405,26 @@ def has_instruction(code: CodeType, opname: str, arg: Optional[int] = None) -> b
     """Whether *code* holds an *opname* instruction (with argument *arg*, ``EXTENDED_ARG``
     prefixes applied, when given), as :func:`opnames_and_args` would list it.
 
-    Only the code units holding that opcode are looked at: an instruction starts at an even
-    offset, and the inline caches between instructions read as zeros in ``co_code``.
+    Only the code units holding that opcode are looked at (with *arg*, those holding it and the
+    operand's low byte): an instruction starts at an even offset, and the inline caches between
+    instructions read as zeros in ``co_code``.
     """
     opcode = dis.opmap.get(opname)
     if opcode is None:
         return False
     raw = code.co_code
-    opcodes = raw[::2]
-    unit = opcodes.find(opcode)
-    if arg is None or unit < 0:
-        return unit >= 0
-    operands = raw[1::2]
-    while unit >= 0:
-        value, shift, prefix = operands[unit], 8, unit - 1
-        while prefix >= 0 and opcodes[prefix] == _EXTENDED_ARG_OPCODE:
-            value |= operands[prefix] << shift
-            shift += 8
-            prefix -= 1
-        if value == arg:
-            return True
-        unit = opcodes.find(opcode, unit + 1)
+    if arg is None:
+        return raw[::2].find(opcode) >= 0
+    pattern = bytes((opcode, arg & 255))  # the instruction with the operand's low byte
+    at = raw.find(pattern)
+    while at >= 0:
+        if not at & 1:  # (at an odd offset: an operand byte, then an opcode)
+            value, shift, prefix = raw[at + 1], 8, at - 2
+            while prefix >= 0 and raw[prefix] == _EXTENDED_ARG_OPCODE:
+                value |= raw[prefix + 1] << shift
+                shift += 8
+                prefix -= 2
+            if value == arg:
+                return True
+        at = raw.find(pattern, at + 1)
     return False

@@ -29,15 +29,19 @@ _PLAIN = frozenset({type(None), bool, int, str, bytes})
 
 
 def constant_expr(value: Any, index: Any) -> ast.expr:
-    """``co_consts[index]`` (which is *value*) as an expression."""
+    """``co_consts[index]`` (which is *value*) as an expression.
+
+    The literal of a constant that is no plain ``ast.Constant`` (a frozenset's set display, a
+    tuple display around one) is tagged ``uncompile_const``: a display the code builds is no
+    constant, and ``SET_UPDATE`` tells a frozenset folded from ``{1, 2, 3}``'s items by it.
+    """
     if type(value) in _PLAIN:  # what literal() makes of them, built as cheaply as name_node's names
         constant = _bare(_Constant)
         constant.value = value
-        node: ast.expr = constant
-    elif has_source_form(value):
-        node = literal(value)
-    else:
+        return constant
+    if not has_source_form(value):
         return _placeholder(value, index)
+    node = literal(value)
     node.uncompile_const = True  # type: ignore[attr-defined]
     return node
 

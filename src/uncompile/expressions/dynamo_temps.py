@@ -25,6 +25,7 @@ from collections import Counter
 from typing import Any, Dict, FrozenSet, Iterable, List, Set
 
 from ..bytecode.instructions import Instr
+from .computation_order import ComputationOrder
 from .dynamo_effects import is_helper
 from .held_lists import references
 
@@ -52,6 +53,7 @@ class DynamoTemporaries:
     """Mixin of :class:`~.stack_shuffles.DynamoSimulator`; see the module docstring."""
 
     code: Any
+    order: ComputationOrder
 
     def init_temporaries(self, instrs: List[Instr]) -> None:
         self._loads, self._stores, self._deletes = _count(instrs, _LOADS, _STORES, _DELETES)
@@ -98,7 +100,9 @@ class DynamoTemporaries:
     def op_LOAD_FAST(self, ins: Instr, stack: Stack) -> None:
         alias = self._aliases.get(ins.arg)
         if alias is not None:
-            stack.append(copy.deepcopy(alias))
+            value = copy.deepcopy(alias)
+            self.order.same_as(value, alias)  # the copy stands for the alias, computed then
+            stack.append(value)
             return
         super().op_LOAD_FAST(ins, stack)  # type: ignore[misc]
 

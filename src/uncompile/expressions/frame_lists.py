@@ -32,8 +32,9 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Set, Union
 from ..bytecode import versions as V
 from ..bytecode.instructions import Instr
 from . import values as M
+from .computation_order import ComputationOrder
 from .dynamo_effects import empty_insert, stable
-from .held_lists import held, held_below, held_in, hold, leaves, parts, references, release, replace, seq
+from .held_lists import held, held_below, held_in, hold, leaves, parts, references, release, replace
 
 Stack = List[Any]
 Key = Union[int, slice]
@@ -99,6 +100,7 @@ class FrameListOps:
     """Mixin of :class:`~.stack_shuffles.DynamoSimulator`: edits of held lists; see the module docstring."""
 
     calls: Any
+    order: ComputationOrder
     instrs: Any
     #: Expressions :meth:`settle` has done, by id (kept alive here so that ids stay theirs).
     settled: Dict[int, Any]
@@ -130,7 +132,7 @@ class FrameListOps:
 
     def in_order(self, stack: Stack) -> bool:
         """The values with effects on *stack*, read depth first, are in the order they were computed."""
-        seqs = [seq(leaf) for leaf in self.unstable(stack)]
+        seqs = [self.order.number(leaf) for leaf in self.unstable(stack)]
         return all(a < b for a, b in zip(seqs, seqs[1:]))
 
     def materialize(self, stack: Stack, node: Any) -> ast.Name:
@@ -206,7 +208,7 @@ class FrameListOps:
         else:
             result = ast.List(elts=obj.elts[key], ctx=ast.Load())
             hold(result)
-            result.uncompile_seq = seq(obj)  # type: ignore[attr-defined]
+            self.order.same_as(result, obj)
         after = stack[:-count] + [result]
         if self.dropped(stack, after):
             return False

@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 from typing import Any, Dict, Iterable, List, Set
 
+from .computation_order import ComputationOrder
 from .dynamo_effects import NODE_FIELDS
 
 Stack = List[Any]
@@ -158,9 +159,10 @@ def replace(roots: List[Any], old: Any, new: Any, deep: bool = False) -> None:
                 pending.append(value)
 
 
-def unshare(stack: Stack) -> None:
+def unshare(stack: Stack, order: ComputationOrder) -> None:
     """Give *stack* its own copies of the held lists on it (the stack of a branch or a body starts
-    as a copy of the stack before it: edits on one way must not show on the other)."""
+    as a copy of the stack before it: edits on one way must not show on the other); each copy
+    is computed when its list was, in *order*."""
     copies: Dict[int, ast.List] = {}
 
     def copy(node: Any) -> Any:
@@ -171,13 +173,8 @@ def unshare(stack: Stack) -> None:
         if id(node) not in copies:
             twin = copies[id(node)] = ast.List(elts=[], ctx=ast.Load())
             hold(twin)
-            twin.uncompile_seq = seq(node)  # type: ignore[attr-defined]
+            order.same_as(twin, node)
             twin.elts = [copy(item) for item in node.elts]
         return copies[id(node)]
 
     stack[:] = [copy(item) for item in stack]
-
-
-def seq(node: Any) -> int:
-    """The number of *node* in the order values were computed (0: none, see ``Simulator.step``)."""
-    return getattr(node, "uncompile_seq", 0)

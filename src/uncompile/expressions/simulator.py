@@ -21,6 +21,7 @@ from ..bytecode.instructions import Instr
 from ..errors import DecompileError
 from . import values as M
 from .calls import CallBuilder
+from .computation_order import ComputationOrder
 from .constants import constant_expr
 from .imports import ImportOps
 from .legacy_ops import LegacyBlockOps, LegacyUnpackOps
@@ -30,7 +31,6 @@ from .targets import LOAD, STORE, TargetOps, name_node, slice_node, subscript_ke
 
 Stack = List[Any]
 _EXPRESSIONS = (ast.expr, ast.Slice)  # ast.Slice is no ast.expr on 3.8
-_AST = ast.AST
 Handler = Callable[[Any, Instr, Stack], None]  # a Simulator method: (self, ins, stack)
 
 
@@ -73,8 +73,9 @@ class Simulator(Ops314, TargetOps, ImportOps, LegacyBlockOps, LegacyUnpackOps):
         self.chain: Optional[ast.Assign] = None
         self.chain_named: Optional[ast.NamedExpr] = None
         self.parallel: List[Any] = []  # (target, value) pairs of ``a, b = x, y`` seen so far
-        self.seq = 0  # numbers values in the order they are computed
-        self.statement_seq = 0
+        self.order = ComputationOrder()
+        self._computed = self.order.tops.append  # what step calls with the top of the stack
+        self.statement_seq = 0  # :meth:`ComputationOrder.now` at the last statement
         handlers = _HANDLERS.get(type(self))
         if handlers is None:
             handlers = _HANDLERS[type(self)] = _Handlers(type(self))
@@ -98,15 +99,15 @@ class Simulator(Ops314, TargetOps, ImportOps, LegacyBlockOps, LegacyUnpackOps):
         return (
             isinstance(value, ast.expr)
             and not isinstance(value, ast.NamedExpr)
-            and getattr(value, "uncompile_seq", 0) > self.statement_seq
             and not getattr(value, "uncompile_inplace", False)
             and not hasattr(value, "uncompile_import")
             and not hasattr(value, "uncompile_import_from")
+            and self.order.number(value) > self.statement_seq
         )
 
     def emit(self, stmt: ast.stmt) -> None:
         """Append *stmt*, tagging it with the offsets executed since the last statement."""
-        self.statement_seq = self.seq
+        self.statement_seq = self.order.now()
         stmt.uncompile_offsets = tuple(self.pending)  # type: ignore[attr-defined]
         self.pending = []
         self.out.append(stmt)
@@ -134,7 +135,7 @@ class Simulator(Ops314, TargetOps, ImportOps, LegacyBlockOps, LegacyUnpackOps):
         if stack and stack[-1] is value and not marker:
             # ``x = y = v`` or ``(x := v)``: which one shows when the copy is used
             named = ast.NamedExpr(target=cast(Any, target), value=value)
-            named.uncompile_seq = getattr(value, "uncompile_seq", 0)  # type: ignore[attr-defined]
+            self.order.same_as(named, value)
             stack[-1] = named
             self.chain = ast.Assign(targets=[target], value=value, type_comment=None)
             self.chain_named = named
@@ -146,7 +147,7 @@ class Simulator(Ops314, TargetOps, ImportOps, LegacyBlockOps, LegacyUnpackOps):
                 return
             self.parallel = []
             if len(pairs) > 1:
-                pairs.sort(key=lambda pair: getattr(pair[1], "uncompile_seq", 0))
+                pairs.sort(key=lambda pair: self.order.number(pair[1]))
                 values = ast.Tuple(elts=[self.expr(v, ins) for _, v in pairs], ctx=ast.Load())
                 self.emit(
                     ast.Assign(
@@ -232,13 +233,12 @@ class Simulator(Ops314, TargetOps, ImportOps, LegacyBlockOps, LegacyUnpackOps):
     # -- the instruction dispatcher --------------------------------------------------
 
     def step(self, ins: Instr, stack: Stack) -> None:
-        """Execute *ins* on *stack*; statements it completes go to ``self.out``."""
+        """Execute *ins* on *stack*; statements it completes go to ``self.out``, the top of the
+        stack after it to :attr:`order` (which values are computed when)."""
         self.pending.append(ins.offset)
         self._handlers[ins.op](self, ins, stack)
         if stack:
-            top = stack[-1]
-            if isinstance(top, _AST) and not hasattr(top, "uncompile_seq"):
-                self.seq = top.uncompile_seq = self.seq + 1  # type: ignore[attr-defined]
+            self._computed(stack[-1])
 
     @classmethod
     def _handler_for(cls, op: str) -> Handler:

@@ -69,6 +69,8 @@ _NOT_STRAIGHT = frozenset(
 )
 #: The stack items a spill can name (values, and functions not yet stored).
 _SPILLABLE = (ast.expr, ast.Slice, M.FunctionValue)
+#: How the instruction after an unpacking starts when the unpacked items go to targets.
+_TARGET_STARTS = ("STORE_", "LOAD_", "UNPACK_")
 #: The prefix of the locals that hold spilled stack items.
 SPILL_PREFIX = "stack_"
 
@@ -329,7 +331,7 @@ class DynamoSimulator(DynamoTemporaries, FrameListOps, Simulator):
 
     def step(self, ins: Instr, stack: Stack) -> None:
         if stack is not self.stack:
-            unshare(stack)  # a branch or body: it starts from a copy of the stack before it
+            unshare(stack, self.order)  # a branch or body: it starts from a copy of the stack before it
         self.stack = stack
         self.current = ins
         before = stack[:]  # keeps what it popped alive, so that no new item takes its id
@@ -387,6 +389,43 @@ class DynamoSimulator(DynamoTemporaries, FrameListOps, Simulator):
     def op_ROT_N(self, ins: Instr, stack: Stack) -> None:
         self._reorder(stack, ins.arg)
         Simulator.op_ROT_N(self, ins, stack)
+
+    # -- unpacking ----------------------------------------------------------------------
+
+    def op_UNPACK_SEQUENCE(self, ins: Instr, stack: Stack) -> None:
+        if self._unpacked_into_targets(ins):
+            Simulator.op_UNPACK_SEQUENCE(self, ins, stack)
+            return
+        self._unpack_into_names(stack, ins, ins.arg, -1)
+
+    def op_UNPACK_EX(self, ins: Instr, stack: Stack) -> None:
+        if self._unpacked_into_targets(ins):
+            Simulator.op_UNPACK_EX(self, ins, stack)
+            return
+        before, after = ins.arg & 0xFF, ins.arg >> 8
+        self._unpack_into_names(stack, ins, before + 1 + after, before)
+
+    def _unpacked_into_targets(self, ins: Instr) -> bool:
+        """The items of the unpacking at *ins* go to targets, as the compiler lays it out: the next
+        instruction stores the first item, starts a target (``a.b``, ``a[i]``) or unpacks it further."""
+        index = ins.index + 1
+        if not 0 < index < len(self.instrs):
+            return False
+        op = self.instrs[index].op
+        return op.startswith(_TARGET_STARTS) or op == "POP_TOP"
+
+    def _unpack_into_names(self, stack: Stack, ins: Instr, count: int, star: int) -> None:
+        """``stack_1, stack_2 = value``, right where the unpacking runs, when the code keeps the items
+        on the stack (Dynamo's ``UNPACK_SEQUENCE`` of a graph's outputs): source has no expression
+        for "the items of value", only an assignment."""
+        value = self.pop_expr(stack, ins)
+        names = [self._new_name() for _ in range(count)]
+        targets: List[ast.expr] = [ast.Name(id=name, ctx=ast.Store()) for name in names]
+        if star >= 0:
+            targets[star] = ast.Starred(value=targets[star], ctx=ast.Store())
+        unpacking = ast.Tuple(elts=targets, ctx=ast.Store())
+        self.emit(ast.Assign(targets=[unpacking], value=value, type_comment=None))
+        stack.extend(ast.Name(id=name, ctx=ast.Load()) for name in reversed(names))
 
     # -- closure cells ------------------------------------------------------------------
 

@@ -16,7 +16,7 @@ import ast
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from .fstrings import NESTING_IS_FREE, formatted_string
-from .literals import constant_literal, int_literal
+from .literals import constant_literal, int_literal, quoted
 from .precedence import (
     BINARY_OPERATORS,
     BINARY_PRECEDENCE,
@@ -81,7 +81,8 @@ class ExpressionPrinter:
             value_type = type(value)
             # a str outside f-string fields, without a ``u`` prefix: what constant_literal writes
             if value_type is str and not self.forbidden_quotes and getattr(node, "kind", None) != "u":
-                return repr(value)
+                literal = repr(value)
+                return literal if "\\'" not in literal else quoted(value, literal)
             if value_type is int and value >= 0:
                 return int_literal(value)
             if value is None or value_type is bool:

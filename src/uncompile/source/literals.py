@@ -64,6 +64,18 @@ def escape_text(text: str, quote: str, *, keep_newlines: bool = False, braces: b
     return "".join(pieces)
 
 
+def quoted(text: str, literal: Optional[str] = None) -> str:
+    """A literal for the str *text*: ``repr(text)`` (or its *literal*, when already made),
+    but delimited by ``"`` when *text* holds more ``'`` than ``"`` (fewer escapes: ``"'\\"'"``,
+    not ``'\\'"\\''``). ``repr`` itself picks ``"`` only for a text without any ``"``.
+    """
+    if literal is None:
+        literal = repr(text)
+    if literal[0] == "'" and "\\'" in literal and text.count("'") > text.count('"'):
+        return '"' + escape_text(text, '"') + '"'
+    return literal
+
+
 def string_literal(
     text: str, forbidden: Sequence[str] = (), prefix: str = "", without_backslash: bool = False
 ) -> str:
@@ -72,7 +84,7 @@ def string_literal(
     With *without_backslash* (inside an f-string field before 3.12) line feeds and tabs
     are written raw in a triple-quoted literal, which needs no backslash.
     """
-    literal = repr(text)
+    literal = quoted(text)
     if without_backslash and "\\" in literal:
         raw = _raw_triple_quoted(text, forbidden)
         if raw is not None:

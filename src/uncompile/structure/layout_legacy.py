@@ -186,13 +186,11 @@ class LegacyLayout:
         the loop exit; seen through the jump, both exits are the same.
         """
         blocks, instrs = self.blocks, self.instrs
-        exits = set()
         lone_jumps = []  # (node, side's name, the jump's target)
         for node in nodes:
             for name, side in (("true", node.true), ("false", node.false)):
                 if not isinstance(side, int):
                     continue
-                exits.add(side)
                 block = blocks[side]
                 if (
                     block.end - block.start == 1
@@ -200,6 +198,9 @@ class LegacyLayout:
                     and instrs[block.start].op == "JUMP"
                 ):
                     lone_jumps.append((node, name, block.jump))
+        if not lone_jumps:
+            return  # (most conditions)
+        exits = {side for node in nodes for side in (node.true, node.false) if isinstance(side, int)}
         for node, name, target in lone_jumps:
             if target in exits:
                 setattr(node, name, target)
