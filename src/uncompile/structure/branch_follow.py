@@ -118,6 +118,27 @@ def joined_before_break(
     return else_b if else_b in ctx.stops else follow
 
 
+def returning_branch_follow(
+    walker: Any, then_b: Optional[int], else_b: Optional[int], ctx: Context
+) -> Optional[int]:
+    """Where the branches of an if in a loop meet when its body ends in an if that returns
+    (``if a: if b: return x / else: y`` then more): the block that the inner if's other
+    branch and the else both go to; None otherwise."""
+    if then_b is None or else_b is None:
+        return None
+    block = walker.blocks[then_b]
+    if walker.instrs[block.end - 1].op not in V.CONDITIONAL_JUMPS or len(block.succs) != 2:
+        return None
+    returns = [s for s in block.succs if walker.instrs[walker.blocks[s].end - 1].op == "RETURN_VALUE"]
+    if len(returns) != 1:
+        return None
+    other = block.succs[0] if block.succs[1] == returns[0] else block.succs[1]
+    loop = ctx.loop
+    if other == else_b or (loop is not None and other == loop.header):
+        return None
+    return other if walker.reaches(else_b, other, ctx) else None
+
+
 def _first_shared(walker: Any, then_b: int, else_b: int, ctx: Context) -> Optional[int]:
     """The first block (in layout) that both *then_b* and *else_b* reach inside the loop body
     (the header aside), or None."""

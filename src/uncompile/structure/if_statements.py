@@ -22,6 +22,7 @@ from .branch_follow import (
     meets_at_next_iteration,
     past_forward_jumps,
     region_follow,
+    returning_branch_follow,
 )
 from .cleanup import assertion_message
 from .context import Context
@@ -87,6 +88,9 @@ class IfStatements:
             follow = else_b  # the body goes on there (also by a loop's break when its else continues)
         elif follow is None:
             follow = self.jump_past_else(block_id, else_b, ctx)
+            if follow is None and not V.LAYOUT_IN_SOURCE_ORDER and ctx.loop is not None:
+                # the body ends in an if that returns: the branches meet where both go on
+                follow = returning_branch_follow(self, then_b, else_b, ctx)
         loop = ctx.loop
         if (
             follow is None
