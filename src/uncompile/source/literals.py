@@ -72,7 +72,8 @@ def quoted(text: str, literal: Optional[str] = None) -> str:
     if literal is None:
         literal = repr(text)
     if literal[0] == "'" and "\\'" in literal and text.count("'") > text.count('"'):
-        return '"' + escape_text(text, '"') + '"'
+        # Inside repr's single quotes every ' is escaped and every " is bare: swap the two.
+        return '"' + literal[1:-1].replace("\\'", "'").replace('"', '\\"') + '"'
     return literal
 
 
