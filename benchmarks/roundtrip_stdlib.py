@@ -9,17 +9,22 @@ Each function is checked by :mod:`uncompile.verification.roundtrip` under a time
 row per interpreter (functions, crash %, DecompileError %, compiles %, identical %) and the
 most common failure reasons. With ``--python`` (repeatable) the benchmark runs itself under
 each interpreter given (the current one is not included unless named) and combines the rows.
-Progress goes to stderr. No timing is asserted.
+Progress goes to stderr. No timing is asserted. With ``--same-source`` each function is also
+checked by :mod:`uncompile.verification.same_source` (does its decompiled body print as its
+original does?) and the share that does is printed; ``--source-diffs FILE`` writes the
+differing ones as unified diffs.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import os
 import subprocess
 import sys
 import time
+from types import CodeType
 from typing import Any, Dict, List, Optional, Tuple
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src"))
@@ -34,15 +39,57 @@ from uncompile.verification.roundtrip import (  # noqa: E402
     summarize,
     top_failures,
 )
-from uncompile.verification.stdlib_sample import iter_sample  # noqa: E402
+from uncompile.verification.same_source import compare_function  # noqa: E402
+from uncompile.verification.stdlib_sample import iter_sample, stdlib_root  # noqa: E402
 
 
-def run_here(size: Optional[int], seed: int, time_limit: float, quiet: bool) -> List[UnitResult]:
+class SameSourceTally:
+    """Functions whose decompiled body prints as the original does, and the diffs of the rest."""
+
+    def __init__(self) -> None:
+        self.root = stdlib_root()
+        self.trees: Dict[str, ast.AST] = {}
+        self.checked = 0
+        self.same = 0
+        self.diffs: List[List[str]] = []
+
+    def check(self, path: str, qualname: str, code: CodeType) -> None:
+        if path not in self.trees:
+            with open(os.path.join(self.root, path), "rb") as stream:
+                self.trees[path] = ast.parse(stream.read())
+        diff = compare_function(self.trees[path], code, "%s:%s" % (path, qualname))
+        if diff is None:
+            return
+        self.checked += 1
+        if diff:
+            self.diffs.append(diff)
+        else:
+            self.same += 1
+
+    def summary(self) -> str:
+        share = 100.0 * self.same / self.checked if self.checked else 0.0
+        return "same source: %d of %d functions (%.1f %%)" % (self.same, self.checked, share)
+
+    def write(self, path: str) -> None:
+        with open(path, "w") as stream:
+            for diff in self.diffs:
+                stream.write("\n".join(diff) + "\n\n")
+
+
+def run_here(
+    size: Optional[int],
+    seed: int,
+    time_limit: float,
+    quiet: bool,
+    same_source: Optional[SameSourceTally] = None,
+) -> List[UnitResult]:
     results: List[UnitResult] = []
     started = time.perf_counter()
     last_report = 0.0
     for path, qualname, code in iter_sample(size, seed=seed):
         results += check_units(path, [(qualname, code)], time_limit=time_limit)
+        if same_source is not None:
+            same_source.check(path, qualname, code)
         now = time.perf_counter()
         if not quiet and now - last_report > 2.0:
             last_report = now
@@ -110,6 +157,14 @@ def main(argv: Optional[List[str]] = None) -> int:
         metavar="FILE",
         help="write each function that is not identical, one JSON per line (this interpreter only)",
     )
+    parser.add_argument(
+        "--same-source",
+        action="store_true",
+        help="also compare each function's printed source with its original (this interpreter only)",
+    )
+    parser.add_argument(
+        "--source-diffs", metavar="FILE", help="with --same-source: write the differing functions' diffs"
+    )
     parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
     options = parser.parse_args(argv)
     sample_size = None if options.all else options.sample
@@ -131,7 +186,12 @@ def main(argv: Optional[List[str]] = None) -> int:
                 counts = {outcome: data["counts"].get(outcome, 0) for outcome in OUTCOMES}
                 rows.append((data["label"], Summary(data["total"], counts), data["failures"]))
     else:
-        results = run_here(sample_size, options.seed, options.time_limit, quiet=False)
+        tally = SameSourceTally() if options.same_source else None
+        results = run_here(sample_size, options.seed, options.time_limit, False, tally)
+        if tally is not None:
+            print(tally.summary())
+            if options.source_diffs:
+                tally.write(options.source_diffs)
         if options.failures:
             write_failures(options.failures, results)
         if options.json:
