@@ -163,6 +163,57 @@ def test_async_generator_returns_no_value(name: str) -> None:
     assert result.source is not None and "return None" not in result.source
 
 
+#: ``return None`` and a bare ``return`` compile alike: a function that never returns another value
+#: is printed with bare ones, one that does with ``return None`` (PEP 8's consistency rule)
+RETURNS = {
+    "bare_in_procedure": (
+        """
+        def f(items, out):
+            for item in items:
+                if item is None:
+                    return
+                out.append(item)
+            if not out:
+                return
+            out.sort()
+        """,
+        ["return", "return"],
+    ),
+    "none_beside_values": (
+        """
+        def f(items):
+            if not items:
+                return None
+            while items:
+                if items[-1]:
+                    return items.pop()
+                items.pop()
+            return len(items)
+        """,
+        ["return None", "return items.pop()", "return len(items)"],
+    ),
+    "nested_function_returns_apart": (
+        """
+        def f(items):
+            def first():
+                return items[0]
+            if not items:
+                return
+            return first
+        """,
+        ["return items[0]", "return None", "return first"],
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(RETURNS))
+def test_return_none_is_bare_only_where_nothing_else_is_returned(name: str) -> None:
+    snippet, expected = RETURNS[name]
+    result = round_trip(snippet)
+    written = [line.strip() for line in result.source.splitlines() if line.strip().startswith("return")]
+    assert written == expected, result.source
+
+
 BODIES_WITHOUT_RETURN = {
     "module_if_else": """\
 import os

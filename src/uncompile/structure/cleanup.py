@@ -276,13 +276,17 @@ def _is_continue(stmt: ast.stmt) -> bool:
     return isinstance(stmt, ast.Continue) and not getattr(stmt, "uncompile_written", False)
 
 
-def _tidy_statements(stmts: List[ast.stmt], bare_returns: bool) -> None:
+def _tidy_statements(stmts: List[ast.stmt], bare_returns: bool, function: bool) -> None:
     """One walk over the statement lists of a body, changing them in place: a loop body loses
-    its trailing ``continue``, ``raise AssertionError(msg)`` becomes ``assert False, msg`` and,
-    with *bare_returns* (an async generator: its ``return`` must not name a value), ``return
-    None`` becomes ``return``. Nested definitions are left alone: their bodies were tidied on
-    their own."""
+    its trailing ``continue`` and ``raise AssertionError(msg)`` becomes ``assert False, msg``.
+    ``return None`` becomes ``return`` where no ``return`` of the body gives another value (as
+    PEP 8 asks, a function that returns values says ``return None``; one that does not, a bare
+    ``return``: the bytecode is the same), and always with *bare_returns* (an async generator:
+    its ``return`` must not name a value). Nested definitions are left alone: their bodies were
+    tidied on their own."""
     pending = [stmts]
+    returns_none: List[ast.Return] = []
+    returns_values = False
     while pending:
         block = pending.pop()
         for index, stmt in enumerate(block):
@@ -291,13 +295,18 @@ def _tidy_statements(stmts: List[ast.stmt], bare_returns: bool) -> None:
             if isinstance(stmt, ast.Raise):
                 block[index] = _assert_false(stmt)
             elif isinstance(stmt, ast.Return):
-                value = getattr(stmt, "value", None)
-                if bare_returns and isinstance(value, ast.Constant) and value.value is None:
-                    stmt.value = None
+                value = stmt.value
+                if isinstance(value, ast.Constant) and value.value is None:
+                    returns_none.append(stmt)
+                elif value is not None:
+                    returns_values = True
             elif not isinstance(stmt, _DEFINITIONS):
                 if isinstance(stmt, _LOOPS) and not getattr(stmt, "uncompile_explicit_continue", False):
                     stmt.body = _drop_trailing(stmt.body, _is_continue) or [ast.Pass()]
                 pending.extend(statement_lists(stmt))
+    if bare_returns or (function and not returns_values):
+        for stmt in returns_none:
+            stmt.value = None
 
 
 def _is_class_bookkeeping(stmt: ast.stmt) -> bool:
@@ -366,7 +375,11 @@ def tidy_body(stmts: List[ast.stmt], code: CodeType, sim: Any) -> List[ast.stmt]
         stmts = _drop_trailing(stmts, _is_return_none)
     elif code.co_name != "<lambda>":
         stmts = _else_before_dead_return(stmts)
-    _tidy_statements(stmts, bare_returns=bool(code.co_flags & inspect.CO_ASYNC_GENERATOR))
+    _tidy_statements(
+        stmts,
+        bare_returns=bool(code.co_flags & inspect.CO_ASYNC_GENERATOR),
+        function=is_function and code.co_name != "<lambda>",
+    )
     if is_function and code.co_name != "<lambda>" and code.co_flags & _GENERATORS and not _yields(stmts):
         stmts = stmts + [_dead_yield()]
     if not is_function:
