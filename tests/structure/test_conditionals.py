@@ -170,34 +170,6 @@ def test_condition_whose_jump_back_is_copied_to_each_test(name: str) -> None:
     assert result.source is not None and " or " in result.source
 
 
-RETURNS_COPIED_TO_EACH_TEST = {
-    # 3.10+: the tests that skip the body each jump to a copy of the function's return None
-    "or_of_and": """
-        def f(a, b, c, out):
-            if a or (b and c):
-                out.append(a)
-    """,
-    "and_of_or": """
-        def f(a, b, c, out):
-            if a and (b or c):
-                out.append(a)
-    """,
-    "written_return": """
-        def f(a, b, c, out):
-            out.clear()
-            if not (a or (b and c)):
-                out.append(b)
-            return out
-    """,
-}
-
-
-@pytest.mark.parametrize("name", sorted(RETURNS_COPIED_TO_EACH_TEST))
-def test_condition_whose_exit_is_copied_to_each_test(name: str) -> None:
-    result = round_trip(RETURNS_COPIED_TO_EACH_TEST[name])
-    assert result.source is not None and result.source.count("if ") == 1, result.source
-
-
 TERNARIES_INSIDE_AND = {
     # the ternary's first branch holds a loop (an inlined comprehension, 3.12+)
     "branch_with_a_loop": """
