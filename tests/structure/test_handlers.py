@@ -1,6 +1,6 @@
-"""try/except/finally and with regions: each snippet comes back with the same bytecode, so every
-instruction keeps its exception handler; except clauses laid out after the loop they belong to
-also behave the same."""
+"""try/except/finally regions (``with`` statements: test_with_statements.py): each snippet
+comes back with the same bytecode, so every instruction keeps its exception handler; except
+clauses laid out after the loop they belong to also behave the same."""
 
 from __future__ import annotations
 
@@ -177,24 +177,6 @@ def f(values):
     return out
 """
 
-# the with body ends in ``if c: continue``: the continue's exit call and jump back lie past the
-# body, before the normal exit's (3.11+)
-CONTINUE_ENDS_WITH_BODY = """
-def f(items, lock, out):
-    for item in items:
-        with lock:
-            out.append(item)
-            if item:
-                continue
-    while items:
-        item = items.pop()
-        with lock as held:
-            held.append(item)
-            if item > 1:
-                continue
-    return out
-"""
-
 # the body ends with a loop and no clause falls through: the return of a variable after the try
 # (its value is loaded outside the region) stays after the try
 RETURN_AFTER_LOOP_IN_TRY = """
@@ -361,38 +343,6 @@ def f(get, wait, ref, log):
         log("failed")
 """
 
-# a with ending an if's body may swallow an exception: where the code after it goes on tells
-# whether the next statements are the if's else or follow the if
-WITH_ENDS_IF_BODY = """
-def with_else(self, first, second, pick):
-    if pick:
-        with first as handle:
-            return handle.read()
-    else:
-        with second as handle:
-            return handle.read()
-
-def with_then_more(self, first, second, pick):
-    if pick:
-        with first as handle:
-            return handle.read()
-    with second as handle:
-        return handle.read()
-"""
-
-# ``return <constant>`` under an if in a with: the exit call and the return come after the
-# with's cover; the other side of the test is the with's own exit
-CONSTANT_RETURN_IN_WITH = """
-def f(lock, load, strict):
-    with lock:
-        value = load()
-        if value is not None:
-            return False
-    if strict:
-        return True
-    return False
-"""
-
 CONSTANT_RETURN_FROM_BRANCH_OF_TRY_FINALLY = """\
 def f(flag, log):
     try:
@@ -467,9 +417,6 @@ def f(module, table):
 """
 
 SNIPPETS = {
-    "continue_ends_with_body": CONTINUE_ENDS_WITH_BODY,
-    "constant_return_in_with": CONSTANT_RETURN_IN_WITH,
-    "with_ends_if_body": WITH_ENDS_IF_BODY,
     "clause_ends_after_try_with_raising_clause": CLAUSE_ENDS_AFTER_TRY_WITH_RAISING_CLAUSE,
     "clause_returns_then_ends_with_try": CLAUSE_RETURNS_THEN_ENDS_WITH_TRY,
     "reraise_after_try_in_clause": RERAISE_AFTER_TRY_IN_CLAUSE,
@@ -636,39 +583,6 @@ def test_try_first_in_a_with_body_keeps_the_rest_of_the_body():
 
 # ``if c: continue`` in a with body with code after the with: the continue leaves the with by a
 # copy of its exit call; the other branch runs on through the with's own exit to that code
-CONTINUE_IN_WITH_BEFORE_CODE_AFTER_IT = {
-    "continue_first_in_the_with_body": """\
-def f(items, lock, out):
-    for item in items:
-        with lock:
-            if item:
-                continue
-            out.append(item)
-        out.append(None)
-""",
-    "continue_last_in_the_with_body": """\
-def f(items, lock, out):
-    for item in items:
-        with lock:
-            out.append(item)
-            if item:
-                continue
-        out.append(None)
-    return out
-""",
-}
-
-
-@pytest.mark.parametrize("name", sorted(CONTINUE_IN_WITH_BEFORE_CODE_AFTER_IT))
-def test_continue_in_a_with_body_keeps_the_code_after_the_with(name):
-    result = verify_code(
-        compile(CONTINUE_IN_WITH_BEFORE_CODE_AFTER_IT[name], "<test>", "exec", dont_inherit=True)
-    )
-    assert result.identical, (str(result), result.source)
-    assert result.source is not None
-    assert "            continue\n" in result.source and "        out.append(None)\n" in result.source
-
-
 # a try holding a whole loop whose inner try has clauses laid out after the loop (one of them
 # continues): the inner try's cleanup is inside the outer region, so the loop stays in the try
 LOOP_WITH_CLAUSES_IN_TRY_FINALLY = """\

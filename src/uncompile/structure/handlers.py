@@ -7,13 +7,12 @@ starts with ``PUSH_EXC_INFO`` and is either a chain of ``except`` clauses
 ``try``: :meth:`HandlerStructurer.skip_copies` recognizes those copies and skips them, as it
 skips the ``__exit__(None, None, None)`` calls of ``with`` blocks. The facts about the
 exception table these ask are in :mod:`.handler_regions`, the except clauses in
-:mod:`.except_clauses`.
+:mod:`.except_clauses`, ``with`` statements in :mod:`.with_statements`.
 """
 
 from __future__ import annotations
 
 import ast
-import dis
 from typing import Any, Dict, List, Optional, Set, Tuple, cast
 
 from ..bytecode import versions as V
@@ -21,6 +20,7 @@ from ..expressions import values as M
 from .context import Context
 from .except_clauses import ExceptClauses
 from .except_star import ExceptStar
+from .with_statements import WithStatements
 
 #: Where :meth:`HandlerStructurer.skip_copies` can find something outside a finally body's copy
 #: (the walker's hot loop asks it only there): a with-exit call and a clause's name cleanup start
@@ -28,10 +28,7 @@ from .except_star import ExceptStar
 COPY_START_OPS = frozenset({"LOAD_CONST", "LIST_APPEND"})
 
 
-_NOP = dis.opmap["NOP"]
-
-
-class HandlerStructurer(ExceptClauses, ExceptStar):
+class HandlerStructurer(ExceptClauses, ExceptStar, WithStatements):
     """Mixin of :class:`~uncompile.structure.walker.Walker` for exception constructs."""
 
     code: Any
@@ -134,135 +131,6 @@ class HandlerStructurer(ExceptClauses, ExceptStar):
             if jump.op == "JUMP" and self.block_of[self.index_at(jump.target)] == loop.continue_to:
                 return True
         return False
-
-    # -- with ---------------------------------------------------------------------------
-
-    def with_statement(self, i: int, ctx: Context, stack: List[Any]) -> Optional[int]:
-        if not V.HAS_EXCEPTION_TABLE:
-            return self.legacy_with(i, ctx, stack)  # type: ignore[attr-defined]
-        ins = self.instrs[i]
-        self.sim.pending.append(ins.offset)
-        manager = self.sim.pop_expr(stack, ins)
-        is_async = i + 1 < len(self.instrs) and self.instrs[i + 1].op == "AWAIT"
-        exit_marker = M.WithExit(manager, is_async)
-        stack.append(exit_marker)
-        stack.extend(M.WithSelf() for _ in range(V.WITH_EXIT_SLOTS - 1))
-        j = i + 1 + (1 if is_async else 0)
-        target: Optional[ast.expr] = None
-        after = self.instrs[j]
-        if after.op == "POP_TOP":
-            j += 1
-        else:
-            slot = M.LoopTarget()
-            saved = self.sim.out
-            self.sim.out = []
-            k = j
-            work = [slot]
-            while slot.target is None and k < len(self.instrs):
-                self.sim.step(self.instrs[k], work)
-                k += 1
-            extra = self.sim.out
-            self.sim.out = saved
-            if extra:
-                raise self.fail(j, "with target")
-            target, j = slot.target, k
-        # the handler that covers the target's store (or the POP_TOP) is the with's own: the
-        # first body instruction may already be inside a nested try
-        entry = self.handler_of(after.offset) or self.handler_of(self.instrs[j].offset)
-        if entry is None:
-            raise self.fail(j, "with body without handler")
-        lo, hi = self.span(entry.target)
-        body = self.walk(j, ctx.inside(lo, hi, entry.target), list(stack), entering=True)
-        del stack[len(stack) - V.WITH_EXIT_SLOTS :]
-        after_index = self.exit
-        item = ast.withitem(context_expr=manager, optional_vars=target)
-        node_type = ast.AsyncWith if is_async else ast.With
-        node = node_type(items=[item], body=body or [ast.Pass()], type_comment=None)
-        node.uncompile_handler = entry.target  # type: ignore[union-attr]
-        self.sim.emit(node)
-        if after_index is None:
-            return None
-        n = self.exit_call_at(after_index)
-        return after_index + n if n else None
-
-    def skips_else(self, body: List[ast.stmt], else_b: int) -> bool:
-        """Whether *body* (an if's, which does not reach *else_b*) ends with a with whose exit
-        may swallow an exception and go on elsewhere than *else_b*: past an ``else``."""
-        handler = getattr(body[-1], "uncompile_handler", None) if body else None
-        if handler is None:
-            return False
-        resume = self._with_resumes_at(handler)
-        return resume is not None and resume != self.blocks[else_b].start
-
-    def _with_resumes_at(self, handler: int) -> Optional[int]:
-        """Where the code after a with goes on when its exit at *handler* swallows the exception
-        (a copy of a small exit stands in for a jump to it)."""
-        i = self._suppressed_path(handler)
-        if i is not None and self.instrs[i].op == "JUMP":
-            return self.index_at(self.instrs[i].target)
-        return i
-
-    def _suppressed_path(self, handler: int) -> Optional[int]:
-        """Where the with's exit at *handler* goes on when it swallows the exception, past the
-        pops of the exception and the exit."""
-        i = self.index_at(handler)
-        while i < len(self.instrs) and self.instrs[i].op != "POP_JUMP_IF_TRUE":
-            i += 1
-        if i >= len(self.instrs):
-            return None
-        i = self.index_at(self.instrs[i].target)
-        while i < len(self.instrs) and self.instrs[i].op in ("POP_TOP", "POP_EXCEPT"):
-            i += 1
-        return i if i < len(self.instrs) else None
-
-    def jumps_to_next_iteration(self, i: int, ctx: Context) -> bool:
-        """Whether a jump to the loop's next iteration is at *i*: after the exit calls of the
-        with blocks it leaves, a ``continue``."""
-        loop = ctx.loop
-        if loop is None or i >= len(self.instrs) or self.instrs[i].op != "JUMP":
-            return False
-        return self.block_of[self.index_at(self.instrs[i].target)] == loop.continue_to
-
-    def continues_from_body(self, block: Any, ctx: Context) -> bool:
-        """Whether *block*, outside the region, leaves the with blocks (their exit calls) for the
-        loop's next iteration where the with's own end does not go: a ``continue`` written last
-        in the with body (the branch that runs on leaves by the with's exit too)."""
-        loop = ctx.loop
-        if loop is None or not ctx.active or not self.exit_call_at(block.start):
-            return False
-        past = self._past_exit_calls(block.start)
-        if not self.jumps_to_next_iteration(past, ctx):
-            return False
-        target = self.index_at(self.instrs[past].target)
-        for handler in ctx.active:
-            resume = self._with_resumes_at(handler)
-            if resume is not None and (resume == past or self._through_jump(resume) == target):
-                return False  # the with's end goes there as well
-        return True
-
-    def continues_from_with(self, body: List[ast.stmt], block: Optional[int]) -> bool:
-        """Whether *body*, walked from *block*, is only a ``continue`` leaving with blocks."""
-        if block is None or len(body) != 1 or not isinstance(body[0], ast.Continue):
-            return False
-        return self.exit_call_at(self.blocks[block].start) > 0
-
-    def continue_ends_with_body(self, block: Optional[int], ctx: Context) -> bool:
-        """Whether *block*, past the with body being walked, is a ``continue`` written as the
-        body's last statement (3.11+): the ``NOP`` on the continue's line stays the last
-        instruction the with covers; the exit call and the jump back follow it, outside."""
-        loop = ctx.loop
-        if block is None or loop is None:
-            return False
-        start = self.blocks[block].start
-        n = self.exit_call_at(start)
-        if not n or start + n >= len(self.instrs) or self.instrs[start + n].op != "JUMP":
-            return False
-        jump = self.blocks[self.block_of[start + n]].jump
-        nop = self.instrs[start].offset - 2
-        if jump != loop.continue_to or nop < 0 or self.code.co_code[nop] != _NOP:
-            return False
-        entry = self.handler_of(nop)
-        return entry is not None and entry.target in ctx.active
 
     # -- try ------------------------------------------------------------------------------
 
