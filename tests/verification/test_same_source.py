@@ -50,3 +50,21 @@ def test_different_text_gives_a_diff():
 def test_lambda_has_no_def():
     tree, codes = _units("f = lambda: 1\n")
     assert compare_function(tree, codes[0]) is None
+
+
+INDENTED_DOCSTRING = '''
+class Holder:
+    def method(self):
+        """First line.
+
+        Indented lines, which 3.13+ compilers store without their indentation.
+        """
+        return self
+'''
+
+
+def test_docstring_is_compared_as_the_code_holds_it():
+    tree = ast.parse(INDENTED_DOCSTRING)
+    holder = next(c for c in compile(INDENTED_DOCSTRING, "<test>", "exec").co_consts if hasattr(c, "co_code"))
+    method = next(c for c in holder.co_consts if hasattr(c, "co_code"))
+    assert compare_function(tree, method) == []

@@ -17,6 +17,7 @@ from types import CodeType
 from typing import List, Optional, Union
 
 from ..source import to_source
+from .compare import docstring_of
 
 FunctionNode = Union[ast.FunctionDef, ast.AsyncFunctionDef]
 
@@ -38,16 +39,28 @@ def find_function(tree: ast.AST, code: CodeType) -> Optional[FunctionNode]:
     return None
 
 
-def body_text(node: FunctionNode) -> str:
-    """The printed body of the function *node*."""
-    return to_source(node.body)
+def compiled_body_text(node: FunctionNode, code: CodeType) -> str:
+    """The printed body of *node*, a ``def`` of *code*, with its docstring as *code* holds it:
+    3.13+ compilers strip a docstring's indentation, which then depends on where the ``def``
+    stands (the decompiled function stands at the top level, the original maybe in a class)."""
+    body = node.body
+    held = docstring_of(code)
+    first = body[0] if body else None
+    if (
+        held is not None
+        and isinstance(first, ast.Expr)
+        and isinstance(first.value, ast.Constant)
+        and isinstance(first.value.value, str)
+    ):
+        body = [ast.Expr(value=ast.Constant(value=held))] + body[1:]
+    return to_source(body)
 
 
-def decompiled_body_text(source: str) -> str:
-    """The printed body of the single function that decompiled *source* defines."""
+def decompiled_body_text(source: str, code: CodeType) -> str:
+    """The printed body of the single function that *source*, *code* decompiled, defines."""
     for node in ast.parse(source).body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            return body_text(node)
+            return compiled_body_text(node, code)
     raise ValueError("the decompiled source defines no function")
 
 
@@ -78,7 +91,7 @@ def compare_function(tree: ast.AST, code: CodeType, label: str = "") -> Optional
     from ..decompiler import decompile_code  # the decompiler imports verification's neighbours
 
     try:
-        decompiled = decompiled_body_text(decompile_code(code))
+        decompiled = decompiled_body_text(decompile_code(code), code)
     except Exception as error:  # noqa: BLE001 - any failure is reported as the difference
         decompiled = "<%s: %s>" % (type(error).__name__, error)
-    return source_difference(body_text(node), decompiled, label)
+    return source_difference(compiled_body_text(node, code), decompiled, label)
