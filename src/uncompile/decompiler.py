@@ -19,7 +19,7 @@ from typing import Any, Callable, Optional, TypeVar
 from .errors import DecompileError
 from .source.printer import to_source
 from .structure.annotations import evaluator_statement, is_lazy_evaluator
-from .structure.definitions import HAS_TYPE_PARAMS, Nested, body_of, signature
+from .structure.definitions import Nested, body_of, give_type_params, signature
 from .structure.live_function import complete_definition
 from .structure.private_names import demangle_private_names
 from .structure.statements import iter_statements
@@ -100,8 +100,7 @@ def _decompile(code: CodeType) -> list:
     body = body_of(code)
     if not code.co_flags & inspect.CO_NEWLOCALS:  # a class body
         node = ast.ClassDef(name=name, bases=[], keywords=[], body=body or [ast.Pass()], decorator_list=[])
-        if HAS_TYPE_PARAMS:
-            setattr(node, "type_params", [])  # noqa: B010 - the field is new in 3.12
+        give_type_params(node)
         return [node]
     is_async = bool(code.co_flags & (inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR))
     node_type = ast.AsyncFunctionDef if is_async else ast.FunctionDef
@@ -114,8 +113,7 @@ def _decompile(code: CodeType) -> list:
         type_comment=None,
     )
     demangle_private_names([func.args], code)
-    if HAS_TYPE_PARAMS:
-        setattr(func, "type_params", [])  # noqa: B010 - the field is new in 3.12
+    give_type_params(func)
     return [func]
 
 

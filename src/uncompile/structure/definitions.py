@@ -27,6 +27,12 @@ from .straight_line import walked_statements
 HAS_TYPE_PARAMS = hasattr(ast, "TypeAlias")
 
 
+def give_type_params(node: ast.stmt, params: Any = ()) -> None:
+    """Give the definition *node* its ``type_params`` field (3.12+; absent before)."""
+    if HAS_TYPE_PARAMS:
+        setattr(node, "type_params", list(params))  # noqa: B010 - the field is new in 3.12
+
+
 def _const_items(node: Any) -> Optional[List[ast.expr]]:
     if isinstance(node, ast.Tuple):
         return list(node.elts)
@@ -177,8 +183,7 @@ class Nested:
             returns=notes.get("return"),
             type_comment=None,
         )
-        if HAS_TYPE_PARAMS:
-            setattr(node, "type_params", getattr(value, "type_params", []))  # noqa: B010 - new in 3.12
+        give_type_params(node, getattr(value, "type_params", ()))
         return node
 
     def class_def(self, value: M.ClassValue, name: str) -> ast.stmt:
@@ -190,8 +195,7 @@ class Nested:
             body=body or [ast.Pass()],
             decorator_list=list(value.decorators),
         )
-        if HAS_TYPE_PARAMS:
-            setattr(node, "type_params", getattr(value, "type_params", []))  # noqa: B010 - new in 3.12
+        give_type_params(node, getattr(value, "type_params", ()))
         if name != value.name and not is_private_name_stored_as(value.name, name):
             raise DecompileError("class %s stored as %s" % (value.name, name), construct="class")
         return node
