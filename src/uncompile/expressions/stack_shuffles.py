@@ -392,18 +392,12 @@ class DynamoSimulator(DynamoTemporaries, FrameListOps, Simulator):
 
     # -- unpacking ----------------------------------------------------------------------
 
-    def op_UNPACK_SEQUENCE(self, ins: Instr, stack: Stack) -> None:
-        if self._unpacked_into_targets(ins):
-            Simulator.op_UNPACK_SEQUENCE(self, ins, stack)
+    def _unpack(self, unpack: M.Unpack, stack: Stack) -> None:
+        ins = self.current
+        if ins is None or self._unpacked_into_targets(ins):
+            Simulator._unpack(self, unpack, stack)
             return
-        self._unpack_into_names(stack, ins, ins.arg, -1)
-
-    def op_UNPACK_EX(self, ins: Instr, stack: Stack) -> None:
-        if self._unpacked_into_targets(ins):
-            Simulator.op_UNPACK_EX(self, ins, stack)
-            return
-        before, after = ins.arg & 0xFF, ins.arg >> 8
-        self._unpack_into_names(stack, ins, before + 1 + after, before)
+        self._unpack_into_names(stack, ins, unpack)
 
     def _unpacked_into_targets(self, ins: Instr) -> bool:
         """The items of the unpacking at *ins* go to targets, as the compiler lays it out: the next
@@ -414,15 +408,15 @@ class DynamoSimulator(DynamoTemporaries, FrameListOps, Simulator):
         op = self.instrs[index].op
         return op.startswith(_TARGET_STARTS) or op == "POP_TOP"
 
-    def _unpack_into_names(self, stack: Stack, ins: Instr, count: int, star: int) -> None:
+    def _unpack_into_names(self, stack: Stack, ins: Instr, unpack: M.Unpack) -> None:
         """``stack_1, stack_2 = value``, right where the unpacking runs, when the code keeps the items
         on the stack (Dynamo's ``UNPACK_SEQUENCE`` of a graph's outputs): source has no expression
         for "the items of value", only an assignment."""
-        value = self.pop_expr(stack, ins)
-        names = [self._new_name() for _ in range(count)]
+        value = self.expr(unpack.value, ins)
+        names = [self._new_name() for _ in unpack.targets]
         targets: List[ast.expr] = [ast.Name(id=name, ctx=ast.Store()) for name in names]
-        if star >= 0:
-            targets[star] = ast.Starred(value=targets[star], ctx=ast.Store())
+        if unpack.star >= 0:
+            targets[unpack.star] = ast.Starred(value=targets[unpack.star], ctx=ast.Store())
         unpacking = ast.Tuple(elts=targets, ctx=ast.Store())
         self.emit(ast.Assign(targets=[unpacking], value=value, type_comment=None))
         stack.extend(ast.Name(id=name, ctx=ast.Load()) for name in reversed(names))
