@@ -126,3 +126,38 @@ def test_raw_instructions_are_decoded_only_for_sequences():
     awaiting = _Reader(awaits.__code__)
     assert "AWAIT" in [ins.op for ins in awaiting.run()]
     assert awaiting._raw is not None
+
+
+def test_instructions_are_made_without_a_python_level_init():
+    """The reader makes an instruction per raw one: ``Instr()`` is the interpreter's own call only
+    while the class defines no ``__init__`` (a Python-level one is a frame per instruction)."""
+    from uncompile.bytecode.instructions import Instr
+
+    assert Instr.__init__ is object.__init__
+    first = read_instructions(sample.__code__)[0]
+    assert first.index == 0 and first.target is None
+    assert first.offset in {ins.offset for ins in dis.get_instructions(sample.__code__)}
+
+
+def test_jumps_to_an_extended_arg_prefix_go_to_the_instruction_it_prefixes():
+    """A loop whose first instruction needs ``EXTENDED_ARG`` (a local numbered past 255): the jump
+    back goes to the prefix, which is dropped, so the neutral jump goes to the instruction."""
+    names = ["v%d" % k for k in range(300)]
+    source = "def many_locals(%s):\n    while v299:\n        v299 = v299 + v0\n    return v1\n" % ", ".join(
+        names
+    )
+    namespace: dict = {}
+    exec(compile(source, "<many_locals>", "exec"), namespace)
+    code = namespace["many_locals"].__code__
+    prefixes = {ins.offset for ins in dis.get_instructions(code) if ins.opname == "EXTENDED_ARG"}
+    raw_targets = {
+        ins.argval for ins in dis.get_instructions(code) if ins.opcode in dis.hasjabs + dis.hasjrel
+    }
+    assert raw_targets & prefixes  # (the construct this test is about)
+    instrs = read_instructions(code)
+    kept = {ins.offset: ins for ins in instrs}
+    jumps = [ins for ins in instrs if ins.target is not None]
+    assert jumps and all(ins.target in kept for ins in jumps)
+    assert any(kept[ins.target].arg == "v299" for ins in jumps)
+    result = verify_code(code)
+    assert result.identical, (result.difference, result.error, result.source)

@@ -57,26 +57,25 @@ from .sequences import SEQUENCE_FOLLOWERS, match_sequence
 
 
 class Instr:
-    """One neutral instruction: ``op`` and ``arg`` as described in the module docstring."""
+    """One neutral instruction: ``op`` and ``arg`` as described in the module docstring, at
+    ``offset``, jumping to ``target`` (None: no jump), ``index`` in its code object's list.
+
+    Only the reader makes them (``Instr()``, then each field set): without an ``__init__`` of its
+    own, the call is the interpreter's, with no Python-level frame (``object.__new__(Instr)``
+    costs more: its arguments are checked through a wrapper).
+    """
 
     __slots__ = ("offset", "op", "arg", "target", "index")
 
-    def __init__(
-        self, offset: int, op: str, arg: Any = None, target: Optional[int] = None, index: int = -1
-    ) -> None:
-        self.offset = offset
-        self.op = op
-        self.arg = arg
-        self.target = target
-        self.index = index
+    offset: int
+    op: str
+    arg: Any
+    target: Optional[int]
+    index: int
 
     def __repr__(self) -> str:
         where = " -> %d" % self.target if self.target is not None else ""
         return "<%d %s %r%s>" % (self.offset, self.op, self.arg, where)
-
-
-#: Makes an :class:`Instr` without the Python-level call of its ``__init__`` (the fields are set after).
-_new_instr = object.__new__
 
 
 class _Reader(Readings):
@@ -89,20 +88,22 @@ class _Reader(Readings):
     (:attr:`raw`, when first asked: most code objects never need them).
     """
 
+    # what the sequence readers read of the code object, made when first asked (most never are)
+    _raw: Optional[RawInstructions] = None
+    _raw_index: Optional[Dict[int, int]] = None
+    _send_ends: Optional[FrozenSet[int]] = None
+    _handlers: Optional[List[Any]] = None
+
     def __init__(self, code: CodeType) -> None:
         self.code = code
         self.bytes = code.co_code
         self.out: List[Instr] = []
         self.first_at: Dict[int, int] = {}  # the index of the first instruction at each offset
-        self.jumps: List[Instr] = []  # the instructions of out with a target
-        self._raw: Optional[RawInstructions] = None
-        self._raw_index: Dict[int, int] = {}
-        self._send_ends: Optional[FrozenSet[int]] = None
-        self._handlers: Optional[List[Any]] = None
+        self.jumps: List[int] = []  # the indices in out of the instructions with a target
 
     def emit(self, offset: int, op: str, arg: Any = None, target: Optional[int] = None) -> None:
         out = self.out
-        ins = _new_instr(Instr)  # as Instr(offset, op, arg, target, len(out)), without the call of __init__
+        ins = Instr()
         ins.offset = offset
         ins.op = op
         ins.arg = arg
@@ -111,7 +112,7 @@ class _Reader(Readings):
         self.first_at.setdefault(offset, index)
         out.append(ins)
         if target is not None:
-            self.jumps.append(ins)
+            self.jumps.append(index)
 
     def run(self) -> List[Instr]:  # noqa: C901 - one flat loop, its readings in the order of how often they come
         code = self.bytes
@@ -122,7 +123,10 @@ class _Reader(Readings):
         add_jump = self.jumps.append
         first_at = self.first_at
         readings = _READINGS
-        new = _new_instr
+        new = Instr
+        # the frequent readings, tested as locals (3.8 - 3.10 look a global up again at each test)
+        indexed, constant, name_and_flag, none = INDEXED, CONSTANT, NAME_AND_FLAG, NONE
+        int_arg, call, jump = INT_ARG, CALL, JUMP
         count = 0  # len(out), kept up to date after each method that emits
         kwnames = None  # 3.11 - 3.12: the keyword names of the next call (KW_NAMES)
         extended = 0  # the operand bits of the EXTENDED_ARG prefixes before the next instruction
@@ -133,7 +137,7 @@ class _Reader(Readings):
             name, reading, detail, sequence, kind, shift, step = readings[opcode]
             arg = code[offset + 1] | extended
             extended = 0
-            if sequence is not None:  # (a method, the opcodes that may follow in a sequence)
+            if sequence:  # (a method, the opcodes that may follow in a sequence; None for most)
                 after = offset + step
                 if sequence[1] is None or (after < size and code[after] in sequence[1]):
                     end = sequence[0](self, offset, after, arg)
@@ -142,23 +146,24 @@ class _Reader(Readings):
                         offset = end
                         continue
             target = None
-            if reading == INDEXED:
-                value = tables[kind][arg >> shift]
-            elif reading == CONSTANT:
+            if reading == indexed:  # (no flag bits: see reading_table)
+                value = tables[kind][arg]
+            elif reading == constant:
                 value = (consts[arg], arg)
-            elif reading == NAME_AND_FLAG:
+            elif reading == name_and_flag:
                 value = (tables[kind][arg >> shift], detail[arg & 1])
-            elif reading == NONE:
+            elif reading == none:
                 value = None
-            elif reading == INT_ARG:
+            elif reading == int_arg:
                 value = arg
-            elif reading == CALL:
+            elif reading == call:
                 value = (arg, kwnames, detail)
                 kwnames = None
-            elif reading == JUMP:
+            elif reading == jump:
                 origin, base, scale = detail
                 value = None
                 target = origin * offset + base + scale * arg
+                add_jump(count)
             elif reading == NO_OP:
                 offset += step
                 continue
@@ -189,7 +194,7 @@ class _Reader(Readings):
                 continue
             else:  # OPERAND_VALUE
                 value = operand_value(opcode, arg, offset, tables)
-            ins = new(Instr)  # as in emit
+            ins = new()  # as in emit
             ins.offset = offset
             ins.op = name
             ins.arg = value
@@ -197,8 +202,6 @@ class _Reader(Readings):
             ins.index = first_at[offset] = count  # the only instruction from this raw one
             count += 1
             append(ins)
-            if target is not None:
-                add_jump(ins)
             offset += step
         if V.ASSERT_LOADS_GLOBAL:
             legacy_assertion_errors(self.code, out)
@@ -215,7 +218,7 @@ class _Reader(Readings):
 
     def raw_index(self, offset: int) -> int:
         """The index in :attr:`raw` of the raw instruction at *offset*."""
-        if not self._raw_index:
+        if self._raw_index is None:
             self._raw_index = {fields[0]: index for index, fields in enumerate(self.raw.fields)}
         return self._raw_index[offset]
 
@@ -354,7 +357,8 @@ def read_indexed_instructions(code: CodeType) -> Tuple[List[Instr], Dict[int, in
     out = reader.run()
     first_at = reader.first_at
     kept: Optional[List[int]] = None
-    for ins in reader.jumps:
+    for index in reader.jumps:
+        ins = out[index]
         if ins.target not in first_at:  # a dropped instruction: go to the next one kept
             if kept is None:
                 kept = list(first_at)  # (ascending: instructions are read in offset order)

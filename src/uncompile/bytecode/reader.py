@@ -136,21 +136,6 @@ _UNKNOWN_VALUE: Any = getattr(dis, "UNKNOWN", None)  # what 3.11's dis gives for
 _SPECIAL_NAMES: Sequence[str] = getattr(__import__("opcode"), "_special_method_names", ())
 
 
-def _local_names(code: CodeType) -> Tuple[Sequence[str], Sequence[str]]:
-    """The names local and cell/free operands index: (locals, cells).
-
-    3.11+ index one table of both (``co_localsplusnames``, not exposed): the locals, then the
-    cells that are not also locals (arguments), then the free variables."""
-    if V.VERSION < (3, 11):
-        return code.co_varnames, code.co_cellvars + code.co_freevars
-    local_names = code.co_varnames
-    cells = code.co_cellvars
-    if cells:
-        cells = tuple([name for name in cells if name not in local_names])
-    names = local_names + cells + code.co_freevars
-    return names, names
-
-
 def _line_starts_lnotab(code: CodeType) -> Dict[int, int]:
     """3.8 - 3.9: offset -> line where a line starts, decoded from ``co_lnotab``."""
     table = code.co_lnotab
@@ -250,9 +235,18 @@ class RawInstructions(_RawSequence):
 
 def operand_tables(code: CodeType) -> Tuple[Sequence[Any], ...]:
     """The tables of *code* that operands of the first four kinds index (locals, constants,
-    names, cells), in that order."""
-    local_names, cell_names = _local_names(code)
-    return (local_names, code.co_consts, code.co_names, cell_names)
+    names, cells), in that order.
+
+    3.11+ index one table of locals and cells (``co_localsplusnames``, not exposed): the locals,
+    then the cells that are not also locals (arguments), then the free variables."""
+    local_names = code.co_varnames
+    if not V.LOCALS_PLUS_CELLS:
+        return (local_names, code.co_consts, code.co_names, code.co_cellvars + code.co_freevars)
+    cells = code.co_cellvars
+    if cells:
+        cells = tuple([name for name in cells if name not in local_names])
+    names = local_names + cells + code.co_freevars
+    return (names, code.co_consts, code.co_names, names)
 
 
 def _jump_form(kind: int, step: int) -> Tuple[int, int, int]:

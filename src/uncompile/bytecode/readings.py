@@ -378,6 +378,9 @@ def reading_table(reader: type, sequence_readers: Dict[str, Tuple[str, Optional[
                 reading, detail = TABULATED, readings
         elif reading == CALL:
             name = "CALL"
+        assert reading != INDEXED or not shift, (
+            opname
+        )  # (the reader's loop indexes with the operand as it is)
         sequence: Any = None
         if opname in sequence_readers:
             method, followers = sequence_readers[opname]

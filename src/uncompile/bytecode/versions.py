@@ -239,6 +239,9 @@ JUMP_OPERAND_BYTES = 1 if VERSION < (3, 10) else 2
 #: 3.12+ relative jumps are measured from the end of the jump's inline cache entries.
 JUMPS_SKIP_CACHES = VERSION >= (3, 12)
 
+#: 3.11+ local and cell/free operands index one table of both, not a table each.
+LOCALS_PLUS_CELLS = VERSION >= (3, 11)
+
 #: 3.12+ conditional jumps go forward only: a conditional jump back is the inverted jump over
 #: an unconditional ``JUMP_BACKWARD``.
 CONDITIONAL_JUMPS_FORWARD_ONLY = VERSION >= (3, 12)
