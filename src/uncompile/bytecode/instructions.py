@@ -88,11 +88,7 @@ class _Reader(Readings):
     (:attr:`raw`, when first asked: most code objects never need them).
     """
 
-    # what the sequence readers read of the code object, made when first asked (most never are)
-    _raw: Optional[RawInstructions] = None
-    _raw_index: Optional[Dict[int, int]] = None
-    _send_ends: Optional[FrozenSet[int]] = None
-    _handlers: Optional[List[Any]] = None
+    __slots__ = ("code", "bytes", "out", "first_at", "jumps", "_raw", "_raw_index", "_send_ends", "_handlers")
 
     def __init__(self, code: CodeType) -> None:
         self.code = code
@@ -100,6 +96,11 @@ class _Reader(Readings):
         self.out: List[Instr] = []
         self.first_at: Dict[int, int] = {}  # the index of the first instruction at each offset
         self.jumps: List[int] = []  # the indices in out of the instructions with a target
+        # what the sequence readers read of the code object, made when first asked (most never are)
+        self._raw: Optional[RawInstructions] = None
+        self._raw_index: Optional[Dict[int, int]] = None
+        self._send_ends: Optional[FrozenSet[int]] = None
+        self._handlers: Optional[List[Any]] = None
 
     def emit(self, offset: int, op: str, arg: Any = None, target: Optional[int] = None) -> None:
         out = self.out
@@ -135,8 +136,10 @@ class _Reader(Readings):
         while offset < size:
             opcode = code[offset]
             name, reading, detail, sequence, kind, shift, step = readings[opcode]
-            arg = code[offset + 1] | extended
-            extended = 0
+            arg = code[offset + 1]
+            if extended:
+                arg |= extended
+                extended = 0
             if sequence:  # (a method, the opcodes that may follow in a sequence; None for most)
                 after = offset + step
                 if sequence[1] is None or (after < size and code[after] in sequence[1]):
@@ -203,8 +206,8 @@ class _Reader(Readings):
             count += 1
             append(ins)
             offset += step
-        if V.ASSERT_LOADS_GLOBAL:
-            legacy_assertion_errors(self.code, out)
+        if V.ASSERT_LOADS_GLOBAL and "AssertionError" in self.code.co_names:
+            legacy_assertion_errors(out)
         return out
 
     # -- the raw instructions, for the sequences that need more than a look at the opcodes --

@@ -53,6 +53,8 @@ class Readings:
     *name* (its neutral name, :data:`uncompile.bytecode.versions.RENAMED`), through ``emit``.
     They read nothing else (no state of the reader), so that they can be tabulated."""
 
+    __slots__ = ()
+
     def emit(self, offset: int, op: str, arg: Any = None, target: Optional[int] = None) -> None:
         raise NotImplementedError
 
@@ -392,13 +394,11 @@ def reading_table(reader: type, sequence_readers: Dict[str, Tuple[str, Optional[
     return table
 
 
-def legacy_assertion_errors(code: Any, out: List[Any]) -> None:
+def legacy_assertion_errors(out: List[Any]) -> None:
     """3.8: an ``assert`` loads ``AssertionError`` as a global: such loads of *out* (neutral
-    instructions of *code*) become ``LOAD_ASSERTION_ERROR``, as 3.9+ read. A load is one when
-    it follows the ``POP_JUMP_IF_TRUE`` of the test (also after a chain's cleanup, ``SWAP;
-    POP_TOP``). Only code that names ``AssertionError`` is looked through."""
-    if "AssertionError" not in code.co_names:
-        return
+    instructions of a code object) become ``LOAD_ASSERTION_ERROR``, as 3.9+ read. A load is one
+    when it follows the ``POP_JUMP_IF_TRUE`` of the test (also after a chain's cleanup, ``SWAP;
+    POP_TOP``). (The reader asks only for code that names ``AssertionError``.)"""
     for index, ins in enumerate(out):
         if ins.op != "LOAD_GLOBAL" or ins.arg[0] != "AssertionError" or index == 0:
             continue
