@@ -16,6 +16,7 @@ from ..bytecode.instructions import Instr
 from . import values as M
 from .targets import LOAD
 from .type_params import TypeParamOps, type_param_tuple
+from .values import EXPRESSIONS
 
 Stack = List[Any]
 
@@ -77,7 +78,9 @@ class CallBuilder:
             args[0].decorators.insert(0, func)
             stack.append(args[0])
             return
-        stack.append(ast.Call(sim.expr(func, ins), sim.exprs(args, ins), keywords))
+        if not isinstance(func, EXPRESSIONS):
+            func = sim.expr(func, ins)
+        stack.append(ast.Call(func, sim.exprs(args, ins), keywords))
 
     def _call_of_marker(
         self, func: M.Marker, args: List[Any], keywords: List[ast.keyword], stack: Stack, sim: Any, ins: Instr
@@ -353,10 +356,11 @@ def _display_items(stack: Stack, count: int, ins: Instr, sim: Any) -> List[Any]:
     with the class body: that function stays a value for :meth:`CallBuilder._finish_call`.
     """
     items = sim.pop_n_raw(stack, count, ins)
-    below = [item for item in stack[-2:] if not isinstance(item, M.Null)][-1:]  # under a NULL (3.14+)
-    builds_class = below and isinstance(below[0], M.BuildClass)
-    body = items[:1] if builds_class and items and isinstance(items[0], M.FunctionValue) else []
-    return body + [sim.expr(item, ins) for item in items[len(body) :]]
+    if items and isinstance(items[0], M.FunctionValue):
+        below = [item for item in stack[-2:] if not isinstance(item, M.Null)][-1:]  # under a NULL (3.14+)
+        if below and isinstance(below[0], M.BuildClass):
+            return items[:1] + sim.exprs(items[1:], ins)
+    return sim.exprs(items, ins)
 
 
 def _folded_constants(item: Any, into_set: bool) -> List[ast.expr]:

@@ -92,6 +92,6 @@ class TypeParamOps:
 def type_param_tuple(items: List[Any]) -> Any:
     """The :class:`~uncompile.expressions.values.TypeParams` that ``BUILD_TUPLE`` of *items*
     makes, or None when they are not all type parameters."""
-    if items and all(isinstance(item, M.TypeParam) for item in items):
+    if items and isinstance(items[0], M.TypeParam) and all(isinstance(item, M.TypeParam) for item in items):
         return M.TypeParams([item.node for item in items])
     return None
