@@ -23,14 +23,14 @@ Stack = List[Any]
 _COMPREHENSIONS = ("<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>")
 
 
-class CallBuilder:
-    """See the module docstring; *nested* builds definitions from nested code objects."""
+class CallBuilder(TypeParamOps):
+    """See the module docstring; *nested* builds definitions from nested code objects. The
+    intrinsics of type parameters are its :class:`~.type_params.TypeParamOps` half."""
 
     def __init__(self, code: Any, nested: Any) -> None:
         self.code = code
         self.nested = nested
         self.null_above = V.VERSION >= (3, 13)
-        self.type_params = TypeParamOps(nested)
 
     # -- entry from the simulator -----------------------------------------------------
 
@@ -49,23 +49,21 @@ class CallBuilder:
 
     # -- calls --------------------------------------------------------------------------
 
-    def _callable(self, stack: Stack, null_slot: bool, sim: Any, ins: Instr) -> tuple:
-        """Pop the callable (and NULL/self slot); returns (callable, extra first args)."""
+    def _finish_call(
+        self, null_slot: bool, args: List[Any], keywords: List[ast.keyword], stack: Stack, sim: Any, ins: Any
+    ) -> None:
+        """Pop the callable (and the NULL/self slot below or above it when *null_slot*) and push
+        its call with *args* (a self slot's value first) and *keywords*."""
         if len(stack) < (2 if null_slot else 1):
             raise sim.fail(ins, "value stack underflow")
-        if not null_slot:
-            return stack.pop(), []
-        upper = stack.pop()
-        lower = stack.pop()
-        if isinstance(lower, M.Null):
-            return upper, []
-        if isinstance(upper, M.Null):
-            return lower, []
-        return lower, [upper]
-
-    def _finish_call(
-        self, func: Any, args: List[Any], keywords: List[ast.keyword], stack: Stack, sim: Any, ins: Instr
-    ) -> None:
+        func = stack.pop()
+        if null_slot:
+            lower = stack.pop()
+            if isinstance(func, M.Null):  # the NULL above the callable (3.13+)
+                func = lower
+            elif not isinstance(lower, M.Null):  # a method's self above the method
+                args = [func] + args
+                func = lower
         if isinstance(func, M.Marker):
             if self._call_of_marker(func, args, keywords, stack, sim, ins):
                 return
@@ -112,23 +110,21 @@ class CallBuilder:
     def op_CALL(self, ins: Instr, stack: Stack, sim: Any) -> None:
         argc, kwnames, null_slot = ins.arg
         args = sim.pop_n_raw(stack, argc, ins)
-        func, extra = self._callable(stack, null_slot, sim, ins)
         keywords: List[ast.keyword] = []
         if kwnames:
             split = len(args) - len(kwnames)
             keywords = [ast.keyword(k, sim.expr(v, ins)) for k, v in zip(kwnames, args[split:])]
             args = args[:split]
-        self._finish_call(func, extra + args, keywords, stack, sim, ins)
+        self._finish_call(null_slot, args, keywords, stack, sim, ins)
 
     def op_CALL_KW(self, ins: Instr, stack: Stack, sim: Any) -> None:
         argc, null_slot = ins.arg
         names = sim.pop(stack, ins)
         kwnames: Any = names.value if isinstance(names, ast.Constant) else ()
         args = sim.pop_n_raw(stack, argc, ins)
-        func, extra = self._callable(stack, null_slot, sim, ins)
         split = len(args) - len(kwnames)
         keywords = [ast.keyword(k, sim.expr(v, ins)) for k, v in zip(kwnames, args[split:])]
-        self._finish_call(func, extra + args[:split], keywords, stack, sim, ins)
+        self._finish_call(null_slot, args[:split], keywords, stack, sim, ins)
 
     def op_CALL_FUNCTION_EX(self, ins: Instr, stack: Stack, sim: Any) -> None:
         has_kwargs, null_slot = ins.arg
@@ -137,7 +133,6 @@ class CallBuilder:
             kwargs = sim.pop(stack, ins)
             kwargs = None if isinstance(kwargs, M.Null) else kwargs
         positional = sim.pop_expr(stack, ins)
-        func, extra = self._callable(stack, null_slot, sim, ins)
         if isinstance(positional, ast.Tuple):
             args: List[ast.expr] = list(positional.elts)
         elif isinstance(positional, ast.Constant) and isinstance(positional.value, tuple):
@@ -155,7 +150,7 @@ class CallBuilder:
                     keywords.append(ast.keyword(name, value))
             else:
                 keywords.append(ast.keyword(None, kwargs))
-        self._finish_call(func, extra + args, keywords, stack, sim, ins)
+        self._finish_call(null_slot, args, keywords, stack, sim, ins)
 
     def op_LOAD_SUPER_ATTR(self, ins: Instr, stack: Stack, sim: Any) -> None:
         name, method, two_args = ins.arg
@@ -271,11 +266,11 @@ class CallBuilder:
             stack.append(M.Discard())
         elif ins.arg == "INTRINSIC_STOPITERATION_ERROR":
             pass
-        elif not self.type_params.intrinsic_1(ins, stack, sim):
+        elif not self.intrinsic_1(ins, stack, sim):
             raise sim.fail(ins, "unsupported intrinsic %s" % ins.arg)
 
     def op_CALL_INTRINSIC_2(self, ins: Instr, stack: Stack, sim: Any) -> None:
-        self.type_params.intrinsic_2(ins, stack, sim)
+        self.intrinsic_2(ins, stack, sim)
 
     def op_TYPE_ALIAS(self, ins: Instr, stack: Stack, sim: Any) -> None:
         """``type Name = value``: the name, its type parameters and the value's evaluator."""
