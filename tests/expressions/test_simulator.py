@@ -75,3 +75,28 @@ def test_exprs_keeps_a_list_of_expressions_and_converts_the_rest() -> None:
     assert sim.exprs(values, Instr(0, "CALL", None)) is values
     with pytest.raises(DecompileError, match="where an expression is needed"):
         sim.exprs([values[0], M.Null()], Instr(0, "CALL", None))
+
+
+def test_pop_pair_gives_a_binary_operators_operands_lower_first() -> None:
+    sim = _simulator()
+    left, right = ast.Name("a", ast.Load()), ast.Constant(1)
+    stack = [M.Discard(), left, right]
+    assert sim.pop_pair(stack, Instr(0, "COMPARE_OP", 0)) == (left, right)
+    assert len(stack) == 1
+    with pytest.raises(DecompileError, match="value stack underflow"):
+        sim.pop_pair([left], Instr(0, "COMPARE_OP", 0))
+    with pytest.raises(DecompileError, match="where an expression is needed"):
+        sim.pop_pair([M.Null(), right], Instr(0, "COMPARE_OP", 0))
+
+
+BINARY_CASES = {
+    "comparisons_and_subscripts": """
+        def f(a, b, c):
+            return a[b] < c, a is not b, b in c, a[1:2] == c[b][0], a - b * c
+    """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(BINARY_CASES))
+def test_binary_operators_recompile_identically(name: str) -> None:
+    round_trip(BINARY_CASES[name])

@@ -327,13 +327,15 @@ class CallBuilder(TypeParamOps):
 
     def op_MAKE_FUNCTION(self, ins: Instr, stack: Stack, sim: Any) -> None:
         if V.VERSION <= (3, 10):
-            sim.pop(stack, ins)  # qualified name
-        code = sim.pop_expr(stack, ins).value
+            code = sim.pop_pair(stack, ins)[0].value  # the qualified name above it goes
+        else:
+            code = sim.pop_expr(stack, ins).value
         value = M.FunctionValue(code)
-        flags = ins.arg or 0
-        for bit, field in ((8, "closure"), (4, "annotations"), (2, "kwdefaults"), (1, "defaults")):
-            if flags & bit:
-                setattr(value, field, sim.pop(stack, ins))
+        flags = ins.arg
+        if flags:  # (most functions have none of these)
+            for bit, field in ((8, "closure"), (4, "annotations"), (2, "kwdefaults"), (1, "defaults")):
+                if flags & bit:
+                    setattr(value, field, sim.pop(stack, ins))
         stack.append(value)
 
     def op_SET_FUNCTION_ATTRIBUTE(self, ins: Instr, stack: Stack, sim: Any) -> None:

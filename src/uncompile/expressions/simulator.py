@@ -13,7 +13,7 @@ the structurer (:mod:`uncompile.structure`) drives it block by block.
 from __future__ import annotations
 
 import ast
-from typing import Any, Callable, Dict, List, NoReturn, Optional, cast
+from typing import Any, Callable, Dict, List, NoReturn, Optional, Tuple, cast
 
 from ..bytecode import versions as V
 from ..bytecode.instructions import Instr
@@ -150,7 +150,9 @@ class Simulator(Ops314, TargetOps, ImportOps, LegacyBlockOps, LegacyUnpackOps):
             self.chain = ast.Assign([target], value, None)
             self.chain_named = named
             return
-        if self.parallel or (stack and self._fresh(stack[-1]) and self._fresh(value)):
+        if self.parallel or (
+            stack and isinstance(stack[-1], ast.expr) and self._fresh(stack[-1]) and self._fresh(value)
+        ):  # (the top of a loop's or with's stack is a marker: no call of _fresh then)
             pairs = self.parallel + [(target, value)]
             if stack and self._fresh(stack[-1]) and stack[-1] is not value:
                 self.parallel = pairs
@@ -230,6 +232,19 @@ class Simulator(Ops314, TargetOps, ImportOps, LegacyBlockOps, LegacyUnpackOps):
         value = stack.pop() if stack else self.underflow(ins)
         return value if isinstance(value, EXPRESSIONS) else self.expr(value, ins)
 
+    def pop_pair(self, stack: Stack, ins: Instr) -> Tuple[ast.expr, ast.expr]:
+        """The two top items as expressions, the lower one first (a binary operator's operands):
+        one call where two :meth:`pop_expr` calls would do."""
+        if len(stack) < 2:
+            self.underflow(ins)
+        right = stack.pop()
+        left = stack.pop()
+        if not isinstance(right, EXPRESSIONS):
+            right = self.expr(right, ins)
+        if not isinstance(left, EXPRESSIONS):
+            left = self.expr(left, ins)
+        return left, right
+
     def pop_n_raw(self, stack: Stack, n: int, ins: Instr) -> List[Any]:
         if n > len(stack):
             raise self.fail(ins, "value stack underflow")
@@ -267,8 +282,8 @@ class Simulator(Ops314, TargetOps, ImportOps, LegacyBlockOps, LegacyUnpackOps):
         return lambda sim, ins, stack: builder_op(sim.calls, ins, stack, sim)
 
     def _binary(self, ins: Instr, stack: Stack) -> None:
-        right = self.pop_expr(stack, ins)
-        stack.append(binary(BINARY[ins.op], self.pop_expr(stack, ins), right))
+        left, right = self.pop_pair(stack, ins)
+        stack.append(binary(BINARY[ins.op], left, right))
 
     def _unary(self, ins: Instr, stack: Stack) -> None:
         stack.append(ast.UnaryOp(UNARY[ins.op](), self.pop_expr(stack, ins)))
@@ -374,30 +389,27 @@ class Simulator(Ops314, TargetOps, ImportOps, LegacyBlockOps, LegacyUnpackOps):
     # expressions
 
     def op_COMPARE_OP(self, ins: Instr, stack: Stack) -> None:
-        right = self.pop_expr(stack, ins)
-        stack.append(compare(COMPARE[ins.arg](), self.pop_expr(stack, ins), right))
+        left, right = self.pop_pair(stack, ins)
+        stack.append(compare(COMPARE[ins.arg](), left, right))
 
     def op_IS_OP(self, ins: Instr, stack: Stack) -> None:
-        right = self.pop_expr(stack, ins)
-        op = ast.IsNot() if ins.arg else ast.Is()
-        stack.append(compare(op, self.pop_expr(stack, ins), right))
+        left, right = self.pop_pair(stack, ins)
+        stack.append(compare(ast.IsNot() if ins.arg else ast.Is(), left, right))
 
     def op_CONTAINS_OP(self, ins: Instr, stack: Stack) -> None:
-        right = self.pop_expr(stack, ins)
-        op = ast.NotIn() if ins.arg else ast.In()
-        stack.append(compare(op, self.pop_expr(stack, ins), right))
+        left, right = self.pop_pair(stack, ins)
+        stack.append(compare(ast.NotIn() if ins.arg else ast.In(), left, right))
 
     def op_BINARY_OP(self, ins: Instr, stack: Stack) -> None:
-        right = self.pop_expr(stack, ins)
-        left = self.pop_expr(stack, ins)
+        left, right = self.pop_pair(stack, ins)
         node = binary(ins.arg.rstrip("="), left, right)
         if ins.arg.endswith("=") and ins.arg not in ("==",):
             node.uncompile_inplace = True  # type: ignore[attr-defined]
         stack.append(node)
 
     def op_BINARY_SUBSCR(self, ins: Instr, stack: Stack) -> None:
-        key = self.pop_expr(stack, ins)
-        stack.append(ast.Subscript(self.pop_expr(stack, ins), subscript_key(key), LOAD))
+        obj, key = self.pop_pair(stack, ins)
+        stack.append(ast.Subscript(obj, subscript_key(key), LOAD))
 
     def op_BINARY_SLICE(self, ins: Instr, stack: Stack) -> None:
         stop = self.pop_expr(stack, ins)

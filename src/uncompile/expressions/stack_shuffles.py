@@ -39,7 +39,6 @@ out by :mod:`.dynamo_temps`.
 from __future__ import annotations
 
 import ast
-import re
 from types import CodeType
 from typing import Any, Iterable, List, Optional, Set
 
@@ -64,8 +63,8 @@ from .simulator import Simulator, Stack
 
 _DYNAMO_GLOBAL_PREFIXES = ("__compiled_fn_", "__resume_at_", "__import_torch_dot_")
 _DYNAMO_CODE_PREFIXES = ("__resume_at_", "torch_dynamo_resume_in_")
-#: A line that starts with one of those global names (searched in a code object's names, one a line).
-_DYNAMO_GLOBAL_LINE = re.compile("^(?:%s)" % "|".join(map(re.escape, _DYNAMO_GLOBAL_PREFIXES)), re.MULTILINE)
+#: Those prefixes at the start of a line (looked for in a code object's names, one a line).
+_DYNAMO_GLOBAL_LINE_STARTS = tuple("\n" + prefix for prefix in _DYNAMO_GLOBAL_PREFIXES)
 _SIMPLE_STATEMENTS = (ast.Assign, ast.AugAssign, ast.Expr, ast.Delete, ast.Return, ast.Raise)
 _NOT_STRAIGHT = frozenset(
     {"RAISE_VARARGS", "RERAISE", "SETUP_FINALLY", "SETUP_WITH", "BEFORE_WITH", "PUSH_EXC_INFO", "YIELD_VALUE"}
@@ -84,8 +83,12 @@ def is_dynamo_code(code: Any) -> bool:
         return False
     if code.co_name.startswith(_DYNAMO_CODE_PREFIXES):
         return True
-    # asked of every code object decompiled: one search of all its names, not a call per name
-    return _DYNAMO_GLOBAL_LINE.search("\n".join(code.co_names)) is not None
+    # asked of every code object decompiled: a substring search per prefix, not a call per name
+    names = "\n" + "\n".join(code.co_names)
+    for line_start in _DYNAMO_GLOBAL_LINE_STARTS:
+        if line_start in names:
+            return True
+    return False
 
 
 class DynamoSimulator(DynamoTemporaries, FrameListOps, Simulator):
