@@ -167,7 +167,7 @@ class Simulator(Ops314, TargetOps, ImportOps, LegacyBlockOps, LegacyUnpackOps):
             if isinstance(value, ast.BinOp) and getattr(value, "uncompile_inplace", False):
                 self.emit(ast.AugAssign(cast(Any, target), value.op, value.right))
                 return
-            if isinstance(target, ast.Name) and self.stored_import(target.id, value):
+            if self.imported and isinstance(target, ast.Name) and self.stored_import(target.id, value):
                 self.mark_lazy(value)
                 return
         elif isinstance(target, ast.Name):  # a definition or ``type`` statement, stored under its name
