@@ -11,7 +11,7 @@ from snippets import round_trip
 from uncompile.expressions.constants import constant_expr
 
 
-@pytest.mark.parametrize("value", [None, True, 3, "s", b"b"])
+@pytest.mark.parametrize("value", [None, True, 3, "s", b"b", ..., (lambda: 0).__code__, ("a", 1, None), ()])
 def test_a_plain_constant_is_a_bare_constant_node(value: object) -> None:
     node = constant_expr(value, 0)
     assert type(node) is ast.Constant and node.value is value
@@ -25,6 +25,17 @@ def test_a_frozenset_literal_is_tagged_as_a_constant() -> None:
 
 def test_a_constant_without_a_literal_is_a_placeholder_name() -> None:
     assert isinstance(constant_expr(object(), 0), ast.Name)
+
+
+@pytest.mark.parametrize("value", [(1, 2.5), (1, (2, 3)), (1, frozenset({2}))])
+def test_a_tuple_of_other_constants_takes_the_generic_checks(value: tuple) -> None:
+    node = constant_expr(value, 0)
+    assert getattr(node, "uncompile_const", False)  # literal()'s node, not the plain path's
+    assert not isinstance(node, ast.Name)
+
+
+def test_a_tuple_holding_a_nan_is_a_placeholder() -> None:
+    assert isinstance(constant_expr((1, float("nan")), 0), ast.Name)
 
 
 CASES = {
@@ -44,6 +55,11 @@ CASES = {
         def f(x):
             x = None
             return (x, 1, "two", b"three", True)
+    """,
+    "plain_tuple_constants": """
+        def f(x, y=(1, "a", None), *, z=...):
+            g(x, key=y, other=z)
+            return ("a", b"b", 2, True, ...), (1, 2.5), (1, (2, 3))
     """,
 }
 

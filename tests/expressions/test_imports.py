@@ -38,6 +38,15 @@ CASES = {
             from ..b import c as d
             return a, d
     """,
+    # stores before the first import are no imports; an import inside a branch still is one
+    "import_after_stores_and_in_a_branch": """
+        def f(flag):
+            x = __import__
+            y = x("os").path
+            if flag:
+                import os.path as y
+            return x, y
+    """,
     "from_twice_with_a_statement_between": """
         def f():
             from os import path
@@ -53,3 +62,16 @@ def test_imports_recompile_identically(name: str) -> None:
     source = CASES[name]
     result = round_trip(source)
     assert result.source is not None and result.source.count("import ") == source.count("import ")
+
+
+def test_only_a_simulator_that_ran_an_import_asks_about_imported_stores() -> None:
+    from uncompile.bytecode.instructions import Instr
+    from uncompile.expressions.simulator import Simulator
+
+    sim = Simulator((lambda: None).__code__, nested=None)
+    assert not sim.imported
+    stack: list = []
+    sim.step(Instr(0, "LOAD_CONST", (0, 1)), stack)
+    sim.step(Instr(2, "LOAD_CONST", (None, 0)), stack)
+    sim.step(Instr(4, "IMPORT_NAME", "os"), stack)
+    assert sim.imported

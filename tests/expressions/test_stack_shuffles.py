@@ -483,3 +483,16 @@ def test_unpacked_items_kept_on_the_stack_get_names() -> None:
     source = check(code, lambda: {"__compiled_fn_1": lambda x: (x, x + 1)}, 5)
     assert re.search(r"^ *stack_1, stack_2 = __compiled_fn_1\(x\)$", source, re.M), source
     assert re.search(r"^ *return \[\], stack_1$", source, re.M), source
+
+
+def test_dynamo_code_is_told_by_a_name_that_starts_with_a_dynamo_prefix() -> None:
+    from uncompile.expressions.stack_shuffles import is_dynamo_code
+
+    def code_with_names(*names: str) -> types.CodeType:
+        return compile("\n".join("%s()" % name for name in names), "<test>", "exec")
+
+    assert is_dynamo_code(code_with_names("a", "b", "__import_torch_dot_nn", "c"))
+    assert is_dynamo_code(code_with_names("a", "__resume_at_12_3"))
+    assert not is_dynamo_code(code_with_names("a", "my__compiled_fn_1", "x__resume_at_2"))
+    assert not is_dynamo_code(code_with_names())
+    assert not is_dynamo_code("not code")

@@ -16,20 +16,21 @@ from ..bytecode.instructions import Instr
 from . import values as M
 from .targets import LOAD
 from .type_params import TypeParamOps, type_param_tuple
+from .values import EXPRESSIONS
 
 Stack = List[Any]
 
 _COMPREHENSIONS = ("<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>")
 
 
-class CallBuilder:
-    """See the module docstring; *nested* builds definitions from nested code objects."""
+class CallBuilder(TypeParamOps):
+    """See the module docstring; *nested* builds definitions from nested code objects. The
+    intrinsics of type parameters are its :class:`~.type_params.TypeParamOps` half."""
 
     def __init__(self, code: Any, nested: Any) -> None:
         self.code = code
         self.nested = nested
         self.null_above = V.VERSION >= (3, 13)
-        self.type_params = TypeParamOps(nested)
 
     # -- entry from the simulator -----------------------------------------------------
 
@@ -48,23 +49,21 @@ class CallBuilder:
 
     # -- calls --------------------------------------------------------------------------
 
-    def _callable(self, stack: Stack, null_slot: bool, sim: Any, ins: Instr) -> tuple:
-        """Pop the callable (and NULL/self slot); returns (callable, extra first args)."""
+    def _finish_call(
+        self, null_slot: bool, args: List[Any], keywords: List[ast.keyword], stack: Stack, sim: Any, ins: Any
+    ) -> None:
+        """Pop the callable (and the NULL/self slot below or above it when *null_slot*) and push
+        its call with *args* (a self slot's value first) and *keywords*."""
         if len(stack) < (2 if null_slot else 1):
             raise sim.fail(ins, "value stack underflow")
-        if not null_slot:
-            return stack.pop(), []
-        upper = stack.pop()
-        lower = stack.pop()
-        if isinstance(lower, M.Null):
-            return upper, []
-        if isinstance(upper, M.Null):
-            return lower, []
-        return lower, [upper]
-
-    def _finish_call(
-        self, func: Any, args: List[Any], keywords: List[ast.keyword], stack: Stack, sim: Any, ins: Instr
-    ) -> None:
+        func = stack.pop()
+        if null_slot:
+            lower = stack.pop()
+            if isinstance(func, M.Null):  # the NULL above the callable (3.13+)
+                func = lower
+            elif not isinstance(lower, M.Null):  # a method's self above the method
+                args = [func] + args
+                func = lower
         if isinstance(func, M.Marker):
             if self._call_of_marker(func, args, keywords, stack, sim, ins):
                 return
@@ -77,7 +76,9 @@ class CallBuilder:
             args[0].decorators.insert(0, func)
             stack.append(args[0])
             return
-        stack.append(ast.Call(sim.expr(func, ins), sim.exprs(args, ins), keywords))
+        if not isinstance(func, EXPRESSIONS):
+            func = sim.expr(func, ins)
+        stack.append(ast.Call(func, sim.exprs(args, ins), keywords))
 
     def _call_of_marker(
         self, func: M.Marker, args: List[Any], keywords: List[ast.keyword], stack: Stack, sim: Any, ins: Instr
@@ -109,23 +110,21 @@ class CallBuilder:
     def op_CALL(self, ins: Instr, stack: Stack, sim: Any) -> None:
         argc, kwnames, null_slot = ins.arg
         args = sim.pop_n_raw(stack, argc, ins)
-        func, extra = self._callable(stack, null_slot, sim, ins)
         keywords: List[ast.keyword] = []
         if kwnames:
             split = len(args) - len(kwnames)
             keywords = [ast.keyword(k, sim.expr(v, ins)) for k, v in zip(kwnames, args[split:])]
             args = args[:split]
-        self._finish_call(func, extra + args, keywords, stack, sim, ins)
+        self._finish_call(null_slot, args, keywords, stack, sim, ins)
 
     def op_CALL_KW(self, ins: Instr, stack: Stack, sim: Any) -> None:
         argc, null_slot = ins.arg
         names = sim.pop(stack, ins)
         kwnames: Any = names.value if isinstance(names, ast.Constant) else ()
         args = sim.pop_n_raw(stack, argc, ins)
-        func, extra = self._callable(stack, null_slot, sim, ins)
         split = len(args) - len(kwnames)
         keywords = [ast.keyword(k, sim.expr(v, ins)) for k, v in zip(kwnames, args[split:])]
-        self._finish_call(func, extra + args[:split], keywords, stack, sim, ins)
+        self._finish_call(null_slot, args[:split], keywords, stack, sim, ins)
 
     def op_CALL_FUNCTION_EX(self, ins: Instr, stack: Stack, sim: Any) -> None:
         has_kwargs, null_slot = ins.arg
@@ -134,7 +133,6 @@ class CallBuilder:
             kwargs = sim.pop(stack, ins)
             kwargs = None if isinstance(kwargs, M.Null) else kwargs
         positional = sim.pop_expr(stack, ins)
-        func, extra = self._callable(stack, null_slot, sim, ins)
         if isinstance(positional, ast.Tuple):
             args: List[ast.expr] = list(positional.elts)
         elif isinstance(positional, ast.Constant) and isinstance(positional.value, tuple):
@@ -152,7 +150,7 @@ class CallBuilder:
                     keywords.append(ast.keyword(name, value))
             else:
                 keywords.append(ast.keyword(None, kwargs))
-        self._finish_call(func, extra + args, keywords, stack, sim, ins)
+        self._finish_call(null_slot, args, keywords, stack, sim, ins)
 
     def op_LOAD_SUPER_ATTR(self, ins: Instr, stack: Stack, sim: Any) -> None:
         name, method, two_args = ins.arg
@@ -268,11 +266,11 @@ class CallBuilder:
             stack.append(M.Discard())
         elif ins.arg == "INTRINSIC_STOPITERATION_ERROR":
             pass
-        elif not self.type_params.intrinsic_1(ins, stack, sim):
+        elif not self.intrinsic_1(ins, stack, sim):
             raise sim.fail(ins, "unsupported intrinsic %s" % ins.arg)
 
     def op_CALL_INTRINSIC_2(self, ins: Instr, stack: Stack, sim: Any) -> None:
-        self.type_params.intrinsic_2(ins, stack, sim)
+        self.intrinsic_2(ins, stack, sim)
 
     def op_TYPE_ALIAS(self, ins: Instr, stack: Stack, sim: Any) -> None:
         """``type Name = value``: the name, its type parameters and the value's evaluator."""
@@ -329,13 +327,15 @@ class CallBuilder:
 
     def op_MAKE_FUNCTION(self, ins: Instr, stack: Stack, sim: Any) -> None:
         if V.VERSION <= (3, 10):
-            sim.pop(stack, ins)  # qualified name
-        code = sim.pop_expr(stack, ins).value
+            code = sim.pop_pair(stack, ins)[0].value  # the qualified name above it goes
+        else:
+            code = sim.pop_expr(stack, ins).value
         value = M.FunctionValue(code)
-        flags = ins.arg or 0
-        for bit, field in ((8, "closure"), (4, "annotations"), (2, "kwdefaults"), (1, "defaults")):
-            if flags & bit:
-                setattr(value, field, sim.pop(stack, ins))
+        flags = ins.arg
+        if flags:  # (most functions have none of these)
+            for bit, field in ((8, "closure"), (4, "annotations"), (2, "kwdefaults"), (1, "defaults")):
+                if flags & bit:
+                    setattr(value, field, sim.pop(stack, ins))
         stack.append(value)
 
     def op_SET_FUNCTION_ATTRIBUTE(self, ins: Instr, stack: Stack, sim: Any) -> None:
@@ -353,10 +353,11 @@ def _display_items(stack: Stack, count: int, ins: Instr, sim: Any) -> List[Any]:
     with the class body: that function stays a value for :meth:`CallBuilder._finish_call`.
     """
     items = sim.pop_n_raw(stack, count, ins)
-    below = [item for item in stack[-2:] if not isinstance(item, M.Null)][-1:]  # under a NULL (3.14+)
-    builds_class = below and isinstance(below[0], M.BuildClass)
-    body = items[:1] if builds_class and items and isinstance(items[0], M.FunctionValue) else []
-    return body + [sim.expr(item, ins) for item in items[len(body) :]]
+    if items and isinstance(items[0], M.FunctionValue):
+        below = [item for item in stack[-2:] if not isinstance(item, M.Null)][-1:]  # under a NULL (3.14+)
+        if below and isinstance(below[0], M.BuildClass):
+            return items[:1] + sim.exprs(items[1:], ins)
+    return sim.exprs(items, ins)
 
 
 def _folded_constants(item: Any, into_set: bool) -> List[ast.expr]:

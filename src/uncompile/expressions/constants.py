@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import types
 from typing import Any
 
 from .placeholders import has_source_form, placeholder_name
@@ -16,7 +17,7 @@ def literal(value: Any) -> ast.expr:
             if value
             else ast.Call(func=ast.Name(id="frozenset", ctx=ast.Load()), args=[], keywords=[])
         )
-    if isinstance(value, tuple) and any(isinstance(item, frozenset) for item in value):
+    if isinstance(value, tuple) and frozenset in map(type, value):  # (co_consts hold exact types)
         return ast.Tuple(elts=[literal(item) for item in value], ctx=ast.Load())
     return ast.Constant(value)
 
@@ -24,8 +25,8 @@ def literal(value: Any) -> ast.expr:
 _bare = ast.AST.__new__  # a node of the given class with no fields set
 _Constant = ast.Constant
 
-#: Constants that are their own literal (most of them: checked first).
-_PLAIN = frozenset({type(None), bool, int, str, bytes})
+#: Constants that are their own literal (most of them: checked first), and a code object's.
+_PLAIN = frozenset({type(None), bool, int, str, bytes, type(Ellipsis), types.CodeType})
 
 
 def constant_expr(value: Any, index: Any) -> ast.expr:
@@ -34,9 +35,12 @@ def constant_expr(value: Any, index: Any) -> ast.expr:
     The literal of a constant that is no plain ``ast.Constant`` (a frozenset's set display, a
     tuple display around one) is tagged ``uncompile_const``: a display the code builds is no
     constant, and ``SET_UPDATE`` tells a frozenset folded from ``{1, 2, 3}``'s items by it.
+
+    A *plain constant* (one of the types in ``_PLAIN``, or a tuple of them: keyword names,
+    defaults, import lists) is its own ``ast.Constant`` with no further check.
     """
-    if type(value) in _PLAIN:  # what literal() makes of them, built as cheaply as name_node's names
-        constant = _bare(_Constant)
+    if type(value) in _PLAIN or (type(value) is tuple and _PLAIN.issuperset(map(type, value))):
+        constant = _bare(_Constant)  # what literal() makes of them, built as cheaply as name_node's names
         constant.value = value
         return constant
     if not has_source_form(value):

@@ -23,12 +23,16 @@ class ImportOps:
 
     emit: Any
     fail: Any
+    #: Whether an ``IMPORT_NAME`` ran: only then can a value stored be an import's (an import
+    #: value is made by this simulator's own steps), so most code never asks :meth:`stored_import`.
+    imported = False
     out: List[ast.stmt]
     pending: List[int]
     pop: Any
     pop_expr: Any
 
     def op_IMPORT_NAME(self, ins: Instr, stack: Stack) -> None:
+        self.imported = True
         fromlist = self.pop_expr(stack, ins)
         level = self.pop_expr(stack, ins)
         node = ast.Call(name_node("__import__"), [ast.Constant(ins.arg), fromlist, level], [])

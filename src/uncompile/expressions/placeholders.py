@@ -26,7 +26,7 @@ def has_source_form(value: Any) -> bool:
     if type(value) in _LITERAL_SCALARS:
         return True
     if type(value) in (tuple, frozenset):
-        return all(has_source_form(item) for item in value)
+        return all(map(has_source_form, value))
     return False
 
 

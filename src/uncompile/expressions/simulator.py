@@ -13,8 +13,7 @@ the structurer (:mod:`uncompile.structure`) drives it block by block.
 from __future__ import annotations
 
 import ast
-import contextlib
-from typing import Any, Callable, Dict, Iterator, List, Optional, cast
+from typing import Any, Callable, Dict, List, NoReturn, Optional, Tuple, cast
 
 from ..bytecode import versions as V
 from ..bytecode.instructions import Instr
@@ -28,9 +27,9 @@ from .legacy_ops import LegacyBlockOps, LegacyUnpackOps
 from .operators import BINARY, COMPARE, UNARY, binary, compare
 from .ops314 import Ops314, unpacked_item
 from .targets import LOAD, STORE, TargetOps, name_node, slice_node, subscript_key
+from .values import EXPRESSIONS
 
 Stack = List[Any]
-_EXPRESSIONS = (ast.expr, ast.Slice)  # ast.Slice is no ast.expr on 3.8
 Handler = Callable[[Any, Instr, Stack], None]  # a Simulator method: (self, ins, stack)
 
 
@@ -51,12 +50,27 @@ _HANDLERS: Dict[type, _Handlers] = {}
 
 
 _TARGETS = (ast.Name, ast.Attribute, ast.Subscript, ast.Starred, ast.Tuple, ast.List)
+#: The values that :meth:`Simulator._binds_type_params` can take as stores of type parameters.
+_TYPE_PARAM_VALUES = (M.TypeParam, M.TypeParams, M.Discard)
 
 
-def _store(target: ast.expr) -> ast.expr:
-    if isinstance(target, _TARGETS):
-        target.ctx = STORE
-    return target
+class _Scratch:
+    """:meth:`Simulator.scratch`'s context (a class: structuring enters one per tentative run,
+    and a generator-based context manager costs several calls more)."""
+
+    __slots__ = ("sim", "saved")
+
+    def __init__(self, sim: "Simulator") -> None:
+        self.sim = sim
+
+    def __enter__(self) -> List[ast.stmt]:
+        sim = self.sim
+        self.saved = sim.out, sim.pending
+        sim.out, sim.pending = [], []
+        return sim.out
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self.sim.out, self.sim.pending = self.saved
 
 
 class Simulator(Ops314, TargetOps, ImportOps, LegacyBlockOps, LegacyUnpackOps):
@@ -74,23 +88,18 @@ class Simulator(Ops314, TargetOps, ImportOps, LegacyBlockOps, LegacyUnpackOps):
         self.chain_named: Optional[ast.NamedExpr] = None
         self.parallel: List[Any] = []  # (target, value) pairs of ``a, b = x, y`` seen so far
         self.order = ComputationOrder()
-        self._computed = self.order.tops.append  # what step calls with the top of the stack
+        self._tops = self.order.tops  # the top of the stack after each step
+        self._computed = self._tops.append  # what step calls with the top of the stack
         self.statement_seq = 0  # :meth:`ComputationOrder.now` at the last statement
         handlers = _HANDLERS.get(type(self))
         if handlers is None:
             handlers = _HANDLERS[type(self)] = _Handlers(type(self))
         self._handlers = handlers
 
-    @contextlib.contextmanager
-    def scratch(self) -> Iterator[List[ast.stmt]]:
-        """Collect statements into a fresh list (yielded) for a tentative or side run, and
-        put the real output and pending offsets back afterwards, whatever happened."""
-        saved_out, saved_pending = self.out, self.pending
-        self.out, self.pending = [], []
-        try:
-            yield self.out
-        finally:
-            self.out, self.pending = saved_out, saved_pending
+    def scratch(self) -> "_Scratch":
+        """A context that collects statements into a fresh list (its value) for a tentative or
+        side run, and puts the real output and pending offsets back afterwards, whatever happened."""
+        return _Scratch(self)
 
     # -- statements -------------------------------------------------------------------
 
@@ -107,7 +116,7 @@ class Simulator(Ops314, TargetOps, ImportOps, LegacyBlockOps, LegacyUnpackOps):
 
     def emit(self, stmt: ast.stmt) -> None:
         """Append *stmt*, tagging it with the offsets executed since the last statement."""
-        self.statement_seq = self.order.now()
+        self.statement_seq = len(self._tops)  # ``self.order.now()``, without the call
         stmt.uncompile_offsets = tuple(self.pending)  # type: ignore[attr-defined]
         self.pending = []
         self.out.append(stmt)
@@ -122,7 +131,8 @@ class Simulator(Ops314, TargetOps, ImportOps, LegacyBlockOps, LegacyUnpackOps):
 
     def assign(self, target: ast.expr, value: Any, stack: Stack, ins: Instr) -> None:
         """Store *value* into *target*: plain, chained, augmented, unpacking or definition."""
-        target = _store(target)
+        if isinstance(target, _TARGETS):
+            target.ctx = STORE
         marker = isinstance(value, M.Marker)
         if marker and self._stored_marker(target, value, stack, ins):
             return
@@ -140,7 +150,9 @@ class Simulator(Ops314, TargetOps, ImportOps, LegacyBlockOps, LegacyUnpackOps):
             self.chain = ast.Assign([target], value, None)
             self.chain_named = named
             return
-        if self.parallel or (stack and self._fresh(stack[-1]) and self._fresh(value)):
+        if self.parallel or (
+            stack and isinstance(stack[-1], ast.expr) and self._fresh(stack[-1]) and self._fresh(value)
+        ):  # (the top of a loop's or with's stack is a marker: no call of _fresh then)
             pairs = self.parallel + [(target, value)]
             if stack and self._fresh(stack[-1]) and stack[-1] is not value:
                 self.parallel = pairs
@@ -155,7 +167,7 @@ class Simulator(Ops314, TargetOps, ImportOps, LegacyBlockOps, LegacyUnpackOps):
             if isinstance(value, ast.BinOp) and getattr(value, "uncompile_inplace", False):
                 self.emit(ast.AugAssign(cast(Any, target), value.op, value.right))
                 return
-            if isinstance(target, ast.Name) and self.stored_import(target.id, value):
+            if self.imported and isinstance(target, ast.Name) and self.stored_import(target.id, value):
                 self.mark_lazy(value)
                 return
         elif isinstance(target, ast.Name):  # a definition or ``type`` statement, stored under its name
@@ -170,12 +182,14 @@ class Simulator(Ops314, TargetOps, ImportOps, LegacyBlockOps, LegacyUnpackOps):
             if isinstance(value, M.GenericDefinition):
                 self.emit(self.calls.nested.stored_generic(value, target.id))
                 return
-        self.emit(ast.Assign([target], self.expr(value, ins), None))
+        self.emit(
+            ast.Assign([target], value if isinstance(value, EXPRESSIONS) else self.expr(value, ins), None)
+        )
 
     def _stored_marker(self, target: ast.expr, value: M.Marker, stack: Stack, ins: Instr) -> bool:
         """Stores of markers that are no assignment of their own (unpacking slots, loop targets,
         bookkeeping); True when handled here."""
-        if self._binds_type_params(target, value):
+        if isinstance(value, _TYPE_PARAM_VALUES) and self._binds_type_params(target, value):
             return True
         if isinstance(value, M.TargetSlot):
             self._fill_slot(value, target, stack, ins)
@@ -188,27 +202,48 @@ class Simulator(Ops314, TargetOps, ImportOps, LegacyBlockOps, LegacyUnpackOps):
         return False
 
     def expr(self, value: Any, ins: Instr) -> ast.expr:
-        """*value* as an expression; markers that have none are an error."""
-        if isinstance(value, _EXPRESSIONS):
+        """*value* as an expression; markers that have none are an error.
+
+        Most values are expressions already: hot callers test ``isinstance(value, EXPRESSIONS)``
+        themselves and call this only for the others."""
+        if isinstance(value, EXPRESSIONS):
             return value
         if isinstance(value, M.FunctionValue):
             return self.calls.function_expr(value)
         raise self.fail(ins, "stack holds %r where an expression is needed" % (value,))
 
     def exprs(self, values: List[Any], ins: Instr) -> List[ast.expr]:
-        """*values* as expressions (:meth:`expr` asked only of those that are none yet)."""
-        return [value if isinstance(value, _EXPRESSIONS) else self.expr(value, ins) for value in values]
+        """*values* as expressions: the list itself when all are (most lists: the callers' own
+        fresh lists), else a new one, :meth:`expr` asked only of those that are none yet."""
+        for value in values:
+            if not isinstance(value, EXPRESSIONS):
+                return [item if isinstance(item, EXPRESSIONS) else self.expr(item, ins) for item in values]
+        return values
+
+    def underflow(self, ins: Instr) -> NoReturn:
+        """Raise the error of popping from an empty stack (hot handlers pop inline:
+        ``stack.pop() if stack else self.underflow(ins)``)."""
+        raise self.fail(ins, "value stack underflow")
 
     def pop(self, stack: Stack, ins: Instr) -> Any:
-        if not stack:
-            raise self.fail(ins, "value stack underflow")
-        return stack.pop()
+        return stack.pop() if stack else self.underflow(ins)
 
     def pop_expr(self, stack: Stack, ins: Instr) -> ast.expr:
-        if not stack:
-            raise self.fail(ins, "value stack underflow")
-        value = stack.pop()
-        return value if isinstance(value, _EXPRESSIONS) else self.expr(value, ins)
+        value = stack.pop() if stack else self.underflow(ins)
+        return value if isinstance(value, EXPRESSIONS) else self.expr(value, ins)
+
+    def pop_pair(self, stack: Stack, ins: Instr) -> Tuple[ast.expr, ast.expr]:
+        """The two top items as expressions, the lower one first (a binary operator's operands):
+        one call where two :meth:`pop_expr` calls would do."""
+        if len(stack) < 2:
+            self.underflow(ins)
+        right = stack.pop()
+        left = stack.pop()
+        if not isinstance(right, EXPRESSIONS):
+            right = self.expr(right, ins)
+        if not isinstance(left, EXPRESSIONS):
+            left = self.expr(left, ins)
+        return left, right
 
     def pop_n_raw(self, stack: Stack, n: int, ins: Instr) -> List[Any]:
         if n > len(stack):
@@ -218,11 +253,7 @@ class Simulator(Ops314, TargetOps, ImportOps, LegacyBlockOps, LegacyUnpackOps):
         return items
 
     def pop_n(self, stack: Stack, n: int, ins: Instr) -> List[ast.expr]:
-        if n > len(stack):
-            raise self.fail(ins, "value stack underflow")
-        items = stack[len(stack) - n :] if n else []
-        del stack[len(stack) - n :]
-        return self.exprs(items, ins)
+        return self.exprs(self.pop_n_raw(stack, n, ins), ins)
 
     # -- the instruction dispatcher --------------------------------------------------
 
@@ -251,8 +282,8 @@ class Simulator(Ops314, TargetOps, ImportOps, LegacyBlockOps, LegacyUnpackOps):
         return lambda sim, ins, stack: builder_op(sim.calls, ins, stack, sim)
 
     def _binary(self, ins: Instr, stack: Stack) -> None:
-        right = self.pop_expr(stack, ins)
-        stack.append(binary(BINARY[ins.op], self.pop_expr(stack, ins), right))
+        left, right = self.pop_pair(stack, ins)
+        stack.append(binary(BINARY[ins.op], left, right))
 
     def _unary(self, ins: Instr, stack: Stack) -> None:
         stack.append(ast.UnaryOp(UNARY[ins.op](), self.pop_expr(stack, ins)))
@@ -290,7 +321,9 @@ class Simulator(Ops314, TargetOps, ImportOps, LegacyBlockOps, LegacyUnpackOps):
 
     def op_LOAD_ATTR(self, ins: Instr, stack: Stack) -> None:
         name, method = ins.arg
-        obj = self.pop_expr(stack, ins)
+        obj = stack.pop() if stack else self.underflow(ins)
+        if not isinstance(obj, EXPRESSIONS):
+            obj = self.expr(obj, ins)
         stack.append(ast.Attribute(obj, name, LOAD))
         if method:
             stack.append(M.Null())
@@ -309,7 +342,7 @@ class Simulator(Ops314, TargetOps, ImportOps, LegacyBlockOps, LegacyUnpackOps):
     # stack shuffles
 
     def op_POP_TOP(self, ins: Instr, stack: Stack) -> None:
-        value = self.pop(stack, ins)
+        value = stack.pop() if stack else self.underflow(ins)
         if hasattr(value, "uncompile_import"):
             return
         if isinstance(value, M.TargetSlot):  # ``_, _, x = v``: a store the next one overwrites
@@ -356,30 +389,27 @@ class Simulator(Ops314, TargetOps, ImportOps, LegacyBlockOps, LegacyUnpackOps):
     # expressions
 
     def op_COMPARE_OP(self, ins: Instr, stack: Stack) -> None:
-        right = self.pop_expr(stack, ins)
-        stack.append(compare(COMPARE[ins.arg](), self.pop_expr(stack, ins), right))
+        left, right = self.pop_pair(stack, ins)
+        stack.append(compare(COMPARE[ins.arg](), left, right))
 
     def op_IS_OP(self, ins: Instr, stack: Stack) -> None:
-        right = self.pop_expr(stack, ins)
-        op = ast.IsNot() if ins.arg else ast.Is()
-        stack.append(compare(op, self.pop_expr(stack, ins), right))
+        left, right = self.pop_pair(stack, ins)
+        stack.append(compare(ast.IsNot() if ins.arg else ast.Is(), left, right))
 
     def op_CONTAINS_OP(self, ins: Instr, stack: Stack) -> None:
-        right = self.pop_expr(stack, ins)
-        op = ast.NotIn() if ins.arg else ast.In()
-        stack.append(compare(op, self.pop_expr(stack, ins), right))
+        left, right = self.pop_pair(stack, ins)
+        stack.append(compare(ast.NotIn() if ins.arg else ast.In(), left, right))
 
     def op_BINARY_OP(self, ins: Instr, stack: Stack) -> None:
-        right = self.pop_expr(stack, ins)
-        left = self.pop_expr(stack, ins)
+        left, right = self.pop_pair(stack, ins)
         node = binary(ins.arg.rstrip("="), left, right)
         if ins.arg.endswith("=") and ins.arg not in ("==",):
             node.uncompile_inplace = True  # type: ignore[attr-defined]
         stack.append(node)
 
     def op_BINARY_SUBSCR(self, ins: Instr, stack: Stack) -> None:
-        key = self.pop_expr(stack, ins)
-        stack.append(ast.Subscript(self.pop_expr(stack, ins), subscript_key(key), LOAD))
+        obj, key = self.pop_pair(stack, ins)
+        stack.append(ast.Subscript(obj, subscript_key(key), LOAD))
 
     def op_BINARY_SLICE(self, ins: Instr, stack: Stack) -> None:
         stop = self.pop_expr(stack, ins)
@@ -397,7 +427,7 @@ class Simulator(Ops314, TargetOps, ImportOps, LegacyBlockOps, LegacyUnpackOps):
     # statements
 
     def op_RETURN_VALUE(self, ins: Instr, stack: Stack) -> None:
-        value = self.pop(stack, ins)
+        value = stack.pop() if stack else self.underflow(ins)
         if self.code.co_name.startswith(V.GENERIC_PARAMETERS_PREFIX):
             # the definition this hidden function builds, in its own form (see structure.generics)
             name = self.code.co_name[len(V.GENERIC_PARAMETERS_PREFIX) : -1]
@@ -411,7 +441,7 @@ class Simulator(Ops314, TargetOps, ImportOps, LegacyBlockOps, LegacyUnpackOps):
             # ``*X`` unpacked into one value: only a ``*Ts = *X`` default's evaluator returns it
             self.emit(ast.Return(ast.Starred(self.expr(value.owner.value, ins), LOAD)))
             return
-        self.emit(ast.Return(self.expr(value, ins)))
+        self.emit(ast.Return(value if isinstance(value, EXPRESSIONS) else self.expr(value, ins)))
 
     def _binds_type_params(self, target: ast.expr, value: Any) -> bool:
         """A store the compiler adds for type parameters: each one under its name, the class's

@@ -63,6 +63,8 @@ from .simulator import Simulator, Stack
 
 _DYNAMO_GLOBAL_PREFIXES = ("__compiled_fn_", "__resume_at_", "__import_torch_dot_")
 _DYNAMO_CODE_PREFIXES = ("__resume_at_", "torch_dynamo_resume_in_")
+#: Those prefixes at the start of a line (looked for in a code object's names, one a line).
+_DYNAMO_GLOBAL_LINE_STARTS = tuple("\n" + prefix for prefix in _DYNAMO_GLOBAL_PREFIXES)
 _SIMPLE_STATEMENTS = (ast.Assign, ast.AugAssign, ast.Expr, ast.Delete, ast.Return, ast.Raise)
 _NOT_STRAIGHT = frozenset(
     {"RAISE_VARARGS", "RERAISE", "SETUP_FINALLY", "SETUP_WITH", "BEFORE_WITH", "PUSH_EXC_INFO", "YIELD_VALUE"}
@@ -81,8 +83,10 @@ def is_dynamo_code(code: Any) -> bool:
         return False
     if code.co_name.startswith(_DYNAMO_CODE_PREFIXES):
         return True
-    for name in code.co_names:  # a plain loop: asked of every code object decompiled
-        if name.startswith(_DYNAMO_GLOBAL_PREFIXES):
+    # asked of every code object decompiled: a substring search per prefix, not a call per name
+    names = "\n" + "\n".join(code.co_names)
+    for line_start in _DYNAMO_GLOBAL_LINE_STARTS:
+        if line_start in names:
             return True
     return False
 

@@ -68,11 +68,12 @@ class TargetOps:
     nonlocals_declared: Dict[str, None]
     pop: Any
     pop_expr: Any
+    underflow: Any
 
     # stores
 
     def op_STORE_FAST(self, ins: Instr, stack: Stack) -> None:
-        self.assign(name_node(ins.arg), self.pop(stack, ins), stack, ins)
+        self.assign(name_node(ins.arg), stack.pop() if stack else self.underflow(ins), stack, ins)
 
     op_STORE_NAME = op_STORE_FAST
 

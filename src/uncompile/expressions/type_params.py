@@ -47,10 +47,10 @@ def _name(sim: Any, stack: Stack, ins: Instr) -> str:
 
 
 class TypeParamOps:
-    """The intrinsics of type parameters; *nested* evaluates the lazily evaluated values."""
+    """The intrinsics of type parameters (a mixin of the call builder); its ``nested``
+    evaluates the lazily evaluated values."""
 
-    def __init__(self, nested: Any) -> None:
-        self.nested = nested
+    nested: Any
 
     def intrinsic_1(self, ins: Instr, stack: Stack, sim: Any) -> bool:
         """``TypeVar(name)`` and kin, or ``Generic[params]``; False for other intrinsics."""
@@ -92,6 +92,6 @@ class TypeParamOps:
 def type_param_tuple(items: List[Any]) -> Any:
     """The :class:`~uncompile.expressions.values.TypeParams` that ``BUILD_TUPLE`` of *items*
     makes, or None when they are not all type parameters."""
-    if items and all(isinstance(item, M.TypeParam) for item in items):
+    if items and isinstance(items[0], M.TypeParam) and all(isinstance(item, M.TypeParam) for item in items):
         return M.TypeParams([item.node for item in items])
     return None

@@ -12,6 +12,9 @@ import ast
 from types import CodeType
 from typing import Any, List, Optional
 
+#: What an expression on the stack is an instance of (``ast.Slice`` is no ``ast.expr`` on 3.8).
+EXPRESSIONS = (ast.expr, ast.Slice)
+
 
 class Marker:
     """Base of stack items that have no source form of their own."""
