@@ -76,6 +76,7 @@ class Simulator(Ops314, TargetOps, ImportOps, LegacyBlockOps, LegacyUnpackOps):
         self.order = ComputationOrder()
         self._computed = self.order.tops.append  # what step calls with the top of the stack
         self.statement_seq = 0  # :meth:`ComputationOrder.now` at the last statement
+        self.explicit_final_return = False  # (3.8 - 3.10) set by the walker, read by tidy_body
         handlers = _HANDLERS.get(type(self))
         if handlers is None:
             handlers = _HANDLERS[type(self)] = _Handlers(type(self))
