@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import ast
 import sys
 
 import pytest
 
 from uncompile.decompiler import decompile_code
-from uncompile.structure.annotations import annotate_entries, is_lazy_evaluator
+from uncompile.structure.annotations import (
+    AnnotateFunction,
+    _annotate_function,
+    annotate_entries,
+    is_lazy_evaluator,
+)
 from uncompile.verification import verify_code
 
 PEP649 = pytest.mark.skipif(sys.version_info < (3, 14), reason="PEP 649 annotations are 3.14+")
@@ -124,3 +130,18 @@ def test_module_and_class_annotations_on_every_version(future):
     assert result.identical, result
     for text in ("x: int = 1", "y: 'str'", "    a: int", "        b: str = 3", "    c: list[int] = []"):
         assert text in (result.source or ""), text
+
+
+def test_only_a_body_that_stores_an_annotate_function_is_searched_for_one():
+    unannotated = compile("class C:\n    a = 1\n", "<test>", "exec", dont_inherit=True)
+    marker = AnnotateFunction(unannotated)
+    # the body's code stores no __annotate__: the statement is not looked for
+    assert _annotate_function([marker], unannotated.co_consts[0]) is None
+    assert _annotate_function([marker], None) is marker  # (no code: every statement is looked at)
+
+
+@PEP649
+def test_a_class_body_that_stores_its_annotate_function_is_searched():
+    code = compile("class C:\n    a: int\n", "<test>", "exec", dont_inherit=True).co_consts[0]
+    marker = AnnotateFunction(code)
+    assert _annotate_function([ast.Pass(), marker], code) is marker

@@ -91,6 +91,7 @@ class Simulator(Ops314, TargetOps, ImportOps, LegacyBlockOps, LegacyUnpackOps):
         self._tops = self.order.tops  # the top of the stack after each step
         self._computed = self._tops.append  # what step calls with the top of the stack
         self.statement_seq = 0  # :meth:`ComputationOrder.now` at the last statement
+        self.explicit_final_return = False  # (3.8 - 3.10) set by the walker, read by tidy_body
         handlers = _HANDLERS.get(type(self))
         if handlers is None:
             handlers = _HANDLERS[type(self)] = _Handlers(type(self))

@@ -3,25 +3,44 @@
 ``immediate_postdominators(succs, nodes)`` treats every edge that leaves *nodes* (and every
 node without successors) as an edge to a virtual exit, and returns for each node the
 nearest node that every path from it to the exit passes through (None: the exit itself).
+
+Most regions are *forward*: every edge inside goes to a node laid out later (the jumps back
+of the loop being walked end at the region's edge). Their post-dominator tree is made in one
+pass from the last node up (:func:`_forward_postdominators`); other regions solve the
+dataflow equations over bitsets.
 """
 
 from __future__ import annotations
 
-from typing import Dict, Iterable, List, Optional, Tuple
+from typing import Dict, Iterable, List, Optional, Set, Tuple
+
+_NO_EXIT = -1  # (in _forward_postdominators) a node whose paths all end in terminal nodes
 
 
 def immediate_postdominators(
     succs: Dict[int, List[int]], nodes: Iterable[int], terminal: Iterable[int] = ()
 ) -> Dict[int, Optional[int]]:
-    """See the module docstring. Bitsets are Python ints; bit *k* stands for ``order[k]``.
+    """See the module docstring.
 
     Paths into *terminal* nodes (``return``/``raise``) are ignored: they never merge back,
     so the post-dominator of an ``if`` is where its non-returning paths meet.
     """
     order = sorted(set(nodes))
-    bit = dict(zip(order, map((1).__lshift__, range(len(order)))))
-    everything = (1 << len(order)) - 1
     ends = set(terminal)
+    forward = _forward_postdominators(succs, order, ends)
+    return forward if forward is not None else _dataflow_postdominators(succs, order, ends)
+
+
+def _dataflow_postdominators(
+    succs: Dict[int, List[int]], order: List[int], ends: Set[int]
+) -> Dict[int, Optional[int]]:
+    """:func:`immediate_postdominators` of any region (*order*: its nodes, ascending; *ends*:
+    the terminal ones): the post-dominator sets solved as dataflow equations, then the tree.
+    Bitsets are Python ints; bit *k* stands for ``order[k]``."""
+    bit = dict(zip(order, map((1).__lshift__, range(len(order)))))
+    # the set of a node that reaches no exit (its paths all end in terminal nodes): every node,
+    # and one bit more, which no set of a node that reaches it has
+    no_exit = (1 << (len(order) + 1)) - 1
     pdom: Dict[int, int] = {}
     # the nodes whose set is computed, last first (each meets the sets of its successors inside)
     computed: List[Tuple[int, int, List[int]]] = []
@@ -29,18 +48,18 @@ def immediate_postdominators(
     for node in reversed(order):
         out = succs.get(node, ())
         if node in ends:
-            pdom[node] = everything
+            pdom[node] = no_exit
             continue
         inside = list(filter(is_inside, out))
         if len(inside) < len(out) or not out:  # a leaf: leaves the nodes or ends the code
             pdom[node] = bit[node]
         else:
-            pdom[node] = everything
+            pdom[node] = no_exit
             computed.append((node, bit[node], inside))
     # one pass in that order is enough when no edge goes back to a node computed later
     changed = False
     for node, own, inside in computed:
-        meet = everything
+        meet = no_exit
         for succ in inside:
             meet &= pdom[succ]
             if succ < node:
@@ -49,7 +68,7 @@ def immediate_postdominators(
     while changed:
         changed = False
         for node, own, inside in computed:
-            meet = everything
+            meet = no_exit
             for succ in inside:
                 meet &= pdom[succ]
             new = meet | own
@@ -64,7 +83,7 @@ def immediate_postdominators(
     size: Dict[int, int] = {}
     result: Dict[int, Optional[int]] = {}
     for node in order:
-        if pdom[node] == everything:
+        if pdom[node] == no_exit:
             result[node] = None
             continue
         strict = pdom[node] & ~bit[node]
@@ -87,3 +106,47 @@ def immediate_postdominators(
             strict ^= low
         result[node] = best
     return result
+
+
+def _forward_postdominators(
+    succs: Dict[int, List[int]], order: List[int], ends: Set[int]
+) -> Optional[Dict[int, Optional[int]]]:
+    """:func:`immediate_postdominators` of a forward region (None when an edge inside goes back).
+
+    Taken from the last node up, every successor of a node already has its place in the tree:
+    the node's immediate post-dominator is the nearest common ancestor of its successors
+    (the exit when an edge leaves the region). A node's ancestors lie after it, so the two
+    chains climb, the earlier first, until they meet. Terminal nodes, and nodes whose paths
+    all end in them, reach no exit and take no part in that meet.
+    """
+    position = {node: k for k, node in enumerate(order)}
+    at_exit = len(order)  # the virtual exit's position, past every node
+    parent = [_NO_EXIT] * at_exit  # the position of each node's immediate post-dominator
+    for k in range(at_exit - 1, -1, -1):
+        node = order[k]
+        if node in ends:
+            continue
+        out = succs.get(node)
+        if not out:
+            parent[k] = at_exit
+            continue
+        meet = _NO_EXIT
+        for succ in out:
+            j = position.get(succ)
+            if j is None:  # leaves the region
+                meet = at_exit
+                break
+            if j <= k:
+                return None
+            if parent[j] == _NO_EXIT:
+                continue
+            if meet == _NO_EXIT:
+                meet = j
+                continue
+            while j != meet:
+                if j < meet:
+                    j = parent[j]
+                else:
+                    meet = parent[meet]
+        parent[k] = meet
+    return {node: order[p] if 0 <= p < at_exit else None for node, p in zip(order, parent)}

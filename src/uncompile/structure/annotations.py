@@ -24,6 +24,7 @@ import ast
 from types import CodeType
 from typing import Any, Dict, List, NamedTuple, Optional, Tuple
 
+from ..bytecode import versions as V
 from ..bytecode.instructions import Instr, read_instructions
 from ..bytecode.reader import has_instruction
 from ..errors import DecompileError
@@ -272,7 +273,7 @@ def _is_conditional_set(stmt: ast.stmt) -> bool:
 def restore_annotations(body: List[ast.stmt], code: Optional[CodeType] = None) -> List[ast.stmt]:
     """*body* (the statements of *code*, a module or class body) with its annotations restored:
     from its ``__annotate__`` (3.14+) or from its ``__annotations__[name] = value`` stores."""
-    annotate = next((s for s in body if isinstance(s, AnnotateFunction)), None)
+    annotate = _annotate_function(body, code)
     if annotate is None:
         if code is not None and _sets_up_annotations(code):
             body = [s for s in body if not _is_conditional_set(s)]
@@ -295,6 +296,15 @@ def restore_annotations(body: List[ast.stmt], code: Optional[CodeType] = None) -
                 break
         position = _place_unconditional(body, entry, position, max(stop, position)) + 1
     return body
+
+
+def _annotate_function(body: List[ast.stmt], code: Optional[CodeType]) -> Optional[AnnotateFunction]:
+    """The ``__annotate__`` function of *body* (3.14+), if any: only a body whose *code* stores
+    one of :data:`~uncompile.bytecode.versions.ANNOTATE_NAMES` holds one (most bodies are not looked at)."""
+    names = V.ANNOTATE_NAMES
+    if code is not None and names.isdisjoint(code.co_names) and names.isdisjoint(code.co_cellvars):
+        return None
+    return next((s for s in body if isinstance(s, AnnotateFunction)), None)
 
 
 def _sets_up_annotations(code: CodeType) -> bool:

@@ -10,13 +10,15 @@ When the body of such an ``if`` runs into one of the enclosing stops instead of 
 """
 
 import ast
-from typing import Any, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from ..bytecode import versions as V
 from ..flow.dominators import immediate_postdominators
 from .context import Context
 
 _TERMINAL = (ast.Return, ast.Raise, ast.Continue, ast.Break)
+#: The last instructions of blocks whose paths never merge back (in :func:`region_follow`).
+_RAISING = ("RAISE_VARARGS", "RERAISE")
 
 
 def region_follow(walker: Any, block: int, ctx: Context) -> Optional[int]:
@@ -24,15 +26,17 @@ def region_follow(walker: Any, block: int, ctx: Context) -> Optional[int]:
     region = ctx.region
     if region not in walker._pdoms:
         blocks = walker.blocks
+        instrs = walker.instrs
         nodes = list(region if region is not None else range(len(blocks)))
-        succs = {b: blocks[b].succs for b in nodes}  # (only read: the lists stay the blocks' own)
-        for b in nodes:
-            if blocks[b].handlers:
-                succs[b] = succs[b] + _handler_edges(blocks, b)
+        succs: Dict[int, List[int]] = {}  # (only read: most lists stay the blocks' own)
+        raising: List[int] = []
         # (the RERAISEs that end the branches of a finally body meet: see legacy_link_reraise_copies)
-        ends = ("RAISE_VARARGS", "RERAISE")
         joins = walker.reraise_joins
-        raising = [b for b in nodes if walker.instrs[blocks[b].end - 1].op in ends and b not in joins]
+        for b in nodes:
+            node = blocks[b]
+            succs[b] = node.succs + _handler_edges(blocks, b) if node.handlers else node.succs
+            if instrs[node.end - 1].op in _RAISING and b not in joins:
+                raising.append(b)
         if region is not None:
             # the re-raise of an unmatched exception or a clause's cleanup laid out past the region
             # never merges back, like a ``raise`` inside
@@ -40,9 +44,7 @@ def region_follow(walker: Any, block: int, ctx: Context) -> Optional[int]:
                 s
                 for b in nodes
                 for s in succs[b]
-                if s not in region
-                and walker.instrs[blocks[s].end - 1].op == "RERAISE"
-                and not blocks[s].succs
+                if s not in region and instrs[blocks[s].end - 1].op == "RERAISE" and not blocks[s].succs
             }
             nodes.extend(cleanups)
             succs.update((s, []) for s in cleanups)
@@ -50,7 +52,10 @@ def region_follow(walker: Any, block: int, ctx: Context) -> Optional[int]:
         repeat = len(blocks)  # stands for the next iteration: the jumps back end there
         loop = ctx.loop
         if loop is not None:
-            succs = {b: [repeat if s == loop.header else s for s in out] for b, out in succs.items()}
+            header = loop.header
+            for b, out in succs.items():
+                if header in out:
+                    succs[b] = [repeat if s == header else s for s in out]
             nodes.append(repeat)
             succs[repeat] = []
             if region is not None and loop.break_to is not None:
@@ -59,7 +64,9 @@ def region_follow(walker: Any, block: int, ctx: Context) -> Optional[int]:
                 succs[loop.break_to] = []
         pdoms = immediate_postdominators(succs, nodes, raising)
         if loop is not None:
-            pdoms = {b: loop.header if p == repeat else p for b, p in pdoms.items()}
+            for b, p in pdoms.items():
+                if p == repeat:
+                    pdoms[b] = loop.header
         walker._pdoms[region] = pdoms
     return walker._pdoms[region].get(block)
 

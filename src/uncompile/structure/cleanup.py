@@ -24,27 +24,26 @@ from ..bytecode.reader import has_instruction
 from .annotations import restore_annotations
 from .statements import same_tree, statement_lists
 
-_CLASS_BOOKKEEPING = (
-    "__module__",
-    "__qualname__",
-    "__firstlineno__",
-    "__static_attributes__",
-    "__classdictcell__",
-    "__classcell__",
-    "__type_params__",
+_CLASS_BOOKKEEPING = frozenset(
+    {
+        "__module__",
+        "__qualname__",
+        "__firstlineno__",
+        "__static_attributes__",
+        "__classdictcell__",
+        "__classcell__",
+        "__type_params__",
+    }
 )
 
 
 def _is_return_none(stmt: ast.stmt) -> bool:
-    if getattr(stmt, "uncompile_shared", False):
+    if not isinstance(stmt, ast.Return) or getattr(stmt, "uncompile_shared", False):
         return False
-    return isinstance(stmt, ast.Return) and (
-        stmt.value is None
-        or (
-            isinstance(stmt.value, ast.Constant)
-            and stmt.value.value is None
-            and getattr(stmt.value, "uncompile_const", True)
-        )
+    return stmt.value is None or (
+        isinstance(stmt.value, ast.Constant)
+        and stmt.value.value is None
+        and getattr(stmt.value, "uncompile_const", True)
     )
 
 
@@ -310,11 +309,15 @@ def _tidy_statements(stmts: List[ast.stmt], bare_returns: bool, function: bool) 
 
 
 def _is_class_bookkeeping(stmt: ast.stmt) -> bool:
-    if isinstance(stmt, ast.Assign) and all(isinstance(t, ast.Name) for t in stmt.targets):
-        names = [t.id for t in stmt.targets]  # type: ignore[attr-defined]
-        if names == ["__module__"]:  # the implicit one is ``__module__ = __name__``; others are written
+    if isinstance(stmt, ast.Assign):
+        targets = stmt.targets
+        for target in targets:
+            if not isinstance(target, ast.Name) or target.id not in _CLASS_BOOKKEEPING:
+                return False
+        if len(targets) == 1 and targets[0].id == "__module__":  # type: ignore[attr-defined]
+            # the implicit one is ``__module__ = __name__``; others are written
             return isinstance(stmt.value, ast.Name) and stmt.value.id == "__name__"
-        return all(name in _CLASS_BOOKKEEPING for name in names)
+        return True
     if not isinstance(stmt, ast.Return):
         return False
     value = stmt.value
@@ -342,6 +345,9 @@ def _docstring(stmts: List[ast.stmt]) -> List[ast.stmt]:
 
 
 _GENERATORS = inspect.CO_GENERATOR | inspect.CO_ASYNC_GENERATOR
+_NEW_LOCALS = inspect.CO_NEWLOCALS  # a function's code (not a module's or class body's)
+#: The flag that says ``co_consts[0]`` is the docstring (3.14+; None before).
+_HAS_DOCSTRING_FLAG = getattr(inspect, "CO_HAS_DOCSTRING", None)
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
 
@@ -365,41 +371,35 @@ def _dead_yield() -> ast.stmt:
 
 def tidy_body(stmts: List[ast.stmt], code: CodeType, sim: Any) -> List[ast.stmt]:
     """See the module docstring; *sim* knows which names were stored as global/nonlocal."""
-    is_function = bool(code.co_flags & inspect.CO_NEWLOCALS)
+    flags = code.co_flags
+    is_function = bool(flags & _NEW_LOCALS)
+    is_def = is_function and code.co_name != "<lambda>"  # a def's body: returns written, a docstring
     # 3.8 - 3.9: when the code's own final ``return None`` is unreachable, one written last was explicit
     if not is_function:  # no return written there: every one is the final one, maybe copied
         end = _is_return if code.co_name == "<module>" else _is_class_end
         stmts = _drop_trailing(_else_after_returns(stmts), end, copied=True)
         _breaks_for_returns(stmts)
-    elif code.co_name != "<lambda>" and not getattr(sim, "explicit_final_return", False):
+    elif is_def and not sim.explicit_final_return:
         stmts = _drop_trailing(stmts, _is_return_none)
-    elif code.co_name != "<lambda>":
+    elif is_def:
         stmts = _else_before_dead_return(stmts)
-    _tidy_statements(
-        stmts,
-        bare_returns=bool(code.co_flags & inspect.CO_ASYNC_GENERATOR),
-        function=is_function and code.co_name != "<lambda>",
-    )
-    if is_function and code.co_name != "<lambda>" and code.co_flags & _GENERATORS and not _yields(stmts):
+    _tidy_statements(stmts, bare_returns=bool(flags & inspect.CO_ASYNC_GENERATOR), function=is_def)
+    if is_def and flags & _GENERATORS and not _yields(stmts):
         stmts = stmts + [_dead_yield()]
     if not is_function:
         stmts = restore_annotations([s for s in stmts if not _is_class_bookkeeping(s)], code)
         stmts = _docstring(stmts)
-    elif (
-        code.co_name != "<lambda>"
-        and code.co_consts
-        and isinstance(code.co_consts[0], str)
-        and _has_docstring(code)
-    ):
+    elif is_def and code.co_consts and isinstance(code.co_consts[0], str) and _has_docstring(code):
         stmts = [ast.Expr(value=ast.Constant(value=code.co_consts[0]))] + stmts
+    if not sim.globals_declared and not sim.nonlocals_declared:  # (most bodies)
+        return stmts
     declared: List[ast.stmt] = []
     if sim.globals_declared:
         declared.append(ast.Global(names=list(sim.globals_declared)))
     if sim.nonlocals_declared:
         declared.append(ast.Nonlocal(names=list(sim.nonlocals_declared)))
     if (
-        declared
-        and stmts
+        stmts
         and isinstance(stmts[0], ast.Expr)
         and isinstance(stmts[0].value, ast.Constant)
         and isinstance(stmts[0].value.value, str)
@@ -410,9 +410,8 @@ def tidy_body(stmts: List[ast.stmt], code: CodeType, sim: Any) -> List[ast.stmt]
 
 def _has_docstring(code: CodeType) -> bool:
     """Whether ``co_consts[0]`` is the function's docstring (not just its first string)."""
-    flag = getattr(inspect, "CO_HAS_DOCSTRING", None)
-    if flag is not None:
-        return bool(code.co_flags & flag)
+    if _HAS_DOCSTRING_FLAG is not None:
+        return bool(code.co_flags & _HAS_DOCSTRING_FLAG)
     first = code.co_consts[0]
     if not isinstance(first, str):
         return False

@@ -25,11 +25,15 @@ from .straight_line import walked_statements
 
 #: Whether definitions have ``type_params`` (3.12+; generic ones fill them, see generics).
 HAS_TYPE_PARAMS = hasattr(ast, "TypeAlias")
+#: The flags of an ``async def``'s code.
+_ASYNC = inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
 
 
-def give_type_params(node: ast.stmt, params: Any = ()) -> None:
-    """Give the definition *node* its ``type_params`` field (3.12+; absent before)."""
+def give_type_params(node: ast.stmt, value: Any = None) -> None:
+    """Give the definition *node* its ``type_params`` field (3.12+; absent before): those of
+    *value*, the function or class value it is made from (only a generic one has them)."""
     if HAS_TYPE_PARAMS:
+        params = getattr(value, "type_params", ())
         setattr(node, "type_params", list(params))  # noqa: B010 - the field is new in 3.12
 
 
@@ -54,17 +58,28 @@ def _annotations(node: Any) -> Dict[Any, ast.expr]:
     return {k.value: v for k, v in zip(items[0::2], items[1::2]) if isinstance(k, ast.Constant)}
 
 
-def signature(code: CodeType, value: Optional[M.FunctionValue] = None) -> ast.arguments:
-    """The parameters of *code*, with defaults and annotations from *value*."""
+def function_annotations(value: M.FunctionValue) -> Dict[Any, ast.expr]:
+    """The annotations that *value* gives its parameters (and ``"return"``), as written."""
+    if value.annotations is None:  # (most functions)
+        return {}
+    return unstringified(_annotations(value.annotations), value.code)
+
+
+def signature(
+    code: CodeType, value: Optional[M.FunctionValue] = None, notes: Optional[Dict[Any, ast.expr]] = None
+) -> ast.arguments:
+    """The parameters of *code*, with defaults and annotations from *value* (*notes*: its
+    :func:`function_annotations`, when the caller has them)."""
     names = code.co_varnames
     posonly = getattr(code, "co_posonlyargcount", 0)
     npos = code.co_argcount
     nkw = code.co_kwonlyargcount
-    notes = unstringified(_annotations(value.annotations), value.code) if value is not None else {}
+    if notes is None:
+        notes = function_annotations(value) if value is not None else {}
+    note = notes.get
 
     def arg(name: str) -> ast.arg:
-        shown = "_0_" if name == ".0" else name
-        return ast.arg(arg=shown, annotation=notes.get(name), type_comment=None)
+        return ast.arg("_0_" if name == ".0" else name, note(name), None)  # (arg, annotation, type_comment)
 
     positional = [arg(n) for n in names[:npos]]
     kwonly = [arg(n) for n in names[npos : npos + nkw]]
@@ -169,21 +184,21 @@ class Nested:
 
     def function_def(self, value: M.FunctionValue) -> ast.stmt:
         code = value.code
-        value.defaults = self._argument(value.defaults)
-        value.kwdefaults = self._argument(value.kwdefaults)
+        if self.arguments:
+            value.defaults = self._argument(value.defaults)
+            value.kwdefaults = self._argument(value.kwdefaults)
         body = body_of(code)
-        notes = unstringified(_annotations(value.annotations), value.code)
-        is_async = bool(code.co_flags & (inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR))
-        node_type = ast.AsyncFunctionDef if is_async else ast.FunctionDef
+        notes = function_annotations(value)
+        node_type = ast.AsyncFunctionDef if code.co_flags & _ASYNC else ast.FunctionDef
         node = node_type(
             name=code.co_name,
-            args=signature(code, value),
+            args=signature(code, value, notes),
             body=body or [ast.Pass()],
             decorator_list=list(value.decorators),
             returns=notes.get("return"),
             type_comment=None,
         )
-        give_type_params(node, getattr(value, "type_params", ()))
+        give_type_params(node, value)
         return node
 
     def class_def(self, value: M.ClassValue, name: str) -> ast.stmt:
@@ -195,7 +210,7 @@ class Nested:
             body=body or [ast.Pass()],
             decorator_list=list(value.decorators),
         )
-        give_type_params(node, getattr(value, "type_params", ()))
+        give_type_params(node, value)
         if name != value.name and not is_private_name_stored_as(value.name, name):
             raise DecompileError("class %s stored as %s" % (value.name, name), construct="class")
         return node

@@ -8,7 +8,7 @@ anything.
 
 from __future__ import annotations
 
-from typing import Any, FrozenSet, List, Optional, Set
+from typing import Any, FrozenSet, Iterable, List, Optional, Set
 
 from ..bytecode import versions as V
 from .context import Context, Loop
@@ -89,11 +89,16 @@ class LoopGraph:
         key = (start, raising)
         reachable = self._reachable.get(key)
         if reachable is None:
+            blocks = self.blocks
+            through_tries = raising and V.HAS_EXCEPTION_TABLE  # (see _try_handler_blocks)
             reachable = {start}
             work = [start]
             while work:
                 b = work.pop()
-                for succ in self.blocks[b].succs + (self._try_handler_blocks(b) if raising else []):
+                succs = blocks[b].succs
+                if through_tries:
+                    succs = succs + self._try_handler_blocks(b)
+                for succ in succs:
                     if succ not in reachable:
                         reachable.add(succ)
                         work.append(succ)
@@ -226,8 +231,10 @@ class LoopGraph:
         return sources[:-1]
 
     def _exits(self, body: set, exclude: Optional[int]) -> List[int]:
-        header = min(body, key=lambda b: self.blocks[b].offset) if body else None
-        inside = [b for b in body if header is None or not self._raising_in_handler(header, b)]
+        inside: Iterable[int] = body
+        if V.HAS_EXCEPTION_TABLE and body:  # (handler code lies in the loop body: see _raising_in_handler)
+            header = min(body, key=lambda b: self.blocks[b].offset)
+            inside = [b for b in body if not self._raising_in_handler(header, b)]
         outs = {s for b in inside for s in self.blocks[b].succs if s not in body and s != exclude}
         if V.LAYOUT_IN_SOURCE_ORDER:  # handler code (e.g. an unmatched exception's RERAISE) leaves no loop
             outs = self.legacy_loop_exits(body, outs)
