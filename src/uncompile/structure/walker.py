@@ -46,18 +46,19 @@ _COPIES_SMALL_EXITS = V.COPIES_SMALL_EXITS  # (see while_exit_copy)
 _CONDITIONAL_JUMPS = V.CONDITIONAL_JUMPS
 #: What run_block checks before executing it (outside finally copies and, on 3.10, a while loop's
 #: blocks that return; the others are only executed), besides the starts of a match and
-#: ``LOAD_CONST None``: the start of
-#: a with-exit call or a clause's name cleanup (skip_copies: those load None), of a with, of a
-#: copied break (is_copied_break) and, on 3.10, the end of a try body copied with its exit
-#: (legacy_copied_try_exit)
+#: ``LOAD_CONST None`` (see :data:`_NONE_CHECKED`): the start of an ``except*`` clause's exit
+#: (skip_copies), of a with, (3.10+) of a copied break (is_copied_break) and, on 3.10, the end of
+#: a try body copied with its exit (legacy_copied_try_exit)
 _CHECKED_ALWAYS = (
     (COPY_START_OPS - {"LOAD_CONST"})
     | frozenset(_WITH_STARTS)
-    | {"POP_TOP"}
+    | ({"POP_TOP"} if _COPIES_SMALL_EXITS else set())
     | ({"POP_BLOCK"} if _COPIED_BREAKS else set())
 )
-#: the match starts of a code object -> all that run_block checks there
-_CHECKED_OPS: Dict[FrozenSet[str], FrozenSet[str]] = {}
+#: the match starts of a code object -> all that run_block checks there: without, then with
+#: ``LOAD_CONST`` (whose ``None`` starts a with-exit call or an except clause's name cleanup, see
+#: skip_copies: only after a with was entered, or inside an ``except ... as name`` clause)
+_CHECKED_OPS: Dict[FrozenSet[str], Tuple[FrozenSet[str], FrozenSet[str]]] = {}
 
 
 class CodeParts(NamedTuple):
@@ -100,6 +101,7 @@ class Walker(
         # attribute layout (attributes added afterwards, in varying orders, leave an instance a
         # dict of its own, slower to look up)
         self.reraise_joins: FrozenSet[int] = frozenset()
+        self.entered_with = False  # whether a with's exit can be on the stack (see run_block)
         self._legacy_stacks = None
         self._covering: Dict[int, Any] = {}  # offset -> the handler entry that covers it, filled as asked
         self._statement_free_at: Dict[Tuple[int, int], bool] = {}  # see PureBlocks._statement_free
@@ -307,9 +309,11 @@ class Walker(
         if not copying and not (
             copied_break and instrs[self.blocks[loop.header].start].op != "FOR_ITER"  # type: ignore[union-attr]
         ):  # (a for loop's copied break starts at POP_TOP)
-            checked = _CHECKED_OPS.get(self.match_starts)
-            if checked is None:
-                checked = _CHECKED_OPS[self.match_starts] = _CHECKED_ALWAYS | self.match_starts
+            known = _CHECKED_OPS.get(self.match_starts)
+            if known is None:
+                ops = _CHECKED_ALWAYS | self.match_starts
+                known = _CHECKED_OPS[self.match_starts] = (ops, ops | {"LOAD_CONST"})
+            checked = known[self.entered_with or ctx.except_name is not None]
         i = pos
         left_with = False  # a with's exit call was skipped: a jump out of the block leaves the with
         exit_copy = while_exit_copy(self, block, ctx) if _COPIES_SMALL_EXITS and loop is not None else -1
@@ -320,7 +324,7 @@ class Walker(
                 return None
             ins = instrs[i]
             op = ins.op
-            if checked is not None and op not in checked and (op != "LOAD_CONST" or ins.arg[0] is not None):
+            if checked is not None and (op not in checked or (op == "LOAD_CONST" and ins.arg[0] is not None)):
                 step(ins, stack)
                 i += 1
                 continue
