@@ -207,12 +207,14 @@ class Walker(
             blocks, block_of = self.blocks, self.block_of
             stops, lo, hi, loop = ctx.stops, ctx.lo, ctx.hi, ctx.loop
             # 3.8 - 3.10: a jump out of a block to a loop's header or exit, or the dead final return
-            loop_ctx = not V.HAS_EXCEPTION_TABLE and loop is not None
+            loop_jumps = (
+                (loop.continue_to, loop.break_to) if not V.HAS_EXCEPTION_TABLE and loop is not None else ()
+            )
             final_return = self.legacy_final_return_at
             while pos is not None and pos < n:
                 self.steps += 1
                 if (
-                    (loop_ctx or pos == final_return)
+                    (pos == final_return or block_of[pos] in loop_jumps)
                     and not (first and entering)
                     and self.legacy_loop_jump(pos, ctx, stack)
                 ):
@@ -319,15 +321,26 @@ class Walker(
         exit_copy = while_exit_copy(self, block, ctx) if _COPIES_SMALL_EXITS and loop is not None else -1
         stop = until if until < last else last  # the walk ends at *until*, inside the block or after it
         while i < stop:
+            if checked is not None:
+                # the instructions no check can stop at are only executed, up to the next one
+                # that may be (or where a copy of the loop's exit starts)
+                end = exit_copy if i <= exit_copy < stop else stop
+                for k in range(i, end):
+                    ins = instrs[k]
+                    op = ins.op
+                    if op in checked and (op != "LOAD_CONST" or ins.arg[0] is None):
+                        break
+                    step(ins, stack)
+                else:
+                    k = end
+                i = k
+                if i == stop:
+                    break
             if i == exit_copy and (not stack or M.is_marker(stack[-1])):
                 self.sim.emit(ast.Break())  # the jump to the loop's exit became a copy of it
                 return None
             ins = instrs[i]
             op = ins.op
-            if checked is not None and (op not in checked or (op == "LOAD_CONST" and ins.arg[0] is not None)):
-                step(ins, stack)
-                i += 1
-                continue
             skip = self.skip_copies(i, ctx, stack) if copying or op in COPY_START_OPS else 0
             if skip:
                 left_with = left_with or self.exit_call_at(i) > 0
