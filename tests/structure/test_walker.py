@@ -6,7 +6,7 @@ import ast
 import sys
 
 import pytest
-from snippets import decompiled
+from snippets import decompiled, round_trip
 
 from uncompile.decompiler import decompile_to_ast
 from uncompile.verification import verify_code
@@ -239,8 +239,8 @@ def test_break_where_the_loop_and_the_try_body_end():
 
 def test_only_instructions_a_check_can_stop_at_are_checked():
     """Outside finally copies, the walk asks whether a with-exit call or a copy starts only
-    where one can: at ``LOAD_CONST None`` (what those start with) or ``LIST_APPEND``, never at
-    another constant."""
+    where one can: at ``LOAD_CONST None`` (what those start with) or (3.11+) ``LIST_APPEND``,
+    never at another constant."""
     from snippets import define
 
     from uncompile.structure.definitions import Nested
@@ -253,6 +253,46 @@ def test_only_instructions_a_check_can_stop_at_are_checked():
     walker.skip_copies = lambda i, ctx, stack: asked.append(walker.instrs[i]) or plain(i, ctx, stack)  # type: ignore[method-assign]
     walker.run()
     assert all(ins.op != "LOAD_CONST" or ins.arg[0] is None for ins in asked)
+
+
+def _asked_loads(source: str) -> list:
+    """The ``LOAD_CONST`` instructions the walk of ``f`` in *source* asks skip_copies about."""
+    from snippets import define
+
+    from uncompile.structure.definitions import Nested
+    from uncompile.structure.walker import Walker
+
+    code = define(source).__code__
+    walker = Walker(code, Nested(code))
+    asked = []
+    plain = walker.skip_copies
+    walker.skip_copies = lambda i, ctx, stack: asked.append(walker.instrs[i]) or plain(i, ctx, stack)  # type: ignore[method-assign]
+    walker.run()
+    return [ins for ins in asked if ins.op == "LOAD_CONST"]
+
+
+NONES_AROUND_A_WITH_AND_A_CLAUSE = """
+def f(m, g):
+    x = None
+    g(None, x)
+    with m as v:
+        if v is None:
+            return None
+        g(None)
+    try:
+        g(x)
+    except ValueError as e:
+        g(e, None)
+    return x
+"""
+
+
+def test_none_is_checked_only_after_a_with_or_in_an_except_as_clause():
+    # ``LOAD_CONST None`` starts a with's exit call, which only a with entered before can need,
+    # or an ``except ... as name`` clause's cleanup of its name: the walk asks nowhere else
+    assert _asked_loads("def f(g):\n    x = None\n    g(None, x)\n    return None\n") == []
+    assert _asked_loads(NONES_AROUND_A_WITH_AND_A_CLAUSE)
+    round_trip(NONES_AROUND_A_WITH_AND_A_CLAUSE)
 
 
 def _walked_layout(source: str) -> tuple:

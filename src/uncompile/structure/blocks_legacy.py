@@ -55,6 +55,7 @@ class LegacyBlocks(LegacyBlockStacks, LegacyExceptClauses):
     blocks: List[Any]
     sim: Any
     exit: Optional[int]
+    entered_with: bool
 
     def _legacy_top_is(self, i: int, block: Block) -> bool:
         stack = self.block_stacks()[i]
@@ -180,6 +181,7 @@ class LegacyBlocks(LegacyBlockStacks, LegacyExceptClauses):
             s = i + 2
         manager = self.sim.pop_expr(stack, ins)
         stack.append(M.WithExit(manager, is_async))
+        self.entered_with = True
         h = self._legacy_index(instrs[s].target)
         j = s + 1
         target: Optional[ast.expr] = None

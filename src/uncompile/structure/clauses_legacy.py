@@ -216,15 +216,12 @@ class LegacyExceptClauses:
         header like the ``continue``'s own. The exit of a clause ``except ... as name``
         clears the name between the two (3.9).
         """
-        stacks = self.block_stacks()
-        for k in range(min(limit, len(self.instrs)) - 2, start - 1, -1):
-            jump = self.instrs[self._legacy_skip_name_cleanup(k + 1, name)]
-            if (
-                self.instrs[k].op == "POP_EXCEPT"
-                and stacks[k] is None
-                and jump.op == "JUMP"
-                and jump.target is not None
-            ):
+        stacks, instrs = self.block_stacks(), self.instrs
+        for k in range(min(limit, len(instrs)) - 2, start - 1, -1):
+            if instrs[k].op != "POP_EXCEPT" or stacks[k] is not None:
+                continue
+            jump = instrs[self._legacy_skip_name_cleanup(k + 1, name)]
+            if jump.op == "JUMP" and jump.target is not None:
                 return [self._legacy_index(jump.target)]
         return []
 

@@ -24,6 +24,7 @@ class Conditionals:
     _lone_jump: Any
     _pure: Any
     _pure_chain: Any
+    _statement_free: Any
     _pure_then_return: Any
     _walked_operand: Any
     _walked_value: Any
@@ -97,7 +98,11 @@ class Conditionals:
         past_jumps = None  # how many nodes there were before a ternary's second condition
         joined = None  # where the jump past that second condition goes
         while fall is not None and self.blocks[fall].start < ctx.until:
-            if falls[-1] == fall and self._inverted_jump_back(nodes, fall):
+            if (
+                V.CONDITIONAL_JUMPS_FORWARD_ONLY
+                and falls[-1] == fall
+                and self._inverted_jump_back(nodes, fall)
+            ):
                 fall += 1  # the condition goes on where the test jumps, past the jump back
                 continue
             skipped = self._ternary_else_branch(nodes, fall) if past_jumps is None else None
@@ -129,7 +134,9 @@ class Conditionals:
                 start += 1
             if self.is_loop_header(fall) or (ctx.loop is not None and fall in (ctx.loop.break_to,)):
                 break
-            pure = self._pure(fall, start, stack) or self._pure_chain(fall, start, stack)
+            pure = None
+            if self._statement_free(fall, start):  # (most blocks a branch goes to make statements)
+                pure = self._pure(fall, start, stack) or self._pure_chain(fall, start, stack)
             if pure is None and merges:
                 pure = self._pure_then_return(fall, start, merges, stack)
             if pure is None and V.INLINED_COMPREHENSIONS and (len(nodes) == 1 or falls[-1] == fall):
@@ -202,7 +209,7 @@ class Conditionals:
         if isinstance(head.true, tuple) or isinstance(head.false, tuple):
             raise self.fail(jump, "mixed boolean value and condition")
         fall_block = falls[used - 1]
-        tail = copied_tail_ternary(self, head, fall_block, stack)
+        tail = copied_tail_ternary(self, head, fall_block, stack) if V.COPIES_SMALL_EXITS else None
         if tail is not None:
             return tail
         if V.DUPLICATES_WHILE_CONDITION:

@@ -6,6 +6,9 @@ from typing import FrozenSet, List, NamedTuple, Optional, Tuple
 
 from ..bytecode.instructions import Instr
 
+_NO_BLOCK = (None,)
+_new_tuple = tuple.__new__
+
 
 class Loop(NamedTuple):
     """A loop being structured: jumps to ``continue_to``/``break_to`` are continue/break."""
@@ -30,7 +33,11 @@ class Context(NamedTuple):
     except_name: Optional[str] = None
 
     def stop_at(self, *blocks: Optional[int]) -> "Context":
-        return self._replace(stops=self.stops | {b for b in blocks if b is not None})
+        stops = self.stops.union(blocks)
+        if None in stops:
+            stops = stops.difference(_NO_BLOCK)
+        # (what ``_replace(stops=stops)`` gives, without its two calls: each branch walked takes one)
+        return _new_tuple(Context, (stops,) + self[1:])
 
     def inside(self, lo: int, hi: int, handler: int) -> "Context":
         return self._replace(lo=max(self.lo, lo), hi=min(self.hi, hi), active=self.active | {handler})

@@ -24,8 +24,8 @@ from .with_statements import WithStatements
 
 #: Where :meth:`HandlerStructurer.skip_copies` can find something outside a finally body's copy
 #: (the walker's hot loop asks it only there): a with-exit call and a clause's name cleanup start
-#: with ``LOAD_CONST None``, an ``except*`` clause's exit is ``LIST_APPEND``.
-COPY_START_OPS = frozenset({"LOAD_CONST", "LIST_APPEND"})
+#: with ``LOAD_CONST None``, an ``except*`` clause's exit (3.11+) is ``LIST_APPEND``.
+COPY_START_OPS = frozenset({"LOAD_CONST", "LIST_APPEND"} if V.HAS_EXCEPTION_TABLE else {"LOAD_CONST"})
 
 
 class HandlerStructurer(ExceptClauses, ExceptStar, WithStatements):

@@ -60,12 +60,14 @@ class IfStatements:
             test, then_b, else_b = negate(head.expr), head.false, head.true
         else:
             test, then_b, else_b = head.expr, head.true, head.false
-        if V.LAYOUT_IN_SOURCE_ORDER and self.legacy_threaded_jump(fall, then_b, ctx):
+        # (3.8 - 3.10) a jump threaded past a test, or the body of ``if c: continue``: inside a loop
+        threads = V.LAYOUT_IN_SOURCE_ORDER and ctx.loop is not None
+        if threads and self.legacy_threaded_jump(fall, then_b, ctx):
             then_b = fall  # the ``continue``/``break`` written after the test, which it skips
-        elif V.LAYOUT_IN_SOURCE_ORDER and self.legacy_threaded_jump(fall, else_b, ctx):
+        elif threads and self.legacy_threaded_jump(fall, else_b, ctx):
             # ``if not (a and b): continue``: the first test's jump went past the ``continue``
             test, then_b, else_b = negate(test), fall, then_b
-        if V.LAYOUT_IN_SOURCE_ORDER and then_b == fall and else_b is not None:
+        if threads and then_b == fall and else_b is not None:
             jumped = self.legacy_if_jump(test, then_b, else_b, ctx, stack)
             if jumped != -1:  # ``if c: continue`` / ``if c: break`` kept as written
                 return jumped
@@ -207,7 +209,7 @@ def _assert_or_if(test: ast.expr, body: List[ast.stmt], orelse: List[ast.stmt]) 
             node = ast.Assert(test=negate(test), msg=msg)
             node.uncompile_offsets = getattr(body[0], "uncompile_offsets", ())  # type: ignore[attr-defined]
             return node
-    return ast.If(test=test, body=body or [ast.Pass()], orelse=orelse)
+    return ast.If(test, body or [ast.Pass()], orelse)
 
 
 def _shared_last(body: List[ast.stmt], orelse: List[ast.stmt]) -> List[ast.stmt]:

@@ -44,7 +44,7 @@ class LegacyLayout:
         Block bodies are walked up to their normal exit (``until``); a ``break`` or
         ``continue`` inside them jumps past it and must not end the walk silently.
         """
-        if self._legacy_dead_final_return(pos) and ctx != Context():
+        if pos == self.legacy_final_return_at and self._legacy_dead_final_return(pos) and ctx != Context():
             return True  # inside a branch; at the top level it is the function's own end
         loop = ctx.loop
         if loop is None or (pos == ctx.until and self.block_of[pos] != loop.break_to):
@@ -400,15 +400,17 @@ class LegacyLayout:
         dead = self.legacy_dead_after(then_b, else_b, ctx)
         if dead is not None and loop is not None and self.blocks[dead].jump == loop.continue_to:
             return dead  # the else ends the loop body: the jump past it goes to the header (3.8 - 3.9)
+        final_return = self.legacy_final_return_at
         for ident in range(else_b + 1, len(self.blocks)):
             block = self.blocks[ident]
-            if block.start >= ctx.until or any(p < else_b or p >= ident for p in block.preds):
+            preds = block.preds
+            if block.start >= ctx.until or (preds and (min(preds) < else_b or max(preds) >= ident)):
                 return None  # (the walk ends before it: the end of a finally body, say)
             if not block.preds and block.end - block.start == 1 and self.instrs[block.start].op == "JUMP":
                 if not self._legacy_skips_to(else_b, ident + 1) and not else_b <= block.jump < ident:
                     return ident
                 continue  # it ends an inner ``if``'s body, or a loop in the else jumps back
-            if self._legacy_dead_final_return(block.start):
+            if block.start == final_return and self._legacy_dead_final_return(block.start):
                 return ident
         return None
 

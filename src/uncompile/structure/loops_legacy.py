@@ -115,7 +115,7 @@ class LegacyLoopLayout:
         if not body:
             return outs
         stacks = self.block_stacks()
-        header = min(body, key=lambda b: self.blocks[b].offset)
+        header = min(body)  # (block ids follow the layout)
         expected = stacks[self.blocks[header].start]
         exits = {
             s

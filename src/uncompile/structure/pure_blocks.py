@@ -108,8 +108,9 @@ class PureBlocks:
         work = list(stack) + list(operands)
         try:
             with self.sim.scratch():
-                for i in range(start, block.end - 1):
-                    self.sim.step(self.instrs[i], work)
+                step = self.sim.step
+                for ins in self.instrs[start : block.end - 1]:
+                    step(ins, work)
                 last = self.instrs[block.end - 1]
                 if last.op in V.CONDITIONAL_JUMPS:
                     kind = "cond"

@@ -42,20 +42,23 @@ _WITH_STARTS = ("BEFORE_WITH", "SETUP_WITH")
 #: 3.10 copies the code after a loop into its breaks (see legacy_copied_break): any instruction
 #: of a while loop's body may start one, in a block that returns
 _COPIED_BREAKS = V.LAYOUT_IN_SOURCE_ORDER and V.RETURN_COPIED_TO_BRANCHES
+_COPIES_SMALL_EXITS = V.COPIES_SMALL_EXITS  # (see while_exit_copy)
+_CONDITIONAL_JUMPS = V.CONDITIONAL_JUMPS
 #: What run_block checks before executing it (outside finally copies and, on 3.10, a while loop's
 #: blocks that return; the others are only executed), besides the starts of a match and
-#: ``LOAD_CONST None``: the start of
-#: a with-exit call or a clause's name cleanup (skip_copies: those load None), of a with, of a
-#: copied break (is_copied_break) and, on 3.10, the end of a try body copied with its exit
-#: (legacy_copied_try_exit)
+#: ``LOAD_CONST None`` (see :data:`_NONE_CHECKED`): the start of an ``except*`` clause's exit
+#: (skip_copies), of a with, (3.10+) of a copied break (is_copied_break) and, on 3.10, the end of
+#: a try body copied with its exit (legacy_copied_try_exit)
 _CHECKED_ALWAYS = (
     (COPY_START_OPS - {"LOAD_CONST"})
     | frozenset(_WITH_STARTS)
-    | {"POP_TOP"}
+    | ({"POP_TOP"} if _COPIES_SMALL_EXITS else set())
     | ({"POP_BLOCK"} if _COPIED_BREAKS else set())
 )
-#: the match starts of a code object -> all that run_block checks there
-_CHECKED_OPS: Dict[FrozenSet[str], FrozenSet[str]] = {}
+#: the match starts of a code object -> all that run_block checks there: without, then with
+#: ``LOAD_CONST`` (whose ``None`` starts a with-exit call or an except clause's name cleanup, see
+#: skip_copies: only after a with was entered, or inside an ``except ... as name`` clause)
+_CHECKED_OPS: Dict[FrozenSet[str], Tuple[FrozenSet[str], FrozenSet[str]]] = {}
 
 
 class CodeParts(NamedTuple):
@@ -98,6 +101,7 @@ class Walker(
         # attribute layout (attributes added afterwards, in varying orders, leave an instance a
         # dict of its own, slower to look up)
         self.reraise_joins: FrozenSet[int] = frozenset()
+        self.entered_with = False  # whether a with's exit can be on the stack (see run_block)
         self._legacy_stacks = None
         self._covering: Dict[int, Any] = {}  # offset -> the handler entry that covers it, filled as asked
         self._statement_free_at: Dict[Tuple[int, int], bool] = {}  # see PureBlocks._statement_free
@@ -199,51 +203,50 @@ class Walker(
             top = stack[-1] if stack else None  # a return's value swapped under it is no value gone
             n = len(self.instrs)
             limit = 50 * n + 5000  # each block is walked a few times at most
-            finally_bodies = ctx.finally_bodies
+            finally_bodies, until, handlers = ctx.finally_bodies, ctx.until, self.handlers
+            blocks, block_of = self.blocks, self.block_of
+            stops, lo, hi, loop = ctx.stops, ctx.lo, ctx.hi, ctx.loop
             # 3.8 - 3.10: a jump out of a block to a loop's header or exit, or the dead final return
-            loop_ctx = not V.HAS_EXCEPTION_TABLE and ctx.loop is not None
+            loop_jumps = (
+                (loop.continue_to, loop.break_to) if not V.HAS_EXCEPTION_TABLE and loop is not None else ()
+            )
             final_return = self.legacy_final_return_at
             while pos is not None and pos < n:
                 self.steps += 1
                 if (
-                    (loop_ctx or pos == final_return)
+                    (pos == final_return or block_of[pos] in loop_jumps)
                     and not (first and entering)
                     and self.legacy_loop_jump(pos, ctx, stack)
                 ):
                     break
-                if pos >= ctx.until and not self._break_past_bottom_test(pos, ctx):
+                if pos >= until and not self._break_past_bottom_test(pos, ctx):
                     stopped = pos
                     break
                 if self.steps > limit:
                     raise self.fail(pos, "structuring does not terminate")
-                block = self.blocks[self.block_of[pos]]
+                block = blocks[block_of[pos]]
                 if pos == block.start and first and entering:
                     nxt = self.region_entry(block, ctx, stack)
                     if nxt != -1:
                         pos, first = nxt, False
                         continue
                 if pos == block.start and not (first and entering):
-                    outside = not ctx.lo <= block.offset < ctx.hi
-                    loop = ctx.loop
+                    outside = not lo <= block.offset < hi
                     if (
                         loop is not None
                         and block.id == loop.break_to
-                        and block.id not in ctx.stops
-                        and (block.offset != ctx.hi or ctx.lo < self.blocks[loop.header].offset)
+                        and block.id not in stops
+                        and (block.offset != hi or lo < blocks[loop.header].offset)
                     ):
                         # a region's body never falls through to the loop's exit: ``break`` (the
                         # code right after a region inside the loop is the statement after it, e.g.
                         # a try's; a loop inside the region may end where the region does)
                         self.sim.emit(ast.Break())
                         break
-                    if (
-                        finally_bodies
-                        and block.id not in ctx.stops
-                        and self.continues_through_finally(pos, ctx)
-                    ):
+                    if finally_bodies and block.id not in stops and self.continues_through_finally(pos, ctx):
                         self.sim.emit(ast.Continue())  # leaves the region after running its finally
                         break
-                    if block.id in ctx.stops or (
+                    if block.id in stops or (
                         outside
                         and len(stack) <= depth
                         and (not stack or len(stack) < depth or stack[-1] is top)
@@ -264,7 +267,7 @@ class Walker(
                         first = False
                         pos = self.run_block(pos, ctx, stack)
                         continue
-                    entry = self.try_entry_at(block.offset, ctx)
+                    entry = self.try_entry_at(block.offset, ctx) if handlers else None
                     is_try = (
                         entry is not None and entry.target not in ctx.active and self.is_try_handler(entry)
                     )
@@ -308,24 +311,36 @@ class Walker(
         if not copying and not (
             copied_break and instrs[self.blocks[loop.header].start].op != "FOR_ITER"  # type: ignore[union-attr]
         ):  # (a for loop's copied break starts at POP_TOP)
-            checked = _CHECKED_OPS.get(self.match_starts)
-            if checked is None:
-                checked = _CHECKED_OPS[self.match_starts] = _CHECKED_ALWAYS | self.match_starts
+            known = _CHECKED_OPS.get(self.match_starts)
+            if known is None:
+                ops = _CHECKED_ALWAYS | self.match_starts
+                known = _CHECKED_OPS[self.match_starts] = (ops, ops | {"LOAD_CONST"})
+            checked = known[self.entered_with or ctx.except_name is not None]
         i = pos
         left_with = False  # a with's exit call was skipped: a jump out of the block leaves the with
-        exit_copy = while_exit_copy(self, block, ctx) if ctx.loop is not None else -1
-        while i < last:
-            if i >= until:
-                return i
+        exit_copy = while_exit_copy(self, block, ctx) if _COPIES_SMALL_EXITS and loop is not None else -1
+        stop = until if until < last else last  # the walk ends at *until*, inside the block or after it
+        while i < stop:
+            if checked is not None:
+                # the instructions no check can stop at are only executed, up to the next one
+                # that may be (or where a copy of the loop's exit starts)
+                end = exit_copy if i <= exit_copy < stop else stop
+                for k in range(i, end):
+                    ins = instrs[k]
+                    op = ins.op
+                    if op in checked and (op != "LOAD_CONST" or ins.arg[0] is None):
+                        break
+                    step(ins, stack)
+                else:
+                    k = end
+                i = k
+                if i == stop:
+                    break
             if i == exit_copy and (not stack or M.is_marker(stack[-1])):
                 self.sim.emit(ast.Break())  # the jump to the loop's exit became a copy of it
                 return None
             ins = instrs[i]
             op = ins.op
-            if checked is not None and op not in checked and (op != "LOAD_CONST" or ins.arg[0] is not None):
-                step(ins, stack)
-                i += 1
-                continue
             skip = self.skip_copies(i, ctx, stack) if copying or op in COPY_START_OPS else 0
             if skip:
                 left_with = left_with or self.exit_call_at(i) > 0
@@ -350,34 +365,33 @@ class Walker(
                 return None
             step(ins, stack)
             i += 1
-        if last >= ctx.until:
-            return last
-        ins = self.instrs[last]
-        skip = (
-            self.skip_copies(last, ctx, stack) if last >= pos and (copying or ins.op in COPY_START_OPS) else 0
-        )
+        if i < last or last >= until:
+            return i  # (at *until*, or at the block's last instruction, *until* or after it)
+        ins = instrs[last]
+        op = ins.op
+        skip = self.skip_copies(last, ctx, stack) if last >= pos and (copying or op in COPY_START_OPS) else 0
         if skip:
             return self._return_after_copy(last + skip, ctx, stack)
-        if ins.op in V.CONDITIONAL_JUMPS:
+        if op in _CONDITIONAL_JUMPS:
             before_branch = getattr(self.sim, "before_branch", None)  # Dynamo's code: see stack_shuffles
             if before_branch is not None and stack:
                 before_branch(stack, stack[-1])
             return self.conditional(block.id, ctx, stack)
-        if ins.op == "JUMP":
+        if op == "JUMP":
             self.sim.pending.append(ins.offset)
             return self.start_of(block.jump)
-        if ins.op == "RERAISE" and block.jump is not None:  # see legacy_link_reraise_copies
+        if op == "RERAISE" and block.jump is not None:  # see legacy_link_reraise_copies
             return self.start_of(block.jump)
-        if ins.op in _WITH_STARTS:
+        if op in _WITH_STARTS:
             return self.with_statement(last, ctx, stack)
-        if ins.op == "SETUP_FINALLY" and not V.HAS_EXCEPTION_TABLE:
+        if op == "SETUP_FINALLY" and not V.HAS_EXCEPTION_TABLE:
             return self.legacy_try(last, ctx, stack)
-        if ins.op == "FOR_ITER":
+        if op == "FOR_ITER":
             raise self.fail(last, "for loop header outside a loop")
-        self.sim.step(ins, stack)
-        if ins.op in ENDS_PATH:
+        step(ins, stack)
+        if op in ENDS_PATH:
             if (
-                ins.op == "RETURN_VALUE"
+                op == "RETURN_VALUE"
                 and len(block.preds) >= 2
                 and self.sim.out
                 and block.end - block.start <= 2
@@ -385,7 +399,8 @@ class Walker(
                 # a return reached from several places was written once: an explicit one
                 self.sim.out[-1].uncompile_shared = True
             return None
-        return self.start_of(block.fall)
+        fall = block.fall
+        return None if fall is None else self.blocks[fall].start
 
     def _return_after_copy(self, i: int, ctx: Context, stack: List[Any]) -> Optional[int]:
         """Where the walk goes on after a skipped exit call or finally copy that ends at *i*.

@@ -26,6 +26,7 @@ class WithStatements:
     code: Any
     sim: Any
     exit: Optional[int]
+    entered_with: bool
     walk: Any
     instrs: Any
     blocks: Any
@@ -46,6 +47,7 @@ class WithStatements:
         manager = self.sim.pop_expr(stack, ins)
         is_async = i + 1 < len(self.instrs) and self.instrs[i + 1].op == "AWAIT"
         exit_marker = M.WithExit(manager, is_async)
+        self.entered_with = True
         stack.append(exit_marker)
         stack.extend(M.WithSelf() for _ in range(V.WITH_EXIT_SLOTS - 1))
         j = i + 1 + (1 if is_async else 0)

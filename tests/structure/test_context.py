@@ -1,0 +1,16 @@
+"""The walk context: changed copies keep every other field."""
+
+from __future__ import annotations
+
+from uncompile.structure.context import Context, Loop
+
+
+def test_stop_at_adds_the_blocks_given_and_keeps_the_rest():
+    loop = Loop(header=1, continue_to=1, break_to=4, body=frozenset({1, 2, 3}))
+    ctx = Context(stops=frozenset({7}), lo=2, hi=40, loop=loop, until=12, except_name="e")
+    stopped = ctx.stop_at(5, None, 6)
+    assert type(stopped) is Context
+    assert stopped.stops == frozenset({5, 6, 7})
+    assert stopped._replace(stops=ctx.stops) == ctx
+    assert ctx.stop_at(None).stops == ctx.stops
+    assert ctx.stop_at().stops == ctx.stops
