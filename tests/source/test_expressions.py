@@ -46,6 +46,7 @@ MINIMAL = [
     ("x = a if b else (c if d else e)", "x = a if b else c if d else e"),
     ("x = a if (b if c else d) else e", "x = a if (b if c else d) else e"),
     ("x = (lambda: 1)()", "x = (lambda: 1)()"),
+    ("x = f() + a.b() + (f())() + a[0]()", "x = f() + a.b() + f()() + a[0]()"),  # calls without arguments
     ("x = lambda: (yield)", "x = lambda: (yield)"),
     ("x = a if b else lambda: c", "x = a if b else lambda: c"),
     ("x = (lambda: a) if b else c", "x = (lambda: a) if b else c"),

@@ -13,6 +13,7 @@ and the printer treats it as absent.
 from __future__ import annotations
 
 import ast
+from ast import Attribute, Constant, Name
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from .fstrings import NESTING_IS_FREE, formatted_string
@@ -74,9 +75,10 @@ class ExpressionPrinter:
         """*node* as source, parenthesized if its precedence is below *minimum*."""
         kind = type(node)
         # The commonest nodes first, written here without a call: atoms never need parentheses.
-        if kind is ast.Name:
+        # (``Name`` and the others are bound at import: ``ast.Name`` is a lookup per use before 3.11.)
+        if kind is Name:
             return node.id  # type: ignore[attr-defined]
-        if kind is ast.Constant:
+        if kind is Constant:
             value = node.value  # type: ignore[attr-defined]
             value_type = type(value)
             # a str outside f-string fields, without a ``u`` prefix: what constant_literal writes
@@ -87,7 +89,7 @@ class ExpressionPrinter:
                 return int_literal(value)
             if value is None or value_type is bool:
                 return repr(value)
-        elif kind is ast.Attribute and type(node.value) is ast.Name:  # type: ignore[attr-defined]
+        elif kind is Attribute and type(node.value) is Name:  # type: ignore[attr-defined]
             return node.value.id + "." + node.attr  # type: ignore[attr-defined]  # self.x, os.path
         text, precedence = _RENDERERS[kind](self, node)
         return "(%s)" % text if precedence < minimum else text
@@ -174,17 +176,18 @@ class ExpressionPrinter:
 
     def _Call(self, node: ast.Call) -> Rendered:
         func = node.func
-        function = func.id if type(func) is ast.Name else self.expression(func, Precedence.ATOM)
+        function = func.id if type(func) is Name else self.expression(func, Precedence.ATOM)
         args, keywords = getattr(node, "args", ()), getattr(node, "keywords", ())
-        arguments = self.call_arguments(args, keywords)
-        return "%s(%s)" % (function, arguments), Precedence.ATOM
+        if not (args or keywords):
+            return function + "()", Precedence.ATOM
+        return "%s(%s)" % (function, self.call_arguments(args, keywords)), Precedence.ATOM
 
     def call_arguments(self, args: Sequence[ast.expr], keywords: Sequence[ast.keyword]) -> str:
         """The inside of a call's (or a class definition's) parentheses."""
         pieces = []
         for arg in args:
             kind = type(arg)
-            if kind is ast.Name:
+            if kind is Name:
                 pieces.append(arg.id)  # type: ignore[attr-defined]
             elif kind not in _ARGUMENTS_OF_THEIR_OWN:
                 pieces.append(self.expression(arg))

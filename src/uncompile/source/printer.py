@@ -27,7 +27,7 @@ from .precedence import BINARY_OPERATORS, Precedence
 
 INDENT = "    "
 
-_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_DEFINITIONS = frozenset([ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef])
 
 
 class Emitted(NamedTuple):
@@ -40,14 +40,14 @@ class Emitted(NamedTuple):
 
 def emit(tree: Union[ast.AST, List[ast.stmt]]) -> Emitted:
     """Print *tree* (a module, a statement, a list of statements or an expression)."""
-    writer = _StatementWriter()
+    writer = _StatementWriter(record_spans=True)
     text = _write(writer, tree)
     return Emitted(text, writer.spans)
 
 
 def to_source(tree: Union[ast.AST, List[ast.stmt]]) -> str:
     """Python source for *tree*; see :func:`emit`."""
-    return _write(_TextWriter(), tree)
+    return _write(_StatementWriter(record_spans=False), tree)
 
 
 def _write(writer: _StatementWriter, tree: Union[ast.AST, List[ast.stmt]]) -> str:
@@ -72,10 +72,12 @@ def _write(writer: _StatementWriter, tree: Union[ast.AST, List[ast.stmt]]) -> st
 class _StatementWriter:
     """Writes statements line by line, tracking indentation and each statement's span."""
 
-    def __init__(self) -> None:
+    def __init__(self, record_spans: bool) -> None:
         self.expressions = ExpressionPrinter()
         self.lines: List[str] = []  # physical lines: their count is the number of the last one
+        #: Filled by :meth:`body` only when *record_spans* (:func:`to_source` has no use for them).
         self.spans: Dict[ast.AST, Tuple[int, int]] = {}
+        self.record_spans = record_spans
         self.indent = ""  # INDENT once per enclosing block
         #: *node* as source, parenthesized below the precedence *minimum* (TEST if not given).
         self.expression = self.expressions.expression
@@ -91,29 +93,33 @@ class _StatementWriter:
 
     def statement(self, node: ast.AST) -> None:
         """Write *node* and record its span."""
-        first = len(self.lines) + 1
-        _WRITERS[type(node)](self, node)
-        self.spans[node] = (first, len(self.lines))
+        self.body((node,))  # type: ignore[arg-type]
 
     def body(self, statements: Sequence[ast.stmt], docstring: bool = False) -> None:
-        """Write a sequence of statements at the current depth (``pass`` if there are none)."""
+        """Write a sequence of statements at the current depth (``pass`` if there are none),
+        recording the span of each (for :func:`emit`); with *docstring*, a string first is written
+        as one."""
         if not statements:
             self.line("pass")
             return
-        first = statements[0]
-        if docstring and _is_docstring(first):
-            self._docstring(first)  # type: ignore[arg-type]
-        else:
-            self.statement(first)
-        after_definition = isinstance(first, _DEFINITIONS)
-        for node in statements[1:]:
-            is_definition = isinstance(node, _DEFINITIONS)
-            if is_definition or after_definition:  # blank lines around definitions, 2 at the top level
-                self.lines.append("")
-                if not self.indent:
-                    self.lines.append("")
+        lines, spans, record_spans = self.lines, self.spans, self.record_spans
+        blank_lines = ("",) if self.indent else ("", "")  # around definitions, 2 at the top level
+        after_definition = False
+        for position, node in enumerate(statements):
+            kind = type(node)
+            is_definition = kind in _DEFINITIONS
+            if position and (is_definition or after_definition):
+                lines.extend(blank_lines)
             after_definition = is_definition
-            self.statement(node)
+            first = len(lines) + 1
+            write = _WRITERS[kind]
+            if docstring:  # only the first statement can be the docstring
+                docstring = False
+                if _is_docstring(node):
+                    write = _StatementWriter._docstring
+            write(self, node)
+            if record_spans:
+                spans[node] = (first, len(lines))
 
     def block(self, header: str, statements: Sequence[ast.stmt], docstring: bool = False) -> None:
         """``header:`` followed by the indented *statements*."""
@@ -124,12 +130,10 @@ class _StatementWriter:
         self.indent = outer
 
     def _docstring(self, node: ast.Expr) -> None:
-        first = len(self.lines) + 1
         constant = node.value
         assert isinstance(constant, ast.Constant) and isinstance(constant.value, str)
         prefix = "u" if getattr(constant, "kind", None) == "u" else ""
         self.line(_docstring_text(constant.value, prefix, self.indent))
-        self.spans[node] = (first, len(self.lines))
 
     # -- simple statements ---------------------------------------------------------
 
@@ -327,14 +331,6 @@ class _StatementWriter:
         if guard is not None:
             header += " if " + self.expressions.named_expression(guard)
         self.block(header, node.body)  # type: ignore[attr-defined]
-
-
-class _TextWriter(_StatementWriter):
-    """The same text, without the spans of statements (for :func:`to_source`)."""
-
-    def statement(self, node: ast.AST) -> None:
-        """Write *node*."""
-        _WRITERS[type(node)](self, node)
 
 
 #: Node class -> the method that writes it: ``_If`` writes ``ast.If``.
