@@ -12,7 +12,7 @@ import ast
 from typing import Any, Dict, List, Optional, Tuple
 
 from ..bytecode import versions as V
-from ..expressions.conditions import VALUE, Node, reduce_nodes, tested_blocks
+from ..expressions.conditions import VALUE, Node, none_test, reduce_nodes, tested_blocks
 from .context import Context
 from .copied_exits import copied_tail_ternary
 
@@ -58,8 +58,7 @@ class Conditionals:
             # value is dropped on the way to the next block, which is this side's exit
             fall = lone.fall
         if ins.op in ("POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE"):
-            op = ast.Is() if ins.op == "POP_JUMP_IF_NONE" else ast.IsNot()
-            expr = ast.Compare(left=expr, ops=[op], comparators=[ast.Constant(value=None)])
+            expr = none_test(expr, ins.op == "POP_JUMP_IF_NONE")
             jump_if_true = True
         else:
             jump_if_true = ins.op == "POP_JUMP_IF_TRUE"
