@@ -377,12 +377,14 @@ class Walker(
         self.sim.step(ins, stack)
         if ins.op in ENDS_PATH:
             if (
-                ins.op == "RETURN_VALUE"
+                V.COPIES_SMALL_EXITS
+                and ins.op == "RETURN_VALUE"
                 and len(block.preds) >= 2
                 and self.sim.out
                 and block.end - block.start <= 2
             ):
-                # a return reached from several places was written once: an explicit one
+                # a return reached from several places was written once: an explicit one (3.10+
+                # copy the implicit one into each; 3.8 - 3.9 share it)
                 self.sim.out[-1].uncompile_shared = True
             return None
         return self.start_of(block.fall)
