@@ -20,7 +20,7 @@ from types import CodeType
 from typing import Any, List, Optional, Tuple
 
 from ..bytecode import versions as V
-from ..bytecode.reader import has_instruction
+from ..bytecode.reader import has_instruction, instruction_lines
 from .annotations import restore_annotations
 from .statements import same_tree, statement_lists
 
@@ -138,6 +138,64 @@ def _else_before_dead_return(stmts: List[ast.stmt]) -> List[ast.stmt]:
         stmt.orelse = stmts[index + 1 :]
         return stmts[: index + 1]
     return stmts
+
+
+def _else_after_copied_return(stmts: List[ast.stmt], code: CodeType) -> List[ast.stmt]:
+    """3.10+: an ``if`` of a function's last statements whose body ends in a copy of the final
+    ``return None`` went on to the function's end there: the statements after it were its
+    ``else`` (so were they for a ``try`` whose except clauses end so, or leave).
+
+    The copy has no line of its own: it has the line of the code that reaches it, the
+    statement before it (that statement's test, where it jumps there)."""
+    lines = _CopiedReturns(code)
+    tail = stmts
+    while tail:
+        for index, stmt in enumerate(tail[:-1]):
+            if isinstance(stmt, ast.If) and not stmt.orelse and lines.ends_in_copy(stmt.body):
+                stmt.body = _drop_trailing(stmt.body, _is_return_none)
+            elif (
+                isinstance(stmt, ast.Try)
+                and stmt.handlers
+                and not (stmt.orelse or stmt.finalbody or _leaves(stmt.body))
+                and all(_leaves(handler.body) for handler in stmt.handlers)
+                and any(lines.ends_in_copy(handler.body) for handler in stmt.handlers)
+            ):
+                for handler in stmt.handlers:
+                    if lines.ends_in_copy(handler.body):
+                        handler.body = _drop_trailing(handler.body, _is_return_none) or [ast.Pass()]
+            else:
+                continue
+            stmt.orelse = tail[index + 1 :]
+            del tail[index + 1 :]
+            break
+        last = tail[-1]
+        tail = last.orelse if isinstance(last, ast.If) else []
+    return stmts
+
+
+class _CopiedReturns:
+    """Which ``return None`` statements are copies of a function's final one, by their lines."""
+
+    def __init__(self, code: CodeType) -> None:
+        self.code = code
+        self.line_of: Any = None
+
+    def ends_in_copy(self, stmts: List[ast.stmt]) -> bool:
+        """Whether *stmts* end in a copy: a ``return None`` on a line of the statement before it."""
+        if len(stmts) < 2 or not _is_return_none(stmts[-1]):
+            return False
+        returned = getattr(stmts[-1], "uncompile_offsets", ())
+        if not returned:
+            return False
+        if self.line_of is None:
+            self.line_of = instruction_lines(self.code, every=True)
+        line_of = self.line_of
+        line = line_of(returned[-1])
+        return any(
+            line_of(offset) == line
+            for node in ast.walk(stmts[-2])
+            for offset in getattr(node, "uncompile_offsets", ())
+        )
 
 
 def _drop_copies_of_rest(stmt: ast.Try, rest: List[ast.stmt]) -> None:
@@ -373,6 +431,8 @@ def tidy_body(stmts: List[ast.stmt], code: CodeType, sim: Any) -> List[ast.stmt]
         _breaks_for_returns(stmts)
     elif code.co_name != "<lambda>" and not getattr(sim, "explicit_final_return", False):
         stmts = _drop_trailing(stmts, _is_return_none)
+        if V.RETURN_COPIED_TO_BRANCHES:
+            stmts = _else_after_copied_return(stmts, code)
     elif code.co_name != "<lambda>":
         stmts = _else_before_dead_return(stmts)
     _tidy_statements(
