@@ -247,6 +247,17 @@ RETURNS_COPIED_INSIDE_BRANCHES = {
             else:
                 raise ValueError(x)
     """,
+    # 3.11+: the second test is inside a try, the first before it: no one condition
+    "test_inside_a_try_after_a_test": """
+        def f(a, b, out):
+            if a is not None:
+                try:
+                    if b(a) == out:
+                        out = a
+                except ValueError:
+                    pass
+            return out
+    """,
     "and_inside_nested_ifs_with_else": """
         def f(a, b, c, d, out):
             if a:

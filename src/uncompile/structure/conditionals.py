@@ -33,6 +33,7 @@ class Conditionals:
     compare_chain: Any
     fail: Any
     guarded_bottom_tested_loop: Any
+    handler_of: Any
     handlers: Any
     if_statement: Any
     instrs: Any
@@ -310,18 +311,25 @@ class Conditionals:
 
     def _copies_of_one_return(self, a: int, b: int) -> bool:
         """Whether blocks *a* and *b* are copies of one ``return`` of a loaded value (the same
-        code on one line; a copy that also leaves a handler or a with is read where it stands)
-        that ends the function's code: the condition ends the function, whose implicit return
-        the compiler copies into each test again. A copy further up is a ``return`` of a branch,
-        which the tests each reach on their own (a nested if's)."""
+        code on one line; a copy that also leaves a handler or a with is read where it stands),
+        the last of the function's code, which tests inside one try reach: the condition ends
+        the function, whose return the compiler copies into each test again. A copy further up
+        is a ``return`` of a branch, which the tests each reach on their own (a nested if's)."""
         x, y = self.blocks[a], self.blocks[b]
         return (
             self._ends_normal_code(max(a, b))
+            and self._reached_in_one_try(x.preds + y.preds)
             and self.instrs[x.end - 1].op == "RETURN_VALUE"
             and all(ins.op.startswith("LOAD_") for ins in self.instrs[x.start : x.end - 1])
             and self._copied_return(x.start, b)
             and self.line_of(self.instrs[x.start].offset) == self.line_of(self.instrs[y.start].offset)
         )
+
+    def _reached_in_one_try(self, blocks: List[int]) -> bool:
+        """Whether *blocks* all jump from inside the same handler's range (or from outside any):
+        tests on either side of a ``try``'s start are no one condition."""
+        handlers = {self.handler_of(self.instrs[self.blocks[b].end - 1].offset) for b in blocks}
+        return len(handlers) <= 1
 
     def _ends_normal_code(self, block_id: int) -> bool:
         """Whether block *block_id* is the last of all or the last before the handlers (3.11+
