@@ -147,29 +147,36 @@ def _else_after_copied_return(stmts: List[ast.stmt], code: CodeType) -> List[ast
 
     The copy has no line of its own: it has the line of the code that reaches it, the
     statement before it (that statement's test, where it jumps there)."""
-    lines = _CopiedReturns(code)
+    lines = None
     tail = stmts
     while tail:
-        for index, stmt in enumerate(tail[:-1]):
-            if isinstance(stmt, ast.If) and not stmt.orelse and lines.ends_in_copy(stmt.body):
+        for index in range(len(tail) - 1):
+            stmt = tail[index]
+            if type(stmt) is ast.If:
+                if stmt.orelse or not _is_return_none(stmt.body[-1]):
+                    continue
+                lines = lines or _CopiedReturns(code)
+                if not lines.ends_in_copy(stmt.body):
+                    continue
                 stmt.body = _drop_trailing(stmt.body, _is_return_none)
-            elif (
-                isinstance(stmt, ast.Try)
-                and stmt.handlers
-                and not (stmt.orelse or stmt.finalbody or _leaves(stmt.body))
-                and all(_leaves(handler.body) for handler in stmt.handlers)
-                and any(lines.ends_in_copy(handler.body) for handler in stmt.handlers)
-            ):
-                for handler in stmt.handlers:
-                    if lines.ends_in_copy(handler.body):
-                        handler.body = _drop_trailing(handler.body, _is_return_none) or [ast.Pass()]
+            elif type(stmt) is ast.Try:
+                if stmt.orelse or stmt.finalbody or not stmt.handlers or _leaves(stmt.body):
+                    continue
+                if not all(_leaves(handler.body) for handler in stmt.handlers):
+                    continue
+                lines = lines or _CopiedReturns(code)
+                copied = [handler for handler in stmt.handlers if lines.ends_in_copy(handler.body)]
+                if not copied:
+                    continue
+                for handler in copied:
+                    handler.body = _drop_trailing(handler.body, _is_return_none) or [ast.Pass()]
             else:
                 continue
             stmt.orelse = tail[index + 1 :]
             del tail[index + 1 :]
             break
         last = tail[-1]
-        tail = last.orelse if isinstance(last, ast.If) else []
+        tail = last.orelse if type(last) is ast.If else []
     return stmts
 
 

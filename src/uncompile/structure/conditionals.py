@@ -317,9 +317,9 @@ class Conditionals:
         is a ``return`` of a branch, which the tests each reach on their own (a nested if's)."""
         x, y = self.blocks[a], self.blocks[b]
         return (
-            self._ends_normal_code(max(a, b))
+            self.instrs[x.end - 1].op == "RETURN_VALUE"
+            and self._ends_normal_code(max(a, b))
             and self._reached_in_one_try(x.preds + y.preds)
-            and self.instrs[x.end - 1].op == "RETURN_VALUE"
             and all(ins.op.startswith("LOAD_") for ins in self.instrs[x.start : x.end - 1])
             and self._copied_return(x.start, b)
             and self.line_of(self.instrs[x.start].offset) == self.line_of(self.instrs[y.start].offset)
