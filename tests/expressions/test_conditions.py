@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 
 import pytest
+from snippets import round_trip
 
 from uncompile.bytecode import versions as V
 from uncompile.expressions.conditions import VALUE, Node, negate, reduce_nodes
@@ -122,3 +123,43 @@ def test_ternary_of_conditions_merges_when_exits_lead_to_the_same_blocks():
     assert sizes == [3]
     assert isinstance(reduced[0].expr, ast.IfExp)
     assert (reduced[0].true, reduced[0].false) == (6, 9)
+
+
+FUSED_NONE_TESTS = {
+    # 3.11+ fuse ``b is not None`` into one jump: the condition reads as the source's ``and``
+    "and_with_none_test": (
+        """
+        def f(a, b):
+            if a and b is not None:
+                return a
+            return b
+        """,
+        "if a and b is not None:",
+    ),
+    "or_with_none_test": (
+        """
+        def f(a, b):
+            if not a or b is None:
+                return a
+            return b
+        """,
+        "if not a or b is None:",
+    ),
+    # De Morgan would add a ``not`` here: the ``not`` stays outside
+    "not_around_or_with_none_test": (
+        """
+        def f(a, b):
+            if not (b is None or isinstance(b, str) and a):
+                return a
+            return b
+        """,
+        "if not (b is None or isinstance(b, str) and a):",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(FUSED_NONE_TESTS))
+def test_condition_with_a_fused_none_test_reads_as_written(case):
+    source, line = FUSED_NONE_TESTS[case]
+    result = round_trip(source)
+    assert line in result.source, result.source

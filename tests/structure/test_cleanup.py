@@ -299,3 +299,59 @@ def test_final_return_copied_into_branches_of_a_module_or_class(name: str) -> No
     code = compile(BODIES_WITHOUT_RETURN[name], "<snippet>", "exec", dont_inherit=True)
     result = verify_code(code)
     assert result.identical, "%s\n%s" % (result.difference or result.error, result.source)
+
+
+#: 3.10+ copy a function's final ``return None`` to the end of an ``if`` body that reaches it;
+#: the copy has the line of the code before it, so the statements after the ``if`` were its else
+ELSE_AFTER_COPIED_RETURN = {
+    "nested_if_ends_the_body": """
+        def f(a, b, out):
+            if a:
+                out.append(1)
+                if b:
+                    out.append(2)
+            else:
+                out.append(3)
+    """,
+    "try_else_after_clause": """
+        def f(a, out):
+            try:
+                out.append(a)
+            except KeyError:
+                out.append(1)
+            else:
+                out.append(2)
+    """,
+    "elif_after_nested_if": """
+        def f(a, b, c, out):
+            out.clear()
+            if a:
+                if b:
+                    out.append(2)
+            elif c:
+                out.append(3)
+            else:
+                out.append(4)
+    """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(ELSE_AFTER_COPIED_RETURN))
+def test_statements_after_an_if_ending_in_a_copied_return_are_its_else(name: str) -> None:
+    result = round_trip(ELSE_AFTER_COPIED_RETURN[name])
+    assert "return" not in result.source and "else:" in result.source, result.source
+
+
+def test_a_written_return_ends_the_if_body() -> None:
+    # the return has a line of its own: it stays, and what follows the if stays after it
+    result = round_trip(
+        """
+        def f(a, b, out):
+            if a:
+                if b:
+                    out.append(2)
+                return
+            out.append(3)
+        """
+    )
+    assert "return" in result.source and "else:" not in result.source, result.source

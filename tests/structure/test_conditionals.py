@@ -170,6 +170,112 @@ def test_condition_whose_jump_back_is_copied_to_each_test(name: str) -> None:
     assert result.source is not None and " or " in result.source
 
 
+RETURNS_COPIED_TO_EACH_TEST = {
+    # 3.10+: the tests that skip the body each jump to a copy of the function's return None
+    "or_of_and": (
+        """
+        def f(a, b, c, out):
+            if a or (b and c):
+                out.append(a)
+        """,
+        "if a or b and c:",
+    ),
+    "and_of_or": (
+        """
+        def f(a, b, c, out):
+            if a and (b or c):
+                out.append(a)
+        """,
+        "if a and (b or c):",
+    ),
+    "written_return": (
+        """
+        def f(a, b, c, out):
+            out.clear()
+            if not (a or (b and c)):
+                out.append(b)
+            return out
+        """,
+        "if not a and (not b or not c):",
+    ),
+    "ending_an_else": (
+        """
+        def f(x, a, b, c, out):
+            if x:
+                out.append(x)
+            else:
+                if a or (b and c):
+                    out.append(a)
+        """,
+        "if a or b and c:",
+    ),
+    # 3.11+: the handlers are laid out after the copies
+    "after_a_try": (
+        """
+        def f(a, b, c, out):
+            try:
+                out.append(1)
+            except KeyError:
+                pass
+            if a or (b and c):
+                out.append(3)
+        """,
+        "if a or b and c:",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(RETURNS_COPIED_TO_EACH_TEST))
+def test_condition_whose_exit_is_copied_to_each_test(name: str) -> None:
+    source, line = RETURNS_COPIED_TO_EACH_TEST[name]
+    result = round_trip(source)
+    assert line in result.source, result.source
+
+
+#: A condition inside a branch whose tests each jump to a copy of the function's final return:
+#: the copies are the branch's returns, not one exit (the conditions keep their own copies).
+RETURNS_COPIED_INSIDE_BRANCHES = {
+    "and_not_in_elif_chain": """
+        def f(x, a, b, out):
+            if x == 1:
+                out.append(1)
+            elif x == 2:
+                if a and not b:
+                    out.append(3)
+            elif x == 3:
+                out.append(4)
+            else:
+                raise ValueError(x)
+    """,
+    # 3.11+: the second test is inside a try, the first before it: no one condition
+    "test_inside_a_try_after_a_test": """
+        def f(a, b, out):
+            if a is not None:
+                try:
+                    if b(a) == out:
+                        out = a
+                except ValueError:
+                    pass
+            return out
+    """,
+    "and_inside_nested_ifs_with_else": """
+        def f(a, b, c, d, out):
+            if a:
+                if b:
+                    out.append(1)
+                    if c and d:
+                        out.append(2)
+            else:
+                out.append(3)
+    """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(RETURNS_COPIED_INSIDE_BRANCHES))
+def test_condition_inside_a_branch_keeps_its_copied_returns(name: str) -> None:
+    round_trip(RETURNS_COPIED_INSIDE_BRANCHES[name])
+
+
 TERNARIES_INSIDE_AND = {
     # the ternary's first branch holds a loop (an inlined comprehension, 3.12+)
     "branch_with_a_loop": """

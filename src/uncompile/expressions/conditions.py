@@ -69,13 +69,18 @@ def negate(expr: ast.expr) -> ast.expr:
     if isinstance(expr, ast.BoolOp) and not _keeps_not(expr):
         # De Morgan: the compiler threads jumps of this form best; but where the leaf
         # comparisons have their operators from the bytecode, ``not`` would change those
-        # (``is`` -> ``is not``), not the jumps
+        # (``is`` -> ``is not``), not the jumps. Where the only such leaves are fused None
+        # tests, either form compiles alike: the one with fewer ``not`` is printed.
         flipped: ast.boolop = ast.Or() if isinstance(expr.op, ast.And) else ast.And()
-        return ast.BoolOp(flipped, [negate(value) for value in expr.values])
+        de_morgan = ast.BoolOp(flipped, [negate(value) for value in expr.values])
+        if _has_fused_leaf(expr) and _nots(de_morgan) > 1 + _nots(expr):
+            return ast.UnaryOp(ast.Not(), expr)
+        return de_morgan
     if _flips(expr):
         assert isinstance(expr, ast.Compare)
         node = ast.Compare(expr.left, [_FLIPPED[type(expr.ops[0])]()], expr.comparators)
         node.uc_flipped = not getattr(expr, "uc_flipped", False)  # type: ignore[attr-defined]
+        node.uc_fused = getattr(expr, "uc_fused", False)  # type: ignore[attr-defined]
         return node
     return ast.UnaryOp(ast.Not(), expr)
 
@@ -96,15 +101,42 @@ def _flips(expr: ast.expr) -> bool:
     )
 
 
+def none_test(expr: ast.expr, is_none: bool) -> ast.Compare:
+    """``expr is None`` (or ``is not``) read from a jump that tests for None itself (3.11+
+    fuse the comparison into the jump): both operators compile to that one jump, negated or
+    not, so :func:`negate` may flip it in a De Morgan."""
+    op: ast.cmpop = ast.Is() if is_none else ast.IsNot()
+    node = ast.Compare(left=expr, ops=[op], comparators=[ast.Constant(value=None)])
+    node.uc_fused = True  # type: ignore[attr-defined]
+    return node
+
+
 def _flipping_leaves(expr: ast.expr) -> List[ast.expr]:
+    """The comparisons in *expr* whose operator the bytecode has, which negating would flip."""
     if isinstance(expr, ast.BoolOp):
         return [leaf for value in expr.values for leaf in _flipping_leaves(value)]
-    return [expr] if _flips(expr) else []
+    return [expr] if _flips(expr) and not getattr(expr, "uc_fused", False) else []
+
+
+def _has_fused_leaf(expr: ast.expr) -> bool:
+    if isinstance(expr, ast.BoolOp):
+        return any(_has_fused_leaf(value) for value in expr.values)
+    return getattr(expr, "uc_fused", False)
+
+
+def _nots(expr: ast.expr) -> int:
+    """How many ``not`` the boolean structure of *expr* has."""
+    if isinstance(expr, ast.BoolOp):
+        return sum(_nots(value) for value in expr.values)
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
+        return 1 + _nots(expr.operand)
+    return 0
 
 
 def _keeps_not(expr: ast.BoolOp) -> bool:
     """Whether ``not`` stays outside *expr*: it has comparisons that negating would flip, all
-    with the operator the bytecode has (none flipped by an earlier :func:`negate`)."""
+    with the operator the bytecode has (none flipped by an earlier :func:`negate`, none read
+    from a fused None test)."""
     leaves = _flipping_leaves(expr)
     return bool(leaves) and not any(getattr(leaf, "uc_flipped", False) for leaf in leaves)
 

@@ -20,7 +20,7 @@ from types import CodeType
 from typing import Any, List, Optional, Tuple
 
 from ..bytecode import versions as V
-from ..bytecode.reader import has_instruction
+from ..bytecode.reader import has_instruction, instruction_lines
 from .annotations import restore_annotations
 from .statements import same_tree, statement_lists
 
@@ -137,6 +137,71 @@ def _else_before_dead_return(stmts: List[ast.stmt]) -> List[ast.stmt]:
         stmt.orelse = stmts[index + 1 :]
         return stmts[: index + 1]
     return stmts
+
+
+def _else_after_copied_return(stmts: List[ast.stmt], code: CodeType) -> List[ast.stmt]:
+    """3.10+: an ``if`` of a function's last statements whose body ends in a copy of the final
+    ``return None`` went on to the function's end there: the statements after it were its
+    ``else`` (so were they for a ``try`` whose except clauses end so, or leave).
+
+    The copy has no line of its own: it has the line of the code that reaches it, the
+    statement before it (that statement's test, where it jumps there)."""
+    lines = None
+    tail = stmts
+    while tail:
+        for index in range(len(tail) - 1):
+            stmt = tail[index]
+            if type(stmt) is ast.If:
+                if stmt.orelse or not _is_return_none(stmt.body[-1]):
+                    continue
+                lines = lines or _CopiedReturns(code)
+                if not lines.ends_in_copy(stmt.body):
+                    continue
+                stmt.body = _drop_trailing(stmt.body, _is_return_none)
+            elif type(stmt) is ast.Try:
+                if stmt.orelse or stmt.finalbody or not stmt.handlers or _leaves(stmt.body):
+                    continue
+                if not all(_leaves(handler.body) for handler in stmt.handlers):
+                    continue
+                lines = lines or _CopiedReturns(code)
+                copied = [handler for handler in stmt.handlers if lines.ends_in_copy(handler.body)]
+                if not copied:
+                    continue
+                for handler in copied:
+                    handler.body = _drop_trailing(handler.body, _is_return_none) or [ast.Pass()]
+            else:
+                continue
+            stmt.orelse = tail[index + 1 :]
+            del tail[index + 1 :]
+            break
+        last = tail[-1]
+        tail = last.orelse if type(last) is ast.If else []
+    return stmts
+
+
+class _CopiedReturns:
+    """Which ``return None`` statements are copies of a function's final one, by their lines."""
+
+    def __init__(self, code: CodeType) -> None:
+        self.code = code
+        self.line_of: Any = None
+
+    def ends_in_copy(self, stmts: List[ast.stmt]) -> bool:
+        """Whether *stmts* end in a copy: a ``return None`` on a line of the statement before it."""
+        if len(stmts) < 2 or not _is_return_none(stmts[-1]):
+            return False
+        returned = getattr(stmts[-1], "uncompile_offsets", ())
+        if not returned:
+            return False
+        if self.line_of is None:
+            self.line_of = instruction_lines(self.code, every=True)
+        line_of = self.line_of
+        line = line_of(returned[-1])
+        return any(
+            line_of(offset) == line
+            for node in ast.walk(stmts[-2])
+            for offset in getattr(node, "uncompile_offsets", ())
+        )
 
 
 def _drop_copies_of_rest(stmt: ast.Try, rest: List[ast.stmt]) -> None:
@@ -381,6 +446,8 @@ def tidy_body(stmts: List[ast.stmt], code: CodeType, sim: Any) -> List[ast.stmt]
         _breaks_for_returns(stmts)
     elif is_def and not sim.explicit_final_return:
         stmts = _drop_trailing(stmts, _is_return_none)
+        if V.RETURN_COPIED_TO_BRANCHES:
+            stmts = _else_after_copied_return(stmts, code)
     elif is_def:
         stmts = _else_before_dead_return(stmts)
     _tidy_statements(stmts, bare_returns=bool(flags & inspect.CO_ASYNC_GENERATOR), function=is_def)

@@ -9,10 +9,10 @@ the immediate post-dominator inside the enclosing region (:mod:`.branch_follow`)
 from __future__ import annotations
 
 import ast
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from ..bytecode import versions as V
-from ..expressions.conditions import VALUE, Node, reduce_nodes, tested_blocks
+from ..expressions.conditions import VALUE, Node, none_test, reduce_nodes, tested_blocks
 from .context import Context
 from .copied_exits import copied_tail_ternary
 
@@ -34,10 +34,13 @@ class Conditionals:
     compare_chain: Any
     fail: Any
     guarded_bottom_tested_loop: Any
+    handler_of: Any
+    handlers: Any
     if_statement: Any
     instrs: Any
     is_loop_header: Any
     line_at: Any
+    line_of: Any
     legacy_thread_exits: Any
     sim: Any
     start_of: Any
@@ -59,8 +62,7 @@ class Conditionals:
             # value is dropped on the way to the next block, which is this side's exit
             fall = lone.fall
         if ins.op in ("POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE"):
-            op = ast.Is() if ins.op == "POP_JUMP_IF_NONE" else ast.IsNot()
-            expr = ast.Compare(left=expr, ops=[op], comparators=[ast.Constant(value=None)])
+            expr = none_test(expr, ins.op == "POP_JUMP_IF_NONE")
             jump_if_true = True
         else:
             jump_if_true = ins.op == "POP_JUMP_IF_TRUE"
@@ -198,7 +200,9 @@ class Conditionals:
             nodes, falls = nodes[:past_jumps], falls[:past_jumps]
             reduced, sizes = reduce_nodes(nodes)
         if V.CONDITIONAL_JUMPS_FORWARD_ONLY and sizes[0] < len(nodes):
-            reduced, sizes = self._join_jumps_back(nodes, reduced, sizes)
+            reduced, sizes = self._join_exits(nodes, reduced, sizes, self._jumps_back_to_one_place)
+        if V.COPIES_SMALL_EXITS and sizes[0] < len(nodes):
+            reduced, sizes = self._join_exits(nodes, reduced, sizes, self._copies_of_one_return)
         head = reduced[0]
         used = sizes[0]
         if head.is_value():
@@ -264,12 +268,14 @@ class Conditionals:
             for side in (n.true, n.false)
         )
 
-    def _join_jumps_back(
-        self, nodes: List[Node], reduced: List[Node], sizes: List[int]
+    def _join_exits(
+        self, nodes: List[Node], reduced: List[Node], sizes: List[int], same: Callable[[int, int], bool]
     ) -> Tuple[List[Node], List[int]]:
-        """*nodes* reduced (*reduced*, *sizes*) after making their exits that jump back to one
-        place the same block, the last test's, where the first condition then takes in more tests
-        (3.12+: each test that leaves for the loop's next iteration has a jump back of its own)."""
+        """*nodes* reduced (*reduced*, *sizes*) after making their exits that are copies of one
+        exit (*same*) the same block, the last test's, where the first condition then takes in
+        more tests. Each test that leaves for the loop's next iteration has a jump back of its
+        own (3.12+), each that goes to a small exit a copy of it (3.10+: ``if a or (b and c):``
+        at the end of a function, the tests of b and c return None each)."""
         exits: List[int] = []
         for node in reversed(nodes):
             for side in (node.true, node.false):
@@ -280,7 +286,7 @@ class Conditionals:
             if exit in joined:
                 continue
             for other in exits[k + 1 :]:
-                if other not in joined and self._jumps_back_to_one_place(exit, other):
+                if other not in joined and same(exit, other):
                     joined[other] = exit
         entries = {n.entry for n in nodes}
         changed = [
@@ -309,6 +315,37 @@ class Conditionals:
             and x.jump == y.jump
             and self.blocks[x.jump].offset < min(x.offset, y.offset)
         )
+
+    def _copies_of_one_return(self, a: int, b: int) -> bool:
+        """Whether blocks *a* and *b* are copies of one ``return`` of a loaded value (the same
+        code on one line; a copy that also leaves a handler or a with is read where it stands),
+        the last of the function's code, which tests inside one try reach: the condition ends
+        the function, whose return the compiler copies into each test again. A copy further up
+        is a ``return`` of a branch, which the tests each reach on their own (a nested if's)."""
+        x, y = self.blocks[a], self.blocks[b]
+        return (
+            self.instrs[x.end - 1].op == "RETURN_VALUE"
+            and self._ends_normal_code(max(a, b))
+            and self._reached_in_one_try(x.preds + y.preds)
+            and all(ins.op.startswith("LOAD_") for ins in self.instrs[x.start : x.end - 1])
+            and self._copied_return(x.start, b)
+            and self.line_of(self.instrs[x.start].offset) == self.line_of(self.instrs[y.start].offset)
+        )
+
+    def _reached_in_one_try(self, blocks: List[int]) -> bool:
+        """Whether *blocks* all jump from inside the same handler's range (or from outside any):
+        tests on either side of a ``try``'s start are no one condition."""
+        handlers = {self.handler_of(self.instrs[self.blocks[b].end - 1].offset) for b in blocks}
+        return len(handlers) <= 1
+
+    def _ends_normal_code(self, block_id: int) -> bool:
+        """Whether block *block_id* is the last of all or the last before the handlers (3.11+
+        lay them out after the function's other code; the first is where an exception goes)."""
+        after = block_id + 1
+        if after == len(self.blocks):
+            return True
+        offset = self.blocks[after].offset
+        return any(handler.target == offset for handler in self.handlers)
 
     def _ternary_else_branch(self, nodes: List[Node], fall: int) -> Optional[Tuple[int, int]]:
         """``if (b if a else c):``: after the first branch's test, the block past the jumps that

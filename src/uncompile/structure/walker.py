@@ -391,12 +391,14 @@ class Walker(
         step(ins, stack)
         if op in ENDS_PATH:
             if (
-                op == "RETURN_VALUE"
+                V.COPIES_SMALL_EXITS
+                and op == "RETURN_VALUE"
                 and len(block.preds) >= 2
                 and self.sim.out
                 and block.end - block.start <= 2
             ):
-                # a return reached from several places was written once: an explicit one
+                # a return reached from several places was written once: an explicit one (3.10+
+                # copy the implicit one into each; 3.8 - 3.9 share it)
                 self.sim.out[-1].uncompile_shared = True
             return None
         fall = block.fall
