@@ -90,3 +90,12 @@ def _ours(item: Any) -> bool:
     if isinstance(item, types.FunctionType):
         return item.__module__ == "ast" or item.__module__.startswith("uncompile")
     return type(item).__module__.startswith("uncompile")
+
+
+def instruction(offset: int, op: str, arg: Any, target: Any = None) -> Any:
+    """A neutral instruction made by hand, as the reader makes them (``Instr()``, then its fields)."""
+    from uncompile.bytecode.instructions import Instr
+
+    ins = Instr()
+    ins.offset, ins.op, ins.arg, ins.target, ins.index = offset, op, arg, target, 0
+    return ins

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import pytest
-from snippets import round_trip
+from snippets import instruction, round_trip
 
 CASES = {
     "plain": """
@@ -65,13 +65,12 @@ def test_imports_recompile_identically(name: str) -> None:
 
 
 def test_only_a_simulator_that_ran_an_import_asks_about_imported_stores() -> None:
-    from uncompile.bytecode.instructions import Instr
     from uncompile.expressions.simulator import Simulator
 
     sim = Simulator((lambda: None).__code__, nested=None)
     assert not sim.imported
     stack: list = []
-    sim.step(Instr(0, "LOAD_CONST", (0, 1)), stack)
-    sim.step(Instr(2, "LOAD_CONST", (None, 0)), stack)
-    sim.step(Instr(4, "IMPORT_NAME", "os"), stack)
+    sim.step(instruction(0, "LOAD_CONST", (0, 1)), stack)
+    sim.step(instruction(2, "LOAD_CONST", (None, 0)), stack)
+    sim.step(instruction(4, "IMPORT_NAME", "os"), stack)
     assert sim.imported

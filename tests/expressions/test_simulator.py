@@ -6,9 +6,8 @@ from __future__ import annotations
 import ast
 
 import pytest
-from snippets import round_trip
+from snippets import instruction, round_trip
 
-from uncompile.bytecode.instructions import Instr
 from uncompile.errors import DecompileError
 from uncompile.expressions import values as M
 from uncompile.expressions.simulator import Simulator
@@ -57,36 +56,36 @@ def test_scratch_collects_apart_and_restores_the_output_after_an_error() -> None
         with sim.scratch() as out:
             assert sim.out is out and out is not real_out and sim.pending == []
             sim.emit(ast.Pass())
-            sim.underflow(Instr(4, "POP_TOP", None))
+            sim.underflow(instruction(4, "POP_TOP", None))
     assert sim.out is real_out and sim.pending is real_pending and real_out == []
 
 
 def test_an_inline_pop_of_an_empty_stack_is_the_underflow_error() -> None:
     sim = _simulator()
     with pytest.raises(DecompileError, match="value stack underflow"):
-        sim.step(Instr(2, "LOAD_ATTR", ("a", False)), [])
+        sim.step(instruction(2, "LOAD_ATTR", ("a", False)), [])
     with pytest.raises(DecompileError, match="value stack underflow"):
-        sim.step(Instr(2, "STORE_FAST", "x"), [])
+        sim.step(instruction(2, "STORE_FAST", "x"), [])
 
 
 def test_exprs_keeps_a_list_of_expressions_and_converts_the_rest() -> None:
     sim = _simulator()
     values = [ast.Name("a", ast.Load()), ast.Constant(1)]
-    assert sim.exprs(values, Instr(0, "CALL", None)) is values
+    assert sim.exprs(values, instruction(0, "CALL", None)) is values
     with pytest.raises(DecompileError, match="where an expression is needed"):
-        sim.exprs([values[0], M.Null()], Instr(0, "CALL", None))
+        sim.exprs([values[0], M.Null()], instruction(0, "CALL", None))
 
 
 def test_pop_pair_gives_a_binary_operators_operands_lower_first() -> None:
     sim = _simulator()
     left, right = ast.Name("a", ast.Load()), ast.Constant(1)
     stack = [M.Discard(), left, right]
-    assert sim.pop_pair(stack, Instr(0, "COMPARE_OP", 0)) == (left, right)
+    assert sim.pop_pair(stack, instruction(0, "COMPARE_OP", 0)) == (left, right)
     assert len(stack) == 1
     with pytest.raises(DecompileError, match="value stack underflow"):
-        sim.pop_pair([left], Instr(0, "COMPARE_OP", 0))
+        sim.pop_pair([left], instruction(0, "COMPARE_OP", 0))
     with pytest.raises(DecompileError, match="where an expression is needed"):
-        sim.pop_pair([M.Null(), right], Instr(0, "COMPARE_OP", 0))
+        sim.pop_pair([M.Null(), right], instruction(0, "COMPARE_OP", 0))
 
 
 BINARY_CASES = {
