@@ -461,7 +461,7 @@ def tidy_body(stmts: List[ast.stmt], code: CodeType, sim: Any) -> List[ast.stmt]
         stmts = restore_annotations([s for s in stmts if not _is_class_bookkeeping(s)], code)
         stmts = _docstring(stmts)
     elif is_def and code.co_consts and isinstance(code.co_consts[0], str) and _has_docstring(code):
-        stmts = [ast.Expr(value=ast.Constant(value=code.co_consts[0]))] + stmts
+        stmts = [ast.Expr(ast.Constant(code.co_consts[0]))] + stmts
     if not sim.globals_declared and not sim.nonlocals_declared:  # (most bodies)
         return stmts
     declared: List[ast.stmt] = []

@@ -190,25 +190,20 @@ class Nested:
         body = body_of(code)
         notes = function_annotations(value)
         node_type = ast.AsyncFunctionDef if code.co_flags & _ASYNC else ast.FunctionDef
+        # (name, args, body, decorator_list, returns, type_comment): fields given by position
+        # are set faster than by keyword (3.12+: type_params given below)
+        args = signature(code, value, notes)
         node = node_type(
-            name=code.co_name,
-            args=signature(code, value, notes),
-            body=body or [ast.Pass()],
-            decorator_list=list(value.decorators),
-            returns=notes.get("return"),
-            type_comment=None,
+            code.co_name, args, body or [ast.Pass()], list(value.decorators), notes.get("return"), None
         )
         give_type_params(node, value)
         return node
 
     def class_def(self, value: M.ClassValue, name: str) -> ast.stmt:
         body = body_of(value.body.code)
+        # (name, bases, keywords, body, decorator_list): by position, see function_def
         node = ast.ClassDef(
-            name=value.name,
-            bases=value.bases,
-            keywords=value.keywords,
-            body=body or [ast.Pass()],
-            decorator_list=list(value.decorators),
+            value.name, value.bases, value.keywords, body or [ast.Pass()], list(value.decorators)
         )
         give_type_params(node, value)
         if name != value.name and not is_private_name_stored_as(value.name, name):
