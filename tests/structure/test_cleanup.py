@@ -192,6 +192,19 @@ RETURNS = {
         """,
         ["return None", "return items.pop()", "return len(items)"],
     ),
+    "value_only_in_an_else_branch": (
+        """
+        def f(items, key):
+            if key:
+                items.sort()
+            elif items:
+                return None
+            else:
+                return len(key)
+            items.clear()
+        """,
+        ["return None", "return len(key)"],
+    ),
     "nested_function_returns_apart": (
         """
         def f(items):

@@ -351,7 +351,7 @@ def _tidy_statements(stmts: List[ast.stmt], bare_returns: bool, function: bool) 
     pending = [stmts]
     returns_none: List[ast.Return] = []
     returns_values = False
-    left_alone, new_return, new_raise = _NOTHING_TO_TIDY, ast.Return, ast.Raise
+    left_alone, new_return, new_raise, new_if = _NOTHING_TO_TIDY, ast.Return, ast.Raise, ast.If
     while pending:
         block = pending.pop()
         for index, stmt in enumerate(block):
@@ -368,6 +368,11 @@ def _tidy_statements(stmts: List[ast.stmt], bare_returns: bool, function: bool) 
                     returns_values = True
             elif kind is new_raise:
                 block[index] = _assert_false(stmt)
+            elif kind is new_if:  # (the commonest compound statement: its lists read directly)
+                pending.append(stmt.body)  # type: ignore[attr-defined]
+                orelse = getattr(stmt, "orelse", None)
+                if orelse:
+                    pending.append(orelse)
             elif not isinstance(stmt, _DEFINITIONS):
                 if kind in _LOOPS and not getattr(stmt, "uncompile_explicit_continue", False):
                     stmt.body = _drop_trailing(stmt.body, _is_continue) or [ast.Pass()]  # type: ignore[attr-defined]
