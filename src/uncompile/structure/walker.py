@@ -110,7 +110,8 @@ class Walker(
         self.instrs, index_of, self.handlers, self.empty_tries, branches = parts or read_code(code)
         # (a try with an empty body is one statement, walked once)
         reraises = finally_reraises(self.instrs, self.handlers, index_of) if V.HAS_EXCEPTION_TABLE else []
-        leaders = frozenset(k for group in reraises for k in group) or reraise_leaders(self.instrs)
+        leaders = frozenset(k for group in reraises for k in group)
+        leaders = leaders or reraise_leaders(self.instrs, branches[1])
         self.cfg = ControlFlowGraph(self.instrs, self.handlers, leaders, index_of, branches)
         self.blocks = self.cfg.blocks
         if not V.HAS_EXCEPTION_TABLE:
