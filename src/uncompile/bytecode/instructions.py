@@ -138,12 +138,13 @@ class _Reader(Readings):
         out = self.out
         append = out.append
         add_jump = self.jumps.append
+        add_end = self.ends.append
         first_at = self.first_at
         readings = _READINGS
         new = Instr
         # the frequent readings, tested as locals (3.8 - 3.10 look a global up again at each test)
         indexed, constant, name_and_flag, none = INDEXED, CONSTANT, NAME_AND_FLAG, NONE
-        int_arg, call, jump = INT_ARG, CALL, JUMP
+        int_arg, call, jump, path_end = INT_ARG, CALL, JUMP, PATH_END
         count = 0  # len(out), kept up to date after each method that emits
         kwnames = None  # 3.11 - 3.12: the keyword names of the next call (KW_NAMES)
         extended = 0  # the operand bits of the EXTENDED_ARG prefixes before the next instruction
@@ -183,6 +184,9 @@ class _Reader(Readings):
                 value = None
                 target = origin * offset + base + scale * arg
                 add_jump(count)
+            elif reading == path_end:
+                value = None if kind == NO_ARG else arg
+                add_end(count)
             elif reading == NO_OP:
                 offset += step
                 continue
@@ -211,9 +215,6 @@ class _Reader(Readings):
                 kwnames = consts[arg]
                 offset += step
                 continue
-            elif reading == PATH_END:  # (a few per code object: tested last)
-                value = None if kind == NO_ARG else arg
-                self.ends.append(count)
             else:  # OPERAND_VALUE
                 value = operand_value(opcode, arg, offset, tables)
             ins = new()  # as in emit
