@@ -99,7 +99,11 @@ class Conditionals:
             merges.add(node.false[1])
         past_jumps = None  # how many nodes there were before a ternary's second condition
         joined = None  # where the jump past that second condition goes
-        while fall is not None and self.blocks[fall].start < ctx.until:
+        blocks = self.blocks
+        while fall is not None:
+            fall_block = blocks[fall]
+            if fall_block.start >= ctx.until:
+                break
             if (
                 V.CONDITIONAL_JUMPS_FORWARD_ONLY
                 and falls[-1] == fall
@@ -107,7 +111,10 @@ class Conditionals:
             ):
                 fall += 1  # the condition goes on where the test jumps, past the jump back
                 continue
-            skipped = self._ternary_else_branch(nodes, fall) if past_jumps is None else None
+            skipped = None
+            if past_jumps is None and fall_block.end - fall_block.start == 1:
+                # (the first branch of a ternary tested ends in jumps: blocks of one instruction)
+                skipped = self._ternary_else_branch(nodes, fall)
             if skipped is not None and self.blocks[skipped[0]].start >= ctx.until:
                 skipped = None  # past where the walk ends (a loop's copied test at the bottom)
             if skipped is not None:
@@ -125,7 +132,7 @@ class Conditionals:
                 self._thread_dropped_values(nodes)
                 merges = {side[1] for n in nodes for side in (n.true, n.false) if isinstance(side, tuple)}
                 continue
-            start = self.blocks[fall].start
+            start = fall_block.start
             if (
                 nodes
                 and (isinstance(nodes[-1].true, tuple) or isinstance(nodes[-1].false, tuple))
@@ -205,13 +212,13 @@ class Conditionals:
             reduced, sizes = self._join_exits(nodes, reduced, sizes, self._copies_of_one_return)
         head = reduced[0]
         used = sizes[0]
-        if head.is_value():
+        if isinstance(head.true, tuple) or isinstance(head.false, tuple):
+            if not head.is_value():
+                raise self.fail(jump, "mixed boolean value and condition")
             if head.true != head.false:
                 raise self.fail(jump, "boolean value with two merge points")
             stack.append(head.expr)
             return self.start_of(head.true[1])
-        if isinstance(head.true, tuple) or isinstance(head.false, tuple):
-            raise self.fail(jump, "mixed boolean value and condition")
         fall_block = falls[used - 1]
         tail = copied_tail_ternary(self, head, fall_block, stack) if V.COPIES_SMALL_EXITS else None
         if tail is not None:

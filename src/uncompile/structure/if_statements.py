@@ -72,7 +72,8 @@ class IfStatements:
             if jumped != -1:  # ``if c: continue`` / ``if c: break`` kept as written
                 return jumped
         follow = region_follow(self, block_id, ctx)
-        follow = past_forward_jumps(self, follow)
+        if follow is not None:
+            follow = past_forward_jumps(self, follow)
         if follow is not None and follow in (then_b, else_b) and not V.LAYOUT_IN_SOURCE_ORDER:
             other = else_b if follow == then_b else then_b
             if other is not None and not self.reaches(other, follow, ctx):
@@ -105,7 +106,7 @@ class IfStatements:
             and self._bottom_cuts.get(loop.header) != self.start_of(else_b)  # (3.10) the body's end
         ):
             test, then_b, else_b = negate(test), else_b, then_b
-        if follow is None and is_added_jump_back(self, then_b, else_b, ctx):
+        if follow is None and not V.LAYOUT_IN_SOURCE_ORDER and is_added_jump_back(self, then_b, else_b, ctx):
             test, then_b, else_b = negate(test), else_b, then_b  # ``if c: return`` ends a loop body
         if follow is None:
             body_ctx = ctx.stop_at(else_b) if V.LAYOUT_IN_SOURCE_ORDER else ctx  # dead jumps lead there
@@ -121,7 +122,7 @@ class IfStatements:
                 orelse = self.walk(self.start_of(else_b), ctx, list(stack))
                 self.sim.emit(_assert_or_if(test, body, orelse))
                 return stopped
-            if exit_after_chain_cleanup(self, else_b):
+            if V.COPIES_EXITS_WITH_LINES and exit_after_chain_cleanup(self, else_b):
                 # both branches end in the statement after the if: copied into the body, fallen into
                 # from the else (``if a < b < c: x() else: y()`` then ``return``)
                 orelse = self.walk(self.start_of(else_b), ctx, list(stack))
