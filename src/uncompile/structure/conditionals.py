@@ -141,10 +141,13 @@ class Conditionals:
                 and _value_node(nodes[-1])
             ):
                 start += 1
+            free = self._statement_free(fall, start)
+            if not (free or merges or V.INLINED_COMPREHENSIONS):
+                break  # (most blocks a branch goes to make statements: no value goes on there)
             if self.is_loop_header(fall) or (ctx.loop is not None and fall in (ctx.loop.break_to,)):
                 break
             pure = None
-            if self._statement_free(fall, start):  # (most blocks a branch goes to make statements)
+            if free:
                 pure = self._pure(fall, start, stack) or self._pure_chain(fall, start, stack)
             if pure is None and merges:
                 pure = self._pure_then_return(fall, start, merges, stack)

@@ -117,7 +117,8 @@ class IfStatements:
                 orelse = self.walk(self.start_of(else_b), ctx.stop_at(dead), list(stack))
                 self.sim.emit(_assert_or_if(test, body, orelse))
                 return self.legacy_resume(dead)
-            if else_b is not None and falls_to_outer_follow(self, body, stopped, else_b, ctx):
+            # (an enclosing statement's follow is one of the walk's stops)
+            if else_b is not None and ctx.stops and falls_to_outer_follow(self, body, stopped, else_b, ctx):
                 # the body goes on to an enclosing statement's follow: the other branch is an else
                 orelse = self.walk(self.start_of(else_b), ctx, list(stack))
                 self.sim.emit(_assert_or_if(test, body, orelse))
@@ -146,6 +147,7 @@ class IfStatements:
             V.LAYOUT_IN_SOURCE_ORDER
             and then_b != follow
             and else_b == follow
+            and ctx.stops
             and falls_to_outer_follow(self, body, self.exit, else_b, ctx)
         ):
             # 3.8 - 3.10: the body goes on to an enclosing statement's follow; the else raises
@@ -174,7 +176,7 @@ class IfStatements:
         else ran to its end: a with's exit, the next iteration after it)."""
         if stopped is not None and not ctx.lo <= self.blocks[follow].offset < ctx.hi:
             return stopped
-        return self.start_of(follow)
+        return self.blocks[follow].start
 
     def _passes_over_else(self, then_b: Optional[int], follow: int) -> bool:
         """Whether the if's body *then_b* (walked to nothing) is a ``pass`` kept as its jump past the else."""
