@@ -12,7 +12,7 @@ import ast
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from ..bytecode import versions as V
-from ..expressions.conditions import VALUE, Node, none_test, reduce_nodes, tested_blocks
+from ..expressions.conditions import VALUE, Node, none_test, reduce_nodes
 from .context import Context
 from .copied_exits import copied_tail_ternary
 
@@ -101,8 +101,8 @@ class Conditionals:
         joined = None  # where the jump past that second condition goes
         blocks = self.blocks
         while fall is not None:
-            fall_block = blocks[fall]
-            if fall_block.start >= ctx.until:
+            here = blocks[fall]  # the block the condition goes on to
+            if here.start >= ctx.until:
                 break
             if (
                 V.CONDITIONAL_JUMPS_FORWARD_ONLY
@@ -112,7 +112,7 @@ class Conditionals:
                 fall += 1  # the condition goes on where the test jumps, past the jump back
                 continue
             skipped = None
-            if past_jumps is None and fall_block.end - fall_block.start == 1:
+            if past_jumps is None and here.end - here.start == 1:
                 # (the first branch of a ternary tested ends in jumps: blocks of one instruction)
                 skipped = self._ternary_else_branch(nodes, fall)
             if skipped is not None and self.blocks[skipped[0]].start >= ctx.until:
@@ -132,7 +132,7 @@ class Conditionals:
                 self._thread_dropped_values(nodes)
                 merges = {side[1] for n in nodes for side in (n.true, n.false) if isinstance(side, tuple)}
                 continue
-            start = fall_block.start
+            start = here.start
             if (
                 nodes
                 and (isinstance(nodes[-1].true, tuple) or isinstance(nodes[-1].false, tuple))
@@ -227,9 +227,7 @@ class Conditionals:
         if tail is not None:
             return tail
         if V.DUPLICATES_WHILE_CONDITION:
-            loop_exit = self.bottom_tested_loop(
-                block_id, head, fall_block, ctx, stack, tested_blocks(nodes[:used])
-            )
+            loop_exit = self.bottom_tested_loop(block_id, head, fall_block, ctx, stack, nodes[:used])
             if loop_exit == -1 and used > 1:
                 loop_exit = self.guarded_bottom_tested_loop(nodes, used, fall_block, ctx, stack)
             if loop_exit != -1:
