@@ -123,7 +123,7 @@ class _StatementWriter:
             write = _WRITERS[kind]
             if docstring:  # only the first statement can be the docstring
                 docstring = False
-                if _is_docstring(node):
+                if kind is ast.Expr and _is_docstring(node):
                     write = _StatementWriter._docstring
             text = write(self, node)
             if text is not None:
