@@ -382,6 +382,10 @@ def _tidy_statements(stmts: List[ast.stmt], bare_returns: bool, function: bool) 
             stmt.value = None
 
 
+#: The kinds of statement that :func:`_is_class_bookkeeping` can accept (others are not asked).
+_BOOKKEEPING_KINDS = frozenset({ast.Assign, ast.Return})
+
+
 def _is_class_bookkeeping(stmt: ast.stmt) -> bool:
     if isinstance(stmt, ast.Assign):
         targets = stmt.targets
@@ -463,7 +467,8 @@ def tidy_body(stmts: List[ast.stmt], code: CodeType, sim: Any) -> List[ast.stmt]
     if is_def and flags & _GENERATORS and not _yields(stmts):
         stmts = stmts + [_dead_yield()]
     if not is_function:
-        stmts = restore_annotations([s for s in stmts if not _is_class_bookkeeping(s)], code)
+        kept = [s for s in stmts if type(s) not in _BOOKKEEPING_KINDS or not _is_class_bookkeeping(s)]
+        stmts = restore_annotations(kept, code)
         stmts = _docstring(stmts)
     elif is_def and code.co_consts and isinstance(code.co_consts[0], str) and _has_docstring(code):
         stmts = [ast.Expr(ast.Constant(code.co_consts[0]))] + stmts
