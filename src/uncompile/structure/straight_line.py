@@ -29,10 +29,7 @@ def is_straight_line(parts: CodeParts) -> bool:
 
 def straight_line_statements(sim: Simulator, instrs: List[Instr]) -> List[ast.stmt]:
     """The statements that executing *instrs*, straight-line code, on *sim* completes."""
-    stack: List[Any] = []
-    step = sim.step
-    for ins in instrs:
-        step(ins, stack)
+    sim.run(instrs, [])
     return sim.out
 
 
