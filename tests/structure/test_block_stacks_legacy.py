@@ -101,3 +101,32 @@ def test_block_stacks_without_set_ups_are_reachability():
         assert stacks[-1] is None  # the dead ``return None`` after the endless loop
     walker._legacy_stacks, walker._legacy_setups = None, [None]  # the full walk, for the comparison
     assert LegacyBlockStacks.block_stacks(walker) == stacks
+
+
+@pytest.mark.skipif(not (3, 8) <= sys.version_info[:2] < (3, 11), reason="the block stack is 3.8 - 3.10's")
+def test_code_without_set_ups_is_known_from_its_raw_opcodes():
+    """Whether code may push a block is read once from its raw opcodes: none in code without a
+    ``try``/``with`` (an operand equal to a ``SETUP_*`` opcode is no set-up), one in each of
+    the others (an ``async for``'s ``SETUP_FINALLY`` too, a conservative yes); the walk of code
+    without one links no handlers and skips the set-up work."""
+    import dis
+
+    from snippets import define
+
+    from uncompile.structure.block_stacks_legacy import has_block_setups
+    from uncompile.structure.definitions import Nested
+    from uncompile.structure.walker import Walker
+
+    opcode = dis.opmap["SETUP_FINALLY"]
+    names = ", ".join("a%d" % k for k in range(opcode + 1))  # LOAD_FAST with SETUP_FINALLY's opcode
+    plain = define("def f(%s):\n    if a0:\n        return a%d\n    return a0\n" % (names, opcode)).__code__
+    assert opcode in plain.co_code[1::2] and not has_block_setups(plain)
+    assert Walker(plain, Nested(plain))._legacy_setups == []
+    for source in (
+        "def f(a):\n    try:\n        a()\n    except E:\n        pass\n",
+        "def f(a):\n    try:\n        a()\n    finally:\n        a()\n",
+        "def f(a):\n    with a:\n        a()\n",
+        "async def f(a):\n    async with a:\n        a()\n",
+        "async def f(a):\n    async for x in a:\n        a(x)\n",
+    ):
+        assert has_block_setups(define(source).__code__), source

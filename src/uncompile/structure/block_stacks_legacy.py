@@ -11,6 +11,7 @@ also links each set-up to its handler in the graph, joins the copies of a finall
 
 from __future__ import annotations
 
+import dis
 import heapq
 from typing import Any, FrozenSet, List, Optional, Tuple
 
@@ -35,15 +36,38 @@ def _after_pop(op: str, here: Tuple[Block, ...]) -> Tuple[Block, ...]:
     return here
 
 
-def reraise_leaders(instrs: List[Any]) -> FrozenSet[int]:
-    """The ``RERAISE`` instructions of 3.10 code, each of which starts a block of its own.
+#: The raw opcodes that push a block (3.8 - 3.10; ``SETUP_ASYNC_WITH`` is read as ``SETUP_WITH``).
+_SETUP_OPCODES = tuple(
+    dis.opmap[name]
+    for name in ("SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH")
+    if dis.opmap.get(name, 256) < 256  # (pseudo-instructions from 3.12 on)
+)
+
+
+def has_block_setups(code: Any) -> bool:
+    """Whether *code* may push a block (3.8 - 3.10): it holds a raw ``SETUP_*`` instruction.
+
+    Most code objects hold none; their graph needs no handler links and their block stacks
+    are known from reachability alone, so the walker decides this once, from the raw code
+    (an ``async for``'s ``SETUP_FINALLY`` counts, although the reader turns it into another).
+    """
+    opcodes = code.co_code[::2]  # (no inline caches before 3.11: every other byte is an opcode)
+    for opcode in _SETUP_OPCODES:
+        if opcodes.find(opcode) >= 0:
+            return True
+    return False
+
+
+def reraise_leaders(instrs: List[Any], ends: List[int]) -> FrozenSet[int]:
+    """The ``RERAISE`` instructions of 3.10 code, each of which starts a block of its own
+    (among *ends*, the indices of the instructions that end a path, as the reader found them).
 
     A branch that ends a finally body ends in a copy of its ``RERAISE``; the original follows
     the last branch in the same block (see :meth:`LegacyBlockStacks.legacy_link_reraise_copies`).
     """
     if not V.RETURN_COPIED_TO_BRANCHES or V.HAS_EXCEPTION_TABLE:
         return frozenset()
-    return frozenset(ins.index for ins in instrs if ins.op == "RERAISE")
+    return frozenset(k for k in ends if instrs[k].op == "RERAISE")
 
 
 class LegacyBlockStacks:
@@ -62,9 +86,6 @@ class LegacyBlockStacks:
     _legacy_setups: List[Any] = []
     #: The blocks of a finally body's ``RERAISE`` and its copies, which meet (see below).
     reraise_joins: FrozenSet[int] = frozenset()
-
-    def _legacy_index(self, offset: int) -> int:
-        return self.cfg.index_for(offset)
 
     def block_stacks(self) -> Stacks:
         """The block stack before each instruction (None where unreachable)."""
@@ -177,7 +198,7 @@ class LegacyBlockStacks:
             if ins.op != "SETUP_FINALLY":
                 continue
             stacks = self.block_stacks()
-            h = self._legacy_index(ins.target)
+            h = self.cfg.index_for(ins.target)
             end = self._legacy_finally_end(h)
             if end is None or self.legacy_is_except(h):
                 continue

@@ -27,7 +27,7 @@ from .clauses_legacy import LegacyExceptClauses
 from .context import Context
 from .handlers import with_finally
 
-_EXIT_CALL_LEGACY = ("LOAD_CONST", "COPY", "COPY", "CALL")
+_UNTIL = Context._fields.index("until")
 #: Instructions that only leave blocks on the way to a ``return``.
 _LEAVING = frozenset(
     {
@@ -47,6 +47,22 @@ _LEAVING = frozenset(
 )
 
 
+def _is_exit_call(instrs: List[Any], k: int) -> bool:
+    """Whether a ``with``'s exit call ``LOAD_CONST None; COPY; COPY; CALL`` starts at *k*."""
+    return (
+        k + 3 < len(instrs)
+        and instrs[k].op == "LOAD_CONST"
+        and instrs[k + 1].op == instrs[k + 2].op == "COPY"
+        and instrs[k + 3].op == "CALL"
+    )
+
+
+def _ending_at(ctx: Context, until: int) -> Context:
+    """*ctx* with its walk ending at *until* (what ``ctx._replace(until=until)`` gives, without
+    its two calls: each body walked takes one)."""
+    return tuple.__new__(Context, ctx[:_UNTIL] + (until,) + ctx[_UNTIL + 1 :])
+
+
 class LegacyBlocks(LegacyBlockStacks, LegacyExceptClauses):
     """Mixin of :class:`~uncompile.structure.walker.Walker` for 3.8 - 3.10 blocks (``except``
     clauses in :mod:`.clauses_legacy`)."""
@@ -57,17 +73,14 @@ class LegacyBlocks(LegacyBlockStacks, LegacyExceptClauses):
     exit: Optional[int]
     entered_with: bool
 
-    def _legacy_top_is(self, i: int, block: Block) -> bool:
-        stack = self.block_stacks()[i]
-        return bool(stack) and stack[-1] == block  # type: ignore[index]
-
     def legacy_is_except(self, h: int) -> bool:
         """Whether the handler at index *h* is a chain of ``except`` clauses."""
         instrs = self.instrs
         if h + 2 < len(instrs) and instrs[h].op == instrs[h + 1].op == instrs[h + 2].op == "POP_TOP":
             return True
         if h < len(instrs) and instrs[h].op == "COPY" and instrs[h].arg == 1:
-            for ins in instrs[h + 1 :]:
+            for k in range(h + 1, len(instrs)):
+                ins = instrs[k]
                 if ins.op == "EXC_MATCH":
                     return True
                 if ins.op.startswith("STORE_") or ins.op in ENDS_PATH:
@@ -103,13 +116,16 @@ class LegacyBlocks(LegacyBlockStacks, LegacyExceptClauses):
             op = instrs[k].op
             if op in _LEAVING:
                 k += 1
-            elif op == "LOAD_CONST" and tuple(x.op for x in instrs[k : k + 4]) == _EXIT_CALL_LEGACY:
+            elif op == "LOAD_CONST" and _is_exit_call(instrs, k):
                 k += 4
             elif op == "LOAD_CONST" and k + 3 < len(instrs) and self._legacy_name_cleanup(k):  # type: ignore[attr-defined]
                 k += 3
             else:
-                copies = (self.copy_length(k, t) for t in templates if t)  # type: ignore[attr-defined]
-                n = next((n for n in copies if n), 0)
+                n = 0
+                for template in templates:
+                    n = self.copy_length(k, template) if template else 0  # type: ignore[attr-defined]
+                    if n:
+                        break
                 if not n:
                     break
                 k += n
@@ -135,7 +151,7 @@ class LegacyBlocks(LegacyBlockStacks, LegacyExceptClauses):
             return False
         setup = stack[-1][1]
         end = self._legacy_last(
-            setup + 1, self._legacy_index(self.instrs[setup].target), "POP_BLOCK", stack[-1]
+            setup + 1, self.cfg.index_for(self.instrs[setup].target), "POP_BLOCK", stack[-1]
         )
         return end is not None and end > k and self._legacy_same_return(k + 1, end + 1)
 
@@ -163,9 +179,12 @@ class LegacyBlocks(LegacyBlockStacks, LegacyExceptClauses):
     def _legacy_walk_to(
         self, start: int, end: Optional[int], ctx: Context, stack: List[Any], **changes: Any
     ) -> List[ast.stmt]:
-        until = ctx.until if end is None else min(ctx.until, end)
+        if changes:
+            ctx = ctx._replace(until=ctx.until if end is None else min(ctx.until, end), **changes)
+        elif end is not None and end < ctx.until:
+            ctx = _ending_at(ctx, end)
         # not ``entering``: a body may start with a loop, whose header is the first block
-        return self.walk(start, ctx._replace(until=until, **changes), stack)  # type: ignore[attr-defined]
+        return self.walk(start, ctx, stack)  # type: ignore[attr-defined]
 
     # -- with ---------------------------------------------------------------------------
 
@@ -182,7 +201,7 @@ class LegacyBlocks(LegacyBlockStacks, LegacyExceptClauses):
         manager = self.sim.pop_expr(stack, ins)
         stack.append(M.WithExit(manager, is_async))
         self.entered_with = True
-        h = self._legacy_index(instrs[s].target)
+        h = self.cfg.index_for(instrs[s].target)
         j = s + 1
         target: Optional[ast.expr] = None
         if instrs[j].op == "POP_TOP":
@@ -217,12 +236,12 @@ class LegacyBlocks(LegacyBlockStacks, LegacyExceptClauses):
             return None if closer is None else closer + 1
         if normal is not None:
             k = normal + 1
-            if tuple(x.op for x in instrs[k : k + 4]) == _EXIT_CALL_LEGACY:
+            if _is_exit_call(instrs, k):
                 k += 4 + (1 if is_async else 0)
                 if k < len(instrs) and instrs[k].op == "POP_TOP":
                     k += 1
             if k < len(instrs) and instrs[k].op == "JUMP":
-                return self._legacy_index(instrs[k].target)
+                return self.cfg.index_for(instrs[k].target)
             return k
         closer = self._legacy_first(h, "POP_EXCEPT", ("wexc", h))
         return None if closer is None else closer + 2
@@ -232,7 +251,7 @@ class LegacyBlocks(LegacyBlockStacks, LegacyExceptClauses):
     def legacy_try(self, i: int, ctx: Context, stack: List[Any]) -> Optional[int]:
         setup = self.instrs[i]
         self.sim.pending.append(setup.offset)
-        h = self._legacy_index(setup.target)
+        h = self.cfg.index_for(setup.target)
         if self.legacy_is_except(h):
             return self._legacy_try_except(i, h, ctx, stack)
         return self._legacy_try_finally(i, h, ctx, stack)
@@ -347,7 +366,7 @@ class LegacyBlocks(LegacyBlockStacks, LegacyExceptClauses):
         if template:
             k += self.copy_length(k, template)  # type: ignore[attr-defined]
         if k < len(instrs) and instrs[k].op == "JUMP":
-            return self._legacy_index(instrs[k].target)
+            return self.cfg.index_for(instrs[k].target)
         if unfinished and instrs[k - 1].op in ENDS_PATH:
             return None  # the copy returned: its handler follows
         return k

@@ -30,7 +30,7 @@ class LegacyExceptClauses:
     _bottom_cuts: Any
     _clause_type: Any
     _legacy_body_end: Any
-    _legacy_index: Any
+    cfg: Any
     _legacy_last: Any
     _legacy_returns_after: Any
     _legacy_same_return: Any
@@ -46,7 +46,7 @@ class LegacyExceptClauses:
         body_exit: Optional[int] = None
         if normal is not None:
             k = normal + 1
-            body_exit = self._legacy_index(instrs[k].target) if instrs[k].op == "JUMP" else k
+            body_exit = self.cfg.index_for(instrs[k].target) if instrs[k].op == "JUMP" else k
         clauses, afters, dead_afters = self._legacy_clauses(h, ctx, stack)
         if self._legacy_body_breaks(body_exit, afters, ctx):
             body.append(ast.Break())
@@ -158,7 +158,7 @@ class LegacyExceptClauses:
                 work = list(stack)
                 j = self._clause_type(k + 1, ctx, work)
                 type_expr = self.sim.pop_expr(work, instrs[j])
-                next_k = self._legacy_index(instrs[j + 1].target)
+                next_k = self.cfg.index_for(instrs[j + 1].target)
                 j += 2
                 store = instrs[j + 1]
                 if store.op.startswith("STORE_"):
@@ -189,7 +189,7 @@ class LegacyExceptClauses:
                 clause_body.append(ast.Break())
             elif end is not None:
                 jumps = q < len(instrs) and instrs[q].op == "JUMP"
-                afters.append(self._legacy_index(instrs[q].target) if jumps else q)
+                afters.append(self.cfg.index_for(instrs[q].target) if jumps else q)
             else:
                 dead_afters.extend(self._legacy_dead_clause_ends(j, limit, name))
             clauses.append(ast.ExceptHandler(type=type_expr, name=name, body=clause_body or [ast.Pass()]))
@@ -222,7 +222,7 @@ class LegacyExceptClauses:
                 continue
             jump = instrs[self._legacy_skip_name_cleanup(k + 1, name)]
             if jump.op == "JUMP" and jump.target is not None:
-                return [self._legacy_index(jump.target)]
+                return [self.cfg.index_for(jump.target)]
         return []
 
     def _legacy_clause_ends(self, q: int, ctx: Context, limit: int, name: Optional[str]) -> bool:
@@ -243,7 +243,7 @@ class LegacyExceptClauses:
             return False
         loop = ctx.loop
         if ins.op == "JUMP" and loop is not None:
-            target = self._legacy_index(ins.target)
+            target = self.cfg.index_for(ins.target)
             if self._bottom_cuts.get(loop.header) == target:
                 return (
                     True  # the test copied to the loop body's end (3.10): a written continue jumps to the top

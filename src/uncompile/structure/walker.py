@@ -17,13 +17,13 @@ from typing import Any, Callable, Dict, FrozenSet, List, NamedTuple, Optional, S
 
 from ..bytecode import versions as V
 from ..bytecode.exception_table import Handler, empty_try_entries, exception_handlers, handler_at
-from ..bytecode.instructions import Instr, read_indexed_instructions
+from ..bytecode.instructions import Instr, read_code_instructions
 from ..bytecode.reader import instruction_lines
 from ..errors import DecompileError
 from ..expressions import values as M
 from ..expressions.stack_shuffles import simulator_for
 from ..flow.cfg import ENDS_PATH, ControlFlowGraph
-from .block_stacks_legacy import reraise_leaders
+from .block_stacks_legacy import has_block_setups, reraise_leaders
 from .blocks_legacy import LegacyBlocks
 from .compare_chains import CompareChains
 from .conditionals import Conditionals
@@ -59,6 +59,7 @@ _CHECKED_ALWAYS = (
 #: ``LOAD_CONST`` (whose ``None`` starts a with-exit call or an except clause's name cleanup, see
 #: skip_copies: only after a with was entered, or inside an ``except ... as name`` clause)
 _CHECKED_OPS: Dict[FrozenSet[str], Tuple[FrozenSet[str], FrozenSet[str]]] = {}
+_NO_LEADERS: FrozenSet[int] = frozenset()
 
 
 class CodeParts(NamedTuple):
@@ -68,17 +69,18 @@ class CodeParts(NamedTuple):
     index_of: Dict[int, int]  # the index of the first instruction at each offset
     handlers: List[Handler]  # 3.11+: the exception table's regions, the tries with an empty body last
     empty_tries: Dict[int, Handler]  # tries with an empty body, by where they stand
+    branches: Tuple[List[int], List[int]]  # the indices of the jumps and of the path ends
 
 
 def read_code(code: Any) -> CodeParts:
     """The instructions and exception handlers of *code* (3.8 - 3.10: none, their handlers are
     laid out after each body and structured from the block stack, see blocks_legacy)."""
-    instrs, index_of = read_indexed_instructions(code)
+    instrs, index_of, jumps, ends = read_code_instructions(code)
     if not V.HAS_EXCEPTION_TABLE:
-        return CodeParts(instrs, index_of, [], {})
+        return CodeParts(instrs, index_of, [], {}, (jumps, ends))
     handlers = exception_handlers(code, instrs)
     empty_tries = {e.start: e for e in empty_try_entries(code, instrs, handlers)}
-    return CodeParts(instrs, index_of, handlers + list(empty_tries.values()), empty_tries)
+    return CodeParts(instrs, index_of, handlers + list(empty_tries.values()), empty_tries, (jumps, ends))
 
 
 class Walker(
@@ -103,22 +105,30 @@ class Walker(
         self.reraise_joins: FrozenSet[int] = frozenset()
         self.entered_with = False  # whether a with's exit can be on the stack (see run_block)
         self._legacy_stacks = None
+        self._legacy_setups: List[Instr] = []  # (3.8 - 3.10) see legacy_link_handlers
         self._covering: Dict[int, Any] = {}  # offset -> the handler entry that covers it, filled as asked
         self._statement_free_at: Dict[Tuple[int, int], bool] = {}  # see PureBlocks._statement_free
         self.code = code
-        self.instrs, index_of, self.handlers, self.empty_tries = parts or read_code(code)
+        self.instrs, index_of, self.handlers, self.empty_tries, branches = parts or read_code(code)
         # (a try with an empty body is one statement, walked once)
-        reraises = finally_reraises(self.instrs, self.handlers, index_of) if V.HAS_EXCEPTION_TABLE else []
-        leaders = frozenset(k for group in reraises for k in group) or reraise_leaders(self.instrs)
-        self.cfg = ControlFlowGraph(self.instrs, self.handlers, leaders, index_of)
+        reraises = finally_reraises(self.instrs, self.handlers, index_of) if self.handlers else []
+        # (3.8 - 3.10: code without SETUP_* has no finally body, no handler to link)
+        setups = not V.HAS_EXCEPTION_TABLE and has_block_setups(code)
+        leaders = _NO_LEADERS
+        if reraises:
+            leaders = frozenset(k for group in reraises for k in group)
+        elif setups:
+            leaders = reraise_leaders(self.instrs, branches[1])  # (3.10)
+        self.cfg = ControlFlowGraph(self.instrs, self.handlers, leaders, index_of, branches)
         self.blocks = self.cfg.blocks
-        if not V.HAS_EXCEPTION_TABLE:
+        if setups:
             self.legacy_link_handlers()
             self.legacy_link_reraise_copies()
         self.sim = simulator_for(code, nested, self.instrs)
         self.block_of: List[int] = self.cfg.block_of
         self.last_reraise: Dict[int, int] = {}
-        self.link_finally_reraises(reraises)
+        if reraises:
+            self.link_finally_reraises(reraises)
         self.exit: Optional[int] = None
         self._pdoms: Dict[Optional[FrozenSet[int]], Dict[int, Optional[int]]] = {}  # see region_follow
         self.steps = 0
@@ -134,6 +144,11 @@ class Walker(
         self._line_at: Optional[Callable[[int], Optional[int]]] = None
         self._line_of: Optional[Callable[[int], Optional[int]]] = None
         self.match_starts = self.match_start_ops(code)
+        checked = _CHECKED_OPS.get(self.match_starts)
+        if checked is None:
+            ops = _CHECKED_ALWAYS | self.match_starts
+            checked = _CHECKED_OPS[self.match_starts] = (ops, ops | {"LOAD_CONST"})
+        self._checked_ops = checked  # see run_block
 
     # -- helpers ------------------------------------------------------------------------
 
@@ -311,11 +326,7 @@ class Walker(
         if not copying and not (
             copied_break and instrs[self.blocks[loop.header].start].op != "FOR_ITER"  # type: ignore[union-attr]
         ):  # (a for loop's copied break starts at POP_TOP)
-            known = _CHECKED_OPS.get(self.match_starts)
-            if known is None:
-                ops = _CHECKED_ALWAYS | self.match_starts
-                known = _CHECKED_OPS[self.match_starts] = (ops, ops | {"LOAD_CONST"})
-            checked = known[self.entered_with or ctx.except_name is not None]
+            checked = self._checked_ops[self.entered_with or ctx.except_name is not None]
         i = pos
         left_with = False  # a with's exit call was skipped: a jump out of the block leaves the with
         exit_copy = while_exit_copy(self, block, ctx) if _COPIES_SMALL_EXITS and loop is not None else -1
