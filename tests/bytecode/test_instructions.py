@@ -126,7 +126,27 @@ def test_raw_instructions_are_decoded_only_for_sequences():
     assert plain._raw is None
     awaiting = _Reader(awaits.__code__)
     assert "AWAIT" in [ins.op for ins in awaiting.run()]
-    assert awaiting._raw is not None
+    # (3.8 - 3.10: an await's plain LOAD_CONST None; YIELD_FROM is seen in the opcodes)
+    assert (awaiting._raw is None) == ("YIELD_FROM" in dis.opmap)
+
+
+def test_the_send_loops_seen_in_the_opcodes_end_where_the_decoded_ones_do():
+    from uncompile.bytecode.awaits import await_end
+    from uncompile.bytecode.instructions import _Reader
+
+    def yields_from(x):
+        yield from x
+        return (yield from x)
+
+    for code in (awaits.__code__, yields_from.__code__):
+        reader = _Reader(code)
+        starts = [ins.offset for ins in dis.get_instructions(code) if ins.opname.startswith("GET_")]
+        assert starts, code
+        for offset in starts:
+            decoded = await_end(reader.raw, reader.raw_index(offset))
+            after = reader.following(offset)
+            assert reader._yield_from_end(after) in (None, reader.offset_of(decoded)), (code, offset)
+            assert (reader._yield_from_end(after) is None) == ("YIELD_FROM" not in dis.opmap)
 
 
 def test_instructions_are_made_without_a_python_level_init():

@@ -299,15 +299,28 @@ class _Reader(Readings):
     def send_loop(self, offset: int, after: int, arg: int) -> Optional[int]:
         """``GET_AWAITABLE``/``GET_YIELD_FROM_ITER`` and the send loop after it: one ``AWAIT``
         (``GET_YIELD_FROM_ITER; YIELD_FROM``)."""
-        end = await_end(self.raw, self.raw_index(offset))
-        if end is None:
-            return None
+        end = self._yield_from_end(after) if _YIELD_FROM >= 0 else None
+        if end is None:  # (not the plain 3.8 - 3.10 loop: the raw instructions tell)
+            index = await_end(self.raw, self.raw_index(offset))
+            if index is None:
+                return None
+            end = self.offset_of(index)
         if self.opname_at(offset) == "GET_AWAITABLE":
             self.emit(offset, "AWAIT")
         else:
             self.emit(offset, "GET_YIELD_FROM_ITER")
             self.emit(offset, "YIELD_FROM")
-        return self.offset_of(end)
+        return end
+
+    def _yield_from_end(self, after: int) -> Optional[int]:
+        """3.8 - 3.10: the offset past a send loop ``LOAD_CONST None; YIELD_FROM`` at *after*,
+        seen in the opcodes and the constant's operand (no ``EXTENDED_ARG``), without decoding
+        the raw instructions as :func:`.awaits.await_end` does; None if it is not there."""
+        code = self.bytes
+        yield_from = self.following(after) if code[after] == _LOAD_CONST else len(code)
+        if yield_from >= len(code) or code[yield_from] != _YIELD_FROM:
+            return None
+        return self.following(yield_from) if self.code.co_consts[code[after + 1]] is None else None
 
     def get_iter(self, offset: int, after: int, arg: int) -> Optional[int]:
         """A ``yield from``: 3.15 ``GET_ITER`` with its operand saying so and its send loop, or
@@ -345,6 +358,9 @@ class _Reader(Readings):
             after = self.following(after)
         return after
 
+
+_LOAD_CONST = dis.opmap["LOAD_CONST"]
+_YIELD_FROM = dis.opmap.get("YIELD_FROM", -1)  # (3.8 - 3.10)
 
 #: The :class:`_Reader` method that reads the sequences a raw instruction can start (by its
 #: name), and the names of the raw instructions that can follow it in one (None: any).

@@ -42,6 +42,7 @@ class IfStatements:
     instrs: Any
     legacy_dead_jump: Any
     legacy_else_end: Any
+    _legacy_lone_jump: Any
     legacy_if_follow: Any
     legacy_if_jump: Any
     legacy_jumps_to_written_break: Any
@@ -60,8 +61,14 @@ class IfStatements:
             test, then_b, else_b = negate(head.expr), head.false, head.true
         else:
             test, then_b, else_b = head.expr, head.true, head.false
-        # (3.8 - 3.10) a jump threaded past a test, or the body of ``if c: continue``: inside a loop
-        threads = V.LAYOUT_IN_SOURCE_ORDER and ctx.loop is not None
+        # (3.8 - 3.10) a jump threaded past a test, or the body of ``if c: continue``: inside a
+        # loop, where the test falls into a block that only jumps
+        threads = (
+            V.LAYOUT_IN_SOURCE_ORDER
+            and ctx.loop is not None
+            and fall is not None
+            and self._legacy_lone_jump(fall)
+        )
         if threads and self.legacy_threaded_jump(fall, then_b, ctx):
             then_b = fall  # the ``continue``/``break`` written after the test, which it skips
         elif threads and self.legacy_threaded_jump(fall, else_b, ctx):

@@ -242,21 +242,25 @@ class LoopStructurer(BottomTestedLoops):
         # leaves the loop (``try: ...; break``), with the jumps that only it reaches; where the
         # loop goes on only from except clauses, also the tries that only a clause reaches
         # (``while True: try: return f() except E: pass`` twice)
-        if not any(b in reach and b != header for b in body):
-            reach = self._reach_set(header, raising=True)
-        tried = {
-            b.id
-            for b in self.blocks_within(max(ctx.lo, head.offset + 1), ctx.hi)
-            if b.id in reach and any(h in body for h in self._try_handler_blocks(b.id))
-        }
-        body |= tried
-        inside = self._tries_inside(head, body, ctx)
-        body |= inside | self._only_after(inside, body)
-        body |= {  # (such a block follows one of them)
-            b.id
-            for b in {self.blocks[s] for t in tried for s in self.blocks[t].succs}
-            if all(p in tried for p in b.preds) and b.end - b.start == 1 and self.instrs[b.start].op == "JUMP"
-        }
+        # (before 3.11 no block has a try handler of its own: see _try_handler_blocks, _tries_inside)
+        if V.HAS_EXCEPTION_TABLE:
+            if not any(b in reach and b != header for b in body):
+                reach = self._reach_set(header, raising=True)
+            tried = {
+                b.id
+                for b in self.blocks_within(max(ctx.lo, head.offset + 1), ctx.hi)
+                if b.id in reach and any(h in body for h in self._try_handler_blocks(b.id))
+            }
+            body |= tried
+            inside = self._tries_inside(head, body, ctx)
+            body |= inside | self._only_after(inside, body)
+            body |= {  # (such a block follows one of them)
+                b.id
+                for b in {self.blocks[s] for t in tried for s in self.blocks[t].succs}
+                if all(p in tried for p in b.preds)
+                and b.end - b.start == 1
+                and self.instrs[b.start].op == "JUMP"
+            }
         body |= self._straight_line_ends(body)
         chain_exit = self._chain_exit(head)
         outs = self._exits(body, None) or self._handler_exits(head, body)
