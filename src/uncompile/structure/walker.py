@@ -100,11 +100,13 @@ class Walker(
         """*parts*: :func:`read_code` of *code*, when the caller has read it already."""
         # Every attribute is set here, those set later by the mixins first: walkers then share one
         # attribute layout (attributes added afterwards, in varying orders, leave an instance a
-        # dict of its own, slower to look up)
+        # dict of its own, slower to look up; so do 30 attributes or more on 3.11+, whose shared
+        # key tables stop there: measured, every lookup then slows down)
         self.reraise_joins: FrozenSet[int] = frozenset()
         self.entered_with = False  # whether a with's exit can be on the stack (see run_block)
         self._legacy_stacks = None
-        self._legacy_setups: List[Instr] = []  # (3.8 - 3.10) see legacy_link_handlers
+        if not V.HAS_EXCEPTION_TABLE:
+            self._legacy_setups: List[Instr] = []  # see legacy_link_handlers
         self._covering: Dict[int, Any] = {}  # offset -> the handler entry that covers it, filled as asked
         self._statement_free_at: Dict[Tuple[int, int], bool] = {}  # see PureBlocks._statement_free
         self.code = code
