@@ -10,7 +10,8 @@ import sys
 from snippets import known_failure
 
 from uncompile.bytecode import versions as V
-from uncompile.bytecode.instructions import read_instructions
+from uncompile.bytecode.instructions import read_code_instructions, read_instructions
+from uncompile.bytecode.readings import ENDS_PATH
 from uncompile.verification import verify_code
 
 
@@ -161,3 +162,29 @@ def test_jumps_to_an_extended_arg_prefix_go_to_the_instruction_it_prefixes():
     assert any(kept[ins.target].arg == "v299" for ins in jumps)
     result = verify_code(code)
     assert result.identical, (result.difference, result.error, result.source)
+
+
+def _branchy(a, b):
+    try:
+        if a:
+            return 1
+        for item in b:
+            if item is None:
+                raise ValueError(item)
+            while a and item:
+                a -= 1
+        return [x for x in b if x or a]
+    except KeyError:
+        raise
+    finally:
+        b.clear()
+
+
+def test_the_reader_finds_every_jump_and_path_end():
+    """What the control-flow graph and the straight-line check start from, found while reading."""
+    for function in (sample, _branchy, json.dumps, inspect.getsource, dis.findlabels):
+        reading = read_code_instructions(function.__code__)
+        instrs = reading.instrs
+        assert reading.jumps == [k for k, ins in enumerate(instrs) if ins.target is not None], function
+        assert reading.ends == [k for k, ins in enumerate(instrs) if ins.op in ENDS_PATH], function
+        assert reading.ends and reading.first_at == {ins.offset: ins.index for ins in reversed(instrs)}

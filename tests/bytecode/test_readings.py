@@ -20,7 +20,7 @@ def _reading_of(opname: str) -> tuple:
 def test_every_byte_has_a_reading_and_a_step() -> None:
     assert len(_READINGS) == 256
     for name, reading, _detail, _sequence, _kind, _shift, step in _READINGS:
-        assert isinstance(name, str) and RD.INDEXED <= reading <= RD.HANDLER and step >= 2
+        assert isinstance(name, str) and RD.INDEXED <= reading <= RD.PATH_END and step >= 2
 
 
 def test_operators_are_tabulated_by_operand() -> None:

@@ -10,6 +10,7 @@ from snippets import instruction, round_trip
 
 from uncompile.errors import DecompileError
 from uncompile.expressions import values as M
+from uncompile.expressions.constants import constant_expr
 from uncompile.expressions.simulator import Simulator
 
 CASES = {
@@ -99,3 +100,59 @@ BINARY_CASES = {
 @pytest.mark.parametrize("name", sorted(BINARY_CASES))
 def test_binary_operators_recompile_identically(name: str) -> None:
     round_trip(BINARY_CASES[name])
+
+
+def _trace(sim: Simulator) -> tuple:
+    """What stepping left in *sim*: its statements (as source), their offsets, the pending
+    offsets and the tops recorded for the computation order."""
+    return (
+        [ast.dump(stmt) for stmt in sim.out],
+        [stmt.uncompile_offsets for stmt in sim.out],
+        list(sim.pending),
+        [ast.dump(top) if isinstance(top, ast.AST) else type(top).__name__ for top in sim.order.tops],
+    )
+
+
+def test_run_leaves_what_stepping_each_instruction_leaves() -> None:
+    instrs = [
+        instruction(0, "LOAD_FAST", "a"),
+        instruction(2, "LOAD_CONST", (1, 0)),
+        instruction(4, "BINARY_OP", "+"),
+        instruction(6, "STORE_FAST", "b"),
+        instruction(8, "LOAD_GLOBAL", ("g", False)),
+        instruction(10, "LOAD_FAST", "b"),
+        instruction(12, "CALL", (1, (), False)),
+        instruction(14, "POP_TOP", None),
+        instruction(16, "LOAD_FAST", ".0"),
+        instruction(18, "LOAD_CONST", ((1.5, 2), 1)),
+    ]
+    stepped, ran = _simulator(), _simulator()
+    stepped_stack: list = []
+    for ins in instrs:
+        stepped.step(ins, stepped_stack)
+    ran_stack: list = []
+    ran.run(instrs, ran_stack)
+    assert _trace(ran) == _trace(stepped) and len(ran.out) == 2
+    assert [ast.dump(v) for v in ran_stack] == [ast.dump(v) for v in stepped_stack]
+    assert ran_stack[0].id == "_0_"  # the comprehension argument's load takes name_node's path
+
+
+def test_run_steps_each_instruction_of_a_simulator_with_its_own_step() -> None:
+    class Counting(Simulator):
+        def step(self, ins: object, stack: list) -> None:
+            self.steps = getattr(self, "steps", 0) + 1
+            Simulator.step(self, ins, stack)  # type: ignore[arg-type]
+
+    sim = Counting((lambda: None).__code__, nested=None)
+    sim.run([instruction(0, "LOAD_FAST", "a"), instruction(2, "POP_TOP", None)], [])
+    assert sim.steps == 2 and len(sim.out) == 1
+
+
+@pytest.mark.parametrize("value", [None, True, 3, "s", b"b", ..., (1, 2), (1.5, 2), frozenset({1}), 2.5])
+def test_load_const_pushes_what_constant_expr_makes(value: object) -> None:
+    stack: list = []
+    _simulator().step(instruction(0, "LOAD_CONST", (value, 0)), stack)
+    assert ast.dump(stack[0]) == ast.dump(constant_expr(value, 0))
+    assert getattr(stack[0], "uncompile_const", None) == getattr(
+        constant_expr(value, 0), "uncompile_const", None
+    )

@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from uncompile.bytecode.exception_table import exception_handlers
-from uncompile.bytecode.instructions import read_instructions
+from uncompile.bytecode.instructions import read_code_instructions, read_instructions
 from uncompile.flow.cfg import ControlFlowGraph
 from uncompile.verification import verify_code
 
@@ -84,3 +84,16 @@ def test_reaches_follows_the_edges_and_block_of_maps_every_instruction():
     # no edge leads into a block that nothing jumps or falls to
     unreached = [b for b in cfg.blocks if b.id and not b.preds]
     assert all(not cfg.reaches(b.start) for b in unreached)
+
+
+def test_the_readers_branches_make_the_graph_a_scan_makes():
+    """The graph starts from the jumps and path ends the reader found, as from a scan of all."""
+    for function in (_ends_in_return, verify_code, pytest.raises):
+        reading = read_code_instructions(function.__code__)
+        handlers = exception_handlers(function.__code__, reading.instrs)
+        scanned = ControlFlowGraph(reading.instrs, handlers)
+        read = ControlFlowGraph(reading.instrs, handlers, index_of=reading.first_at, branches=reading[2:])
+        assert [repr(b) for b in read.blocks] == [repr(b) for b in scanned.blocks]
+        assert [(b.succs, b.preds, b.handlers) for b in read.blocks] == [
+            (b.succs, b.preds, b.handlers) for b in scanned.blocks
+        ]

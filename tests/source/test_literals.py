@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from uncompile.source.literals import (
+    SHORT_INT_BOUND,
     cleaned_docstring,
     docstring_compiles_to,
     docstring_literal,
@@ -95,6 +96,22 @@ def test_constant_round_trips(value: Any) -> None:
 def test_huge_integer_beyond_the_repr_limit() -> None:
     value = 7**20000  # about 17000 digits, over the 4300-digit repr limit of 3.11+
     assert assigned(value) == value
+
+
+@pytest.mark.parametrize("value", [SHORT_INT_BOUND - 1, SHORT_INT_BOUND, 10**640 - 1, 10**640])
+def test_integers_around_the_short_bound_print_under_the_lowest_repr_limit(value: int) -> None:
+    """Ints below SHORT_INT_BOUND are printed with ``repr`` directly: that must hold even
+    with the digit limit at its lowest (640, 3.11+); the ones above fall back to hex."""
+    set_limit = getattr(sys, "set_int_max_str_digits", None)
+    if set_limit is None:
+        assert assigned(value) == value
+        return
+    previous = sys.get_int_max_str_digits()  # type: ignore[attr-defined]
+    set_limit(640)
+    try:
+        assert assigned(value) == value
+    finally:
+        set_limit(previous)
 
 
 def test_values_without_a_literal_are_refused() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 from types import CodeType
 
 import pytest
@@ -87,3 +88,25 @@ def test_async_comprehensions_recompile_identically(name):
     assert result.identical, (result.difference, result.error, result.source)
     assert result.source is not None
     assert result.source.count("await ") == ASYNC_COMPREHENSIONS[name].count("await ")
+
+
+SIGNATURES = {
+    "plain": "def f(a, b):\n    return a\n",
+    "none": "def f():\n    return 1\n",
+    "defaults": "def f(a, b=1, c=(2, 3)):\n    return a\n",
+    "star_args": "def f(a, *rest, **options):\n    return rest\n",
+    "keyword_only": "def f(a, *, b, c=2, d):\n    return a\n",
+    "keyword_only_after_star": "def f(a, *rest, b=1, **options):\n    return rest\n",
+    "positional_only": "def f(a, b=1, /, c=2, *, d, **e):\n    return a\n",
+    "annotated": "def f(a: int, *rest: str, b: 'x' = 1, **options: float) -> bool:\n    return a\n",
+    "lambda": "def f():\n    return lambda a, /, b=2, *c, d, **e: a\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(SIGNATURES))
+def test_signatures_of_every_parameter_kind_recompile_identically(name):
+    module = compile(SIGNATURES[name], "<test>", "exec", dont_inherit=True)
+    result = verify_code(module)
+    assert result.identical, (result.difference, result.error, result.source)
+    tree = ast.parse(result.source or "")
+    assert ast.dump(tree.body[0].args) == ast.dump(ast.parse(SIGNATURES[name]).body[0].args)

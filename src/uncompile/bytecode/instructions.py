@@ -30,7 +30,7 @@ from __future__ import annotations
 import dis
 from bisect import bisect_right
 from types import CodeType
-from typing import Any, Dict, FrozenSet, List, Optional, Tuple
+from typing import Any, Dict, FrozenSet, List, NamedTuple, Optional, Tuple
 
 from . import versions as V
 from .awaits import ASYNC, async_for_header, await_end, ends_send, send_ends
@@ -38,6 +38,7 @@ from .reader import CELL, NO_ARG, PLAIN, RawInstructions, decode, operand_tables
 from .readings import (
     CALL,
     CONSTANT,
+    ENDS_PATH,
     EXTENDED,
     HANDLER,
     INDEXED,
@@ -47,6 +48,7 @@ from .readings import (
     NAME_AND_FLAG,
     NO_OP,
     NONE,
+    PATH_END,
     SMALL_INT,
     TABULATED,
     Readings,
@@ -88,7 +90,18 @@ class _Reader(Readings):
     (:attr:`raw`, when first asked: most code objects never need them).
     """
 
-    __slots__ = ("code", "bytes", "out", "first_at", "jumps", "_raw", "_raw_index", "_send_ends", "_handlers")
+    __slots__ = (
+        "code",
+        "bytes",
+        "out",
+        "first_at",
+        "jumps",
+        "ends",
+        "_raw",
+        "_raw_index",
+        "_send_ends",
+        "_handlers",
+    )
 
     def __init__(self, code: CodeType) -> None:
         self.code = code
@@ -96,6 +109,7 @@ class _Reader(Readings):
         self.out: List[Instr] = []
         self.first_at: Dict[int, int] = {}  # the index of the first instruction at each offset
         self.jumps: List[int] = []  # the indices in out of the instructions with a target
+        self.ends: List[int] = []  # the indices in out of the instructions that end a path (ENDS_PATH)
         # what the sequence readers read of the code object, made when first asked (most never are)
         self._raw: Optional[RawInstructions] = None
         self._raw_index: Optional[Dict[int, int]] = None
@@ -114,6 +128,8 @@ class _Reader(Readings):
         out.append(ins)
         if target is not None:
             self.jumps.append(index)
+        elif op in ENDS_PATH:
+            self.ends.append(index)
 
     def run(self) -> List[Instr]:  # noqa: C901 - one flat loop, its readings in the order of how often they come
         code = self.bytes
@@ -122,12 +138,13 @@ class _Reader(Readings):
         out = self.out
         append = out.append
         add_jump = self.jumps.append
+        add_end = self.ends.append
         first_at = self.first_at
         readings = _READINGS
         new = Instr
         # the frequent readings, tested as locals (3.8 - 3.10 look a global up again at each test)
         indexed, constant, name_and_flag, none = INDEXED, CONSTANT, NAME_AND_FLAG, NONE
-        int_arg, call, jump = INT_ARG, CALL, JUMP
+        int_arg, call, jump, path_end = INT_ARG, CALL, JUMP, PATH_END
         count = 0  # len(out), kept up to date after each method that emits
         kwnames = None  # 3.11 - 3.12: the keyword names of the next call (KW_NAMES)
         extended = 0  # the operand bits of the EXTENDED_ARG prefixes before the next instruction
@@ -167,6 +184,9 @@ class _Reader(Readings):
                 value = None
                 target = origin * offset + base + scale * arg
                 add_jump(count)
+            elif reading == path_end:
+                value = None if kind == NO_ARG else arg
+                add_end(count)
             elif reading == NO_OP:
                 offset += step
                 continue
@@ -351,11 +371,27 @@ _READINGS = reading_table(_Reader, _SEQUENCE_READERS)
 
 def read_instructions(code: CodeType) -> List[Instr]:
     """The neutral instructions of *code* (not of nested code objects), ``index`` filled in."""
-    return read_indexed_instructions(code)[0]
+    return read_code_instructions(code).instrs
 
 
 def read_indexed_instructions(code: CodeType) -> Tuple[List[Instr], Dict[int, int]]:
     """:func:`read_instructions` and the index of the first instruction at each offset kept."""
+    reading = read_code_instructions(code)
+    return reading.instrs, reading.first_at
+
+
+class CodeReading(NamedTuple):
+    """What the reader finds in a code object, besides its instructions: what the control-flow
+    graph and the check for straight-line code would otherwise look for again in all of them."""
+
+    instrs: List[Instr]
+    first_at: Dict[int, int]  # the index of the first instruction at each offset kept
+    jumps: List[int]  # the indices of the instructions with a target, in order
+    ends: List[int]  # the indices of the instructions that end a path (ENDS_PATH), in order
+
+
+def read_code_instructions(code: CodeType) -> CodeReading:
+    """:func:`read_instructions` and where the reader found offsets, jumps and path ends."""
     reader = _Reader(code)
     out = reader.run()
     first_at = reader.first_at
@@ -368,4 +404,8 @@ def read_indexed_instructions(code: CodeType) -> Tuple[List[Instr], Dict[int, in
             following = bisect_right(kept, ins.target)  # type: ignore[type-var]
             if following < len(kept):
                 ins.target = kept[following]
-    return out, first_at
+    return _new_tuple(CodeReading, (out, first_at, reader.jumps, reader.ends))
+
+
+#: Makes a :class:`CodeReading` without its constructor's call (3.8's is a Python function).
+_new_tuple = tuple.__new__

@@ -28,7 +28,8 @@ from . import versions as V
 #: (:data:`TABULATED`). Nothing is made of a no-op (:data:`NO_OP`), of ``EXTENDED_ARG``
 #: (:data:`EXTENDED`: it prefixes the next operand) and of 3.11 - 3.12 ``KW_NAMES``
 #: (:data:`KEYWORD_NAMES`: the constant is the next call's ``kwnames``); a :data:`HANDLER` is
-#: the method of the detail.
+#: the method of the detail. A return or a raise read in the loop (:data:`ENDS_PATH`) is a
+#: :data:`PATH_END`: its integer operand (None: it has none), and the reader notes where it is.
 (
     INDEXED,
     CONSTANT,
@@ -44,7 +45,12 @@ from . import versions as V
     KEYWORD_NAMES,
     OPERAND_VALUE,
     HANDLER,
-) = range(14)
+    PATH_END,
+) = range(15)
+
+#: The neutral instructions after which no path goes on (a return, a raise): the reader keeps
+#: where they are (:data:`PATH_END`, and any emitted).
+ENDS_PATH = frozenset({"RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "RAISE_WITH_TRACEBACK"})
 
 
 class Readings:
@@ -380,6 +386,11 @@ def reading_table(reader: type, sequence_readers: Dict[str, Tuple[str, Optional[
                 reading, detail = TABULATED, readings
         elif reading == CALL:
             name = "CALL"
+        if name in ENDS_PATH and reading in (NONE, INT_ARG):
+            reading = PATH_END
+        # (the reader notes a path end made in its loop by this reading only, emitted ones in emit)
+        assert reading in (PATH_END, HANDLER, TABULATED) or name not in ENDS_PATH, opname
+        assert reading != TABULATED or not any(op in ENDS_PATH for op, _ in detail), opname
         assert reading != INDEXED or not shift, (
             opname
         )  # (the reader's loop indexes with the operand as it is)

@@ -78,7 +78,7 @@ class CallBuilder(TypeParamOps):
             return
         if not isinstance(func, EXPRESSIONS):
             func = sim.expr(func, ins)
-        stack.append(ast.Call(func, sim.exprs(args, ins), keywords))
+        stack.append(ast.Call(func, sim.exprs(args, ins) if args else args, keywords))
 
     def _call_of_marker(
         self, func: M.Marker, args: List[Any], keywords: List[ast.keyword], stack: Stack, sim: Any, ins: Instr
@@ -109,7 +109,7 @@ class CallBuilder(TypeParamOps):
 
     def op_CALL(self, ins: Instr, stack: Stack, sim: Any) -> None:
         argc, kwnames, null_slot = ins.arg
-        args = sim.pop_n_raw(stack, argc, ins)
+        args = sim.pop_n_raw(stack, argc, ins) if argc else []
         keywords: List[ast.keyword] = []
         if kwnames:
             split = len(args) - len(kwnames)

@@ -26,7 +26,7 @@ _bare = ast.AST.__new__  # a node of the given class with no fields set
 _Constant = ast.Constant
 
 #: Constants that are their own literal (most of them: checked first), and a code object's.
-_PLAIN = frozenset({type(None), bool, int, str, bytes, type(Ellipsis), types.CodeType})
+PLAIN_CONSTANT_TYPES = frozenset({type(None), bool, int, str, bytes, type(Ellipsis), types.CodeType})
 
 
 def constant_expr(value: Any, index: Any) -> ast.expr:
@@ -36,10 +36,13 @@ def constant_expr(value: Any, index: Any) -> ast.expr:
     tuple display around one) is tagged ``uncompile_const``: a display the code builds is no
     constant, and ``SET_UPDATE`` tells a frozenset folded from ``{1, 2, 3}``'s items by it.
 
-    A *plain constant* (one of the types in ``_PLAIN``, or a tuple of them: keyword names,
-    defaults, import lists) is its own ``ast.Constant`` with no further check.
+    A *plain constant* (one of the ``PLAIN_CONSTANT_TYPES``, or a tuple of them: keyword names,
+    defaults, import lists) is its own ``ast.Constant`` with no further check (the simulator's
+    ``LOAD_CONST`` makes those of the types themselves without calling this).
     """
-    if type(value) in _PLAIN or (type(value) is tuple and _PLAIN.issuperset(map(type, value))):
+    if type(value) in PLAIN_CONSTANT_TYPES or (
+        type(value) is tuple and PLAIN_CONSTANT_TYPES.issuperset(map(type, value))
+    ):
         constant = _bare(_Constant)  # what literal() makes of them, built as cheaply as name_node's names
         constant.value = value
         return constant

@@ -21,7 +21,7 @@ from ..errors import DecompileError
 from . import values as M
 from .calls import CallBuilder
 from .computation_order import ComputationOrder
-from .constants import constant_expr
+from .constants import PLAIN_CONSTANT_TYPES, constant_expr
 from .imports import ImportOps
 from .legacy_ops import LegacyBlockOps, LegacyUnpackOps
 from .operators import BINARY, COMPARE, UNARY, binary, compare
@@ -48,6 +48,10 @@ class _Handlers(Dict[str, Handler]):
 #: Per simulator class, its :class:`_Handlers`.
 _HANDLERS: Dict[type, _Handlers] = {}
 
+
+_bare = ast.AST.__new__  # a node of the given class with no fields set (see targets.name_node)
+_Name = ast.Name
+_Constant = ast.Constant
 
 _TARGETS = (ast.Name, ast.Attribute, ast.Subscript, ast.Starred, ast.Tuple, ast.List)
 #: The values that :meth:`Simulator._binds_type_params` can take as stores of type parameters.
@@ -266,6 +270,20 @@ class Simulator(Ops314, TargetOps, ImportOps, LegacyBlockOps, LegacyUnpackOps):
         if stack:
             self._computed(stack[-1])
 
+    def run(self, instrs: List[Instr], stack: Stack) -> None:
+        """:meth:`step` each of *instrs* in turn: one call for a run of instructions, the steps'
+        work done in the loop here (for a simulator whose class keeps :meth:`Simulator.step`)."""
+        if type(self).step is not Simulator.step:
+            for ins in instrs:
+                self.step(ins, stack)
+            return
+        handlers, computed = self._handlers, self._computed
+        for ins in instrs:
+            self.pending.append(ins.offset)  # (a new list after each statement: not kept in a local)
+            handlers[ins.op](self, ins, stack)
+            if stack:
+                computed(stack[-1])
+
     @classmethod
     def _handler_for(cls, op: str) -> Handler:
         """What executes *op* (looked up once per op and class): an ``op_*`` method of the simulator, a
@@ -296,10 +314,22 @@ class Simulator(Ops314, TargetOps, ImportOps, LegacyBlockOps, LegacyUnpackOps):
 
     def op_LOAD_CONST(self, ins: Instr, stack: Stack) -> None:
         value, index = ins.arg
+        if type(value) in PLAIN_CONSTANT_TYPES:  # constant_expr's commonest case, without the call
+            node = _bare(_Constant)
+            node.value = value
+            stack.append(node)
+            return
         stack.append(constant_expr(value, index))
 
     def op_LOAD_FAST(self, ins: Instr, stack: Stack) -> None:
-        stack.append(name_node(ins.arg))
+        name = ins.arg
+        if name == ".0":  # (only a comprehension's argument is no plain name: see name_node)
+            stack.append(name_node(name))
+            return
+        node = _bare(_Name)  # name_node(name), without the call: the commonest instruction
+        node.id = name
+        node.ctx = LOAD
+        stack.append(node)
 
     op_LOAD_NAME = op_LOAD_DEREF = op_LOAD_CLASSDEREF = op_LOAD_CLOSURE = op_LOAD_FAST
 

@@ -9,30 +9,31 @@ normal control flow only; exception edges are kept separately as handler entries
 from __future__ import annotations
 
 from bisect import bisect_left
-from typing import Dict, FrozenSet, List, Optional, Set
+from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
 from ..bytecode import versions as V
 from ..bytecode.exception_table import Handler
 from ..bytecode.instructions import Instr
-
-ENDS_PATH = frozenset({"RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "RAISE_WITH_TRACEBACK"})
+from ..bytecode.readings import ENDS_PATH
 
 
 class Block:
-    """Instructions ``instrs[start:end]``; ``succs`` are block ids of normal successors."""
+    """Instructions ``instrs[start:end]``; ``succs`` are block ids of normal successors.
+
+    Only the graph makes them (``Block()``, then each field set): without an ``__init__`` of its
+    own, the call is the interpreter's, with no Python-level frame."""
 
     __slots__ = ("id", "start", "end", "offset", "succs", "preds", "jump", "fall", "handlers")
 
-    def __init__(self, ident: int, start: int, end: int, offset: int) -> None:
-        self.id = ident
-        self.start = start
-        self.end = end
-        self.offset = offset
-        self.succs: List[int] = []
-        self.preds: List[int] = []
-        self.jump: Optional[int] = None  # block id a jump at the end goes to
-        self.fall: Optional[int] = None  # block id reached by falling through
-        self.handlers: List[int] = []  # blocks an exception here may jump to (first block of a range)
+    id: int
+    start: int
+    end: int
+    offset: int  # of its first instruction
+    succs: List[int]
+    preds: List[int]
+    jump: Optional[int]  # block id a jump at the end goes to
+    fall: Optional[int]  # block id reached by falling through
+    handlers: List[int]  # blocks an exception here may jump to (first block of a range)
 
     def __repr__(self) -> str:
         return "<Block %d @%d [%d:%d] jump=%s fall=%s>" % (
@@ -54,14 +55,18 @@ class ControlFlowGraph:
         handlers: List[Handler],
         leaders: FrozenSet[int] = frozenset(),
         index_of: Optional[Dict[int, int]] = None,
+        branches: Optional[Tuple[List[int], List[int]]] = None,
     ) -> None:
         """*leaders*: indices of more instructions that start blocks; *index_of*: the index of
-        the first instruction at each offset, when the caller has it."""
+        the first instruction at each offset, *branches*: the indices of the instructions with a
+        target and of those that end a path (:data:`ENDS_PATH`), when the caller has them (the
+        reader finds them: :class:`~uncompile.bytecode.instructions.CodeReading`)."""
         self.instrs = instrs
         self._extra_leaders = leaders
         self.handlers = handlers
         if index_of is None:
             index_of = {ins.offset: ins.index for ins in reversed(instrs)}
+        self._branches = branches or branch_indices(instrs)
         self.index_of = index_of  # the first instruction at each offset
         self._offsets: Optional[List[int]] = None  # of every instruction, in order (made when needed)
         self.blocks: List[Block] = []
@@ -107,16 +112,16 @@ class ControlFlowGraph:
         index_of = self.index_of
         leaders: Set[int] = {0} | self._extra_leaders
         add = leaders.add
-        for ins in instrs:
+        jumps, ends = self._branches
+        for at in jumps:
+            ins = instrs[at]
+            if ins.op == "FOR_ITER":  # a loop header, even when its body never jumps back
+                add(at)
             target = ins.target
-            if target is not None:
-                if ins.op == "FOR_ITER":  # a loop header, even when its body never jumps back
-                    add(ins.index)
-                index = index_of.get(target)
-                add(index_for(target) if index is None else index)
-                add(ins.index + 1)
-            elif ins.op in ENDS_PATH:
-                add(ins.index + 1)
+            index = index_of.get(target)  # type: ignore[arg-type]
+            add(index_for(target) if index is None else index)  # type: ignore[arg-type]
+            add(at + 1)
+        leaders.update([at + 1 for at in ends])
         for entry in self.handlers:
             for offset in (entry.start, entry.end, entry.target):
                 index = index_for(offset)
@@ -134,9 +139,20 @@ class ControlFlowGraph:
         blocks = self.blocks
         block_at_index = self.block_at_index
         block_of = self.block_of
+        new = Block
         for ident, start in enumerate(starts):
             end = starts[ident + 1] if ident + 1 < len(starts) else count
-            blocks.append(Block(ident, start, end, instrs[start].offset))
+            block = new()
+            block.id = ident
+            block.start = start
+            block.end = end
+            block.offset = instrs[start].offset
+            block.succs = []
+            block.preds = []
+            block.jump = None
+            block.fall = None
+            block.handlers = []
+            blocks.append(block)
             block_at_index[start] = ident
             block_of += [ident] * (end - start)
         index_of = self.index_of
@@ -154,8 +170,14 @@ class ControlFlowGraph:
                 if jump is not None and jump != block.fall:
                     block.succs.append(jump)
                     blocks[jump].preds.append(block.id)
-        # A try statement's handler joins the flow after it: an edge from the block before the
-        # protected range (not from inside it, so the body's own structure is unaffected).
+        if self.handlers:
+            self._link_handlers()
+
+    def _link_handlers(self) -> None:
+        """A try statement's handler joins the flow after it: an edge from the block before the
+        protected range (not from inside it, so the body's own structure is unaffected)."""
+        instrs = self.instrs
+        block_of = self.block_of
         first_start: Dict[int, int] = {}
         for entry in self.handlers:
             first_start[entry.target] = min(first_start.get(entry.target, entry.start), entry.start)
@@ -179,6 +201,12 @@ class ControlFlowGraph:
             target = self.block_at_index.get(target_index)
             if target is not None and target not in source_block.handlers:
                 source_block.handlers.append(target)
+
+
+def branch_indices(instrs: List[Instr]) -> Tuple[List[int], List[int]]:
+    """The indices of the instructions of *instrs* with a target, and of those that end a path."""
+    jumps = [index for index, ins in enumerate(instrs) if ins.target is not None]
+    return jumps, [index for index, ins in enumerate(instrs) if ins.op in ENDS_PATH]
 
 
 def last_instr(cfg: ControlFlowGraph, block: Block) -> Instr:

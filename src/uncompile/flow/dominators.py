@@ -119,8 +119,8 @@ def _forward_postdominators(
     chains climb, the earlier first, until they meet. Terminal nodes, and nodes whose paths
     all end in them, reach no exit and take no part in that meet.
     """
-    position = {node: k for k, node in enumerate(order)}
     at_exit = len(order)  # the virtual exit's position, past every node
+    position = dict(zip(order, range(at_exit)))
     parent = [_NO_EXIT] * at_exit  # the position of each node's immediate post-dominator
     for k in range(at_exit - 1, -1, -1):
         node = order[k]
@@ -149,4 +149,6 @@ def _forward_postdominators(
                 else:
                     meet = parent[meet]
         parent[k] = meet
-    return {node: order[p] if 0 <= p < at_exit else None for node, p in zip(order, parent)}
+    # the node at each position, None at the exit's (at_exit) and for no exit (_NO_EXIT, the last)
+    node_at: List[Optional[int]] = [*order, None]
+    return dict(zip(order, map(node_at.__getitem__, parent)))

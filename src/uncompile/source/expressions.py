@@ -17,7 +17,7 @@ from ast import Attribute, Constant, Name
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from .fstrings import NESTING_IS_FREE, formatted_string
-from .literals import constant_literal, int_literal, quoted
+from .literals import SHORT_INT_BOUND, constant_literal, quoted
 from .precedence import (
     BINARY_OPERATORS,
     BINARY_PRECEDENCE,
@@ -85,8 +85,8 @@ class ExpressionPrinter:
             if value_type is str and not self.forbidden_quotes and getattr(node, "kind", None) != "u":
                 literal = repr(value)
                 return literal if "\\'" not in literal else quoted(value, literal)
-            if value_type is int and value >= 0:
-                return int_literal(value)
+            if value_type is int and 0 <= value < SHORT_INT_BOUND:
+                return repr(value)
             if value is None or value_type is bool:
                 return repr(value)
         elif kind is Attribute and type(node.value) is Name:  # type: ignore[attr-defined]
@@ -176,7 +176,13 @@ class ExpressionPrinter:
 
     def _Call(self, node: ast.Call) -> Rendered:
         func = node.func
-        function = func.id if type(func) is Name else self.expression(func, Precedence.ATOM)
+        kind = type(func)
+        if kind is Name:
+            function = func.id  # type: ignore[attr-defined]
+        elif kind is Attribute and type(func.value) is Name:  # type: ignore[attr-defined]
+            function = func.value.id + "." + func.attr  # type: ignore[attr-defined]  # self.f(), os.path.join()
+        else:
+            function = self.expression(func, Precedence.ATOM)
         args, keywords = getattr(node, "args", ()), getattr(node, "keywords", ())
         if not (args or keywords):
             return function + "()", Precedence.ATOM

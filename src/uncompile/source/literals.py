@@ -148,6 +148,11 @@ def docstring_literal(text: str, prefix: str = "") -> str:
     return prefix + repr(text)  # pragma: no cover
 
 
+#: Every int of smaller magnitude has a ``repr`` (at most 600 digits: 3.11+ limits the digits
+#: that ``repr`` writes to at least 640).
+SHORT_INT_BOUND = 10**600
+
+
 def int_literal(value: int) -> str:
     """Decimal text for *value*; hexadecimal when it is too long for ``repr`` (3.11+)."""
     try:

@@ -12,6 +12,7 @@ its last nested block. Exception handlers and ``case`` blocks get spans too.
 from __future__ import annotations
 
 import ast
+from ast import Name
 from typing import Dict, List, NamedTuple, Sequence, Tuple, Union
 
 from .expressions import ExpressionPrinter, MethodsByNode
@@ -42,7 +43,7 @@ def emit(tree: Union[ast.AST, List[ast.stmt]]) -> Emitted:
     """Print *tree* (a module, a statement, a list of statements or an expression)."""
     writer = _StatementWriter(record_spans=True)
     text = _write(writer, tree)
-    return Emitted(text, writer.spans)
+    return Emitted(text, _physical_spans(writer.spans, writer.lines))
 
 
 def to_source(tree: Union[ast.AST, List[ast.stmt]]) -> str:
@@ -74,8 +75,11 @@ class _StatementWriter:
 
     def __init__(self, record_spans: bool) -> None:
         self.expressions = ExpressionPrinter()
-        self.lines: List[str] = []  # physical lines: their count is the number of the last one
-        #: Filled by :meth:`body` only when *record_spans* (:func:`to_source` has no use for them).
+        #: Logical lines, indented: their count is the number of the last one. A line holding a
+        #: string literal in triple quotes (a docstring) spans several physical lines.
+        self.lines: List[str] = []
+        #: (first, last) 1-based logical line of each statement, filled only when *record_spans*
+        #: (:func:`to_source` has no use for them); :func:`emit` turns them into physical lines.
         self.spans: Dict[ast.AST, Tuple[int, int]] = {}
         self.record_spans = record_spans
         self.indent = ""  # INDENT once per enclosing block
@@ -86,10 +90,7 @@ class _StatementWriter:
 
     def line(self, text: str) -> None:
         """Append one logical line at the current indentation."""
-        if "\n" in text:  # a docstring, or a string literal in triple quotes: one entry per line
-            self.lines.extend((self.indent + text).split("\n"))
-        else:
-            self.lines.append(self.indent + text)
+        self.lines.append(self.indent + text)
 
     def statement(self, node: ast.AST) -> None:
         """Write *node* and record its span."""
@@ -98,121 +99,134 @@ class _StatementWriter:
     def body(self, statements: Sequence[ast.stmt], docstring: bool = False) -> None:
         """Write a sequence of statements at the current depth (``pass`` if there are none),
         recording the span of each (for :func:`emit`); with *docstring*, a string first is written
-        as one."""
+        as one.
+
+        A simple statement's writer returns its logical line, appended here (without a call to
+        :meth:`line` per line); a compound statement's writer writes its lines itself and
+        returns None.
+        """
         if not statements:
             self.line("pass")
             return
-        lines, spans, record_spans = self.lines, self.spans, self.record_spans
-        blank_lines = ("",) if self.indent else ("", "")  # around definitions, 2 at the top level
+        lines, spans, record_spans, indent = self.lines, self.spans, self.record_spans, self.indent
+        blank_lines = ("",) if indent else ("", "")  # around definitions, 2 at the top level
         after_definition = False
+        first = 0
         for position, node in enumerate(statements):
             kind = type(node)
             is_definition = kind in _DEFINITIONS
             if position and (is_definition or after_definition):
                 lines.extend(blank_lines)
             after_definition = is_definition
-            first = len(lines) + 1
+            if record_spans:
+                first = len(lines) + 1
             write = _WRITERS[kind]
             if docstring:  # only the first statement can be the docstring
                 docstring = False
-                if _is_docstring(node):
+                if kind is ast.Expr and _is_docstring(node):
                     write = _StatementWriter._docstring
-            write(self, node)
+            text = write(self, node)
+            if text is not None:
+                lines.append(indent + text)
             if record_spans:
                 spans[node] = (first, len(lines))
 
     def block(self, header: str, statements: Sequence[ast.stmt], docstring: bool = False) -> None:
         """``header:`` followed by the indented *statements*."""
-        self.line(header + ":")
         outer = self.indent
+        self.lines.append(outer + header + ":")
         self.indent = outer + INDENT
         self.body(statements, docstring)
         self.indent = outer
 
-    def _docstring(self, node: ast.Expr) -> None:
+    def _docstring(self, node: ast.Expr) -> str:
         constant = node.value
         assert isinstance(constant, ast.Constant) and isinstance(constant.value, str)
         prefix = "u" if getattr(constant, "kind", None) == "u" else ""
-        self.line(_docstring_text(constant.value, prefix, self.indent))
+        return _docstring_text(constant.value, prefix, self.indent)
 
     # -- simple statements ---------------------------------------------------------
 
-    def _Expr(self, node: ast.Expr) -> None:
-        self.line(self.expression(node.value, Precedence.YIELD))
+    def _Expr(self, node: ast.Expr) -> str:
+        return self.expression(node.value, Precedence.YIELD)
 
-    def _Assign(self, node: ast.Assign) -> None:
+    def _Assign(self, node: ast.Assign) -> str:
         # Target lists: a tuple needs no parentheses there.
         value = self.expression(node.value, Precedence.YIELD)
-        if len(node.targets) == 1:  # the commonest
-            self.line(self.expression(node.targets[0], Precedence.TUPLE) + " = " + value)
-            return
+        if len(node.targets) == 1:  # the commonest, and most often a name
+            target = node.targets[0]
+            return (
+                (target.id if type(target) is Name else self.expression(target, Precedence.TUPLE))
+                + " = "
+                + value
+            )
         targets = [self.expression(target, Precedence.TUPLE) for target in node.targets]
         targets.append(value)
-        self.line(" = ".join(targets))
+        return " = ".join(targets)
 
-    def _AugAssign(self, node: ast.AugAssign) -> None:
+    def _AugAssign(self, node: ast.AugAssign) -> str:
         operator = BINARY_OPERATORS[type(node.op)]
         target = self.expression(node.target)
-        self.line("%s %s= %s" % (target, operator, self.expression(node.value, Precedence.YIELD)))
+        return "%s %s= %s" % (target, operator, self.expression(node.value, Precedence.YIELD))
 
-    def _AnnAssign(self, node: ast.AnnAssign) -> None:
+    def _AnnAssign(self, node: ast.AnnAssign) -> str:
         target = self.expression(node.target, Precedence.ATOM)
         if not node.simple and isinstance(node.target, ast.Name):
             target = "(%s)" % target
         text = "%s: %s" % (target, self.expression(node.annotation))
         if getattr(node, "value", None) is not None:
             text += " = " + self.expression(node.value, Precedence.YIELD)  # type: ignore[arg-type]
-        self.line(text)
+        return text
 
-    def _Return(self, node: ast.Return) -> None:
+    def _Return(self, node: ast.Return) -> str:
         value = getattr(node, "value", None)
-        self.line("return" if value is None else "return " + self.expression(value, Precedence.TUPLE))
+        return "return" if value is None else "return " + self.expression(value, Precedence.TUPLE)
 
-    def _Delete(self, node: ast.Delete) -> None:
-        self.line("del " + ", ".join([self.expression(target) for target in node.targets]))
+    def _Delete(self, node: ast.Delete) -> str:
+        return "del " + ", ".join([self.expression(target) for target in node.targets])
 
-    def _Pass(self, node: ast.Pass) -> None:
-        self.line("pass")
+    def _Pass(self, node: ast.Pass) -> str:
+        return "pass"
 
-    def _Break(self, node: ast.Break) -> None:
-        self.line("break")
+    def _Break(self, node: ast.Break) -> str:
+        return "break"
 
-    def _Continue(self, node: ast.Continue) -> None:
-        self.line("continue")
+    def _Continue(self, node: ast.Continue) -> str:
+        return "continue"
 
-    def _Global(self, node: ast.Global) -> None:
-        self.line("global " + ", ".join(node.names))
+    def _Global(self, node: ast.Global) -> str:
+        return "global " + ", ".join(node.names)
 
-    def _Nonlocal(self, node: ast.Nonlocal) -> None:
-        self.line("nonlocal " + ", ".join(node.names))
+    def _Nonlocal(self, node: ast.Nonlocal) -> str:
+        return "nonlocal " + ", ".join(node.names)
 
-    def _Assert(self, node: ast.Assert) -> None:
+    def _Assert(self, node: ast.Assert) -> str:
         text = "assert " + self.expression(node.test)
         if getattr(node, "msg", None) is not None:
             text += ", " + self.expression(node.msg)  # type: ignore[arg-type]
-        self.line(text)
+        return text
 
-    def _Raise(self, node: ast.Raise) -> None:
+    def _Raise(self, node: ast.Raise) -> str:
         text = "raise"
         exception, cause = getattr(node, "exc", None), getattr(node, "cause", None)
         if exception is not None:
             text += " " + self.expression(exception)
         if cause is not None:
             text += " from " + self.expression(cause)
-        self.line(text)
+        return text
 
-    def _Import(self, node: ast.Import) -> None:
-        self.line(_lazy(node) + "import " + ", ".join([_alias(name) for name in node.names]))
+    def _Import(self, node: ast.Import) -> str:
+        return _lazy(node) + "import " + ", ".join([_alias(name) for name in node.names])
 
-    def _ImportFrom(self, node: ast.ImportFrom) -> None:
+    def _ImportFrom(self, node: ast.ImportFrom) -> str:
         module = "." * (getattr(node, "level", None) or 0) + (getattr(node, "module", None) or "")
         names = ", ".join([_alias(name) for name in node.names])
-        self.line("%sfrom %s import %s" % (_lazy(node), module, names))
+        return "%sfrom %s import %s" % (_lazy(node), module, names)
 
-    def _TypeAlias(self, node: ast.stmt) -> None:
+    def _TypeAlias(self, node: ast.stmt) -> str:
         name = self.expression(node.name)  # type: ignore[attr-defined]
         params = self.expressions.type_parameters(getattr(node, "type_params", None))
-        self.line("type %s%s = %s" % (name, params, self.expression(node.value)))  # type: ignore
+        return "type %s%s = %s" % (name, params, self.expression(node.value))  # type: ignore
 
     # -- compound statements -------------------------------------------------------
 
@@ -229,8 +243,9 @@ class _StatementWriter:
             chain.append((node, len(self.lines) + 1))
         if orelse:
             self.block("else", orelse)
-        for nested, first in chain:
-            self.spans[nested] = (first, len(self.lines))
+        if self.record_spans:
+            for nested, first in chain:
+                self.spans[nested] = (first, len(self.lines))
 
     def _While(self, node: ast.While) -> None:
         self.block("while " + self.expressions.named_expression(node.test), node.body)
@@ -270,7 +285,8 @@ class _StatementWriter:
         for handler in getattr(node, "handlers", ()):
             first = len(self.lines) + 1
             self._ExceptHandler(handler, star)
-            self.spans[handler] = (first, len(self.lines))
+            if self.record_spans:
+                self.spans[handler] = (first, len(self.lines))
         self._else(node)
         if getattr(node, "finalbody", None):
             self.block("finally", node.finalbody)
@@ -291,8 +307,10 @@ class _StatementWriter:
         self.block(header, node.body)
 
     def _FunctionDef(self, node: ast.FunctionDef, keyword: str = "def") -> None:
-        self._decorators(node)
-        params = self._type_parameters(node)
+        decorators, params = getattr(node, "decorator_list", None), getattr(node, "type_params", None)
+        if decorators:
+            self._decorators(decorators)
+        params = self.expressions.type_parameters(params) if params else ""
         header = "%s %s%s(%s)" % (keyword, node.name, params, self.expressions.arguments(node.args))
         if getattr(node, "returns", None) is not None:
             header += " -> " + self.expression(node.returns)  # type: ignore[arg-type]
@@ -302,20 +320,18 @@ class _StatementWriter:
         self._FunctionDef(node, "async def")  # type: ignore[arg-type]
 
     def _ClassDef(self, node: ast.ClassDef) -> None:
-        self._decorators(node)
-        header = "class " + node.name + self._type_parameters(node)
+        decorators, params = getattr(node, "decorator_list", None), getattr(node, "type_params", None)
+        if decorators:
+            self._decorators(decorators)
+        header = "class " + node.name + (self.expressions.type_parameters(params) if params else "")
         bases, keywords = getattr(node, "bases", ()), getattr(node, "keywords", ())
         if bases or keywords:
             header += "(%s)" % self.expressions.call_arguments(bases, keywords)
         self.block(header, node.body, docstring=True)
 
-    def _decorators(self, node: ast.stmt) -> None:
-        for decorator in getattr(node, "decorator_list", None) or ():
+    def _decorators(self, decorators: List[ast.expr]) -> None:
+        for decorator in decorators:
             self.line("@" + self.expressions.named_expression(decorator))
-
-    def _type_parameters(self, node: ast.stmt) -> str:
-        params = getattr(node, "type_params", None)
-        return self.expressions.type_parameters(params) if params else ""
 
     def _Match(self, node: ast.stmt) -> None:
         self.line("match %s:" % self.expression(node.subject, Precedence.TUPLE))  # type: ignore
@@ -335,6 +351,24 @@ class _StatementWriter:
 
 #: Node class -> the method that writes it: ``_If`` writes ``ast.If``.
 _WRITERS = MethodsByNode(_StatementWriter, "statement")
+
+
+def _physical_spans(
+    spans: Dict[ast.AST, Tuple[int, int]], lines: List[str]
+) -> Dict[ast.AST, Tuple[int, int]]:
+    """*spans* in physical lines: a logical line holding line breaks (a string in triple quotes)
+    moves every line after it down."""
+    if not any("\n" in text for text in lines):
+        return spans
+    last_physical = []  # of each logical line
+    count = 0
+    for text in lines:
+        count += text.count("\n") + 1
+        last_physical.append(count)
+    first_physical = [1] + [last + 1 for last in last_physical[:-1]]
+    return {
+        node: (first_physical[first - 1], last_physical[last - 1]) for node, (first, last) in spans.items()
+    }
 
 
 def _is_docstring(node: ast.stmt) -> bool:

@@ -58,15 +58,16 @@ def has_block_setups(code: Any) -> bool:
     return False
 
 
-def reraise_leaders(instrs: List[Any]) -> FrozenSet[int]:
-    """The ``RERAISE`` instructions of 3.10 code, each of which starts a block of its own.
+def reraise_leaders(instrs: List[Any], ends: List[int]) -> FrozenSet[int]:
+    """The ``RERAISE`` instructions of 3.10 code, each of which starts a block of its own
+    (among *ends*, the indices of the instructions that end a path, as the reader found them).
 
     A branch that ends a finally body ends in a copy of its ``RERAISE``; the original follows
     the last branch in the same block (see :meth:`LegacyBlockStacks.legacy_link_reraise_copies`).
     """
     if not V.RETURN_COPIED_TO_BRANCHES or V.HAS_EXCEPTION_TABLE:
         return frozenset()
-    return frozenset(ins.index for ins in instrs if ins.op == "RERAISE")
+    return frozenset(k for k in ends if instrs[k].op == "RERAISE")
 
 
 class LegacyBlockStacks:

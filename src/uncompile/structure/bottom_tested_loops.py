@@ -13,7 +13,7 @@ import ast
 from typing import Any, FrozenSet, List, Optional, Tuple
 
 from ..bytecode import versions as V
-from ..expressions.conditions import Node, negate, reduce_nodes
+from ..expressions.conditions import Node, negate, reduce_nodes, tested_blocks
 from .branch_follow import is_written_continue
 from .context import Context, Loop
 from .loop_graph import LoopGraph
@@ -40,10 +40,13 @@ class BottomTestedLoops(LoopGraph):
         fall: Optional[int],
         ctx: Context,
         stack: List[Any],
-        top: Optional[List[int]] = None,
+        tested: List[Node],
     ) -> Optional[int]:
-        """``while c: body`` compiled as ``if c: (body; if c: repeat)``; -1 if not that shape."""
-        shape = self.bottom_test(block_id, head, fall, top)
+        """``while c: body`` compiled as ``if c: (body; if c: repeat)`` (*tested*: the nodes of
+        ``c``, reduced to *head*); -1 if not that shape."""
+        if not self._exits_to_loop_header(head):
+            return -1  # (most tests: see bottom_test)
+        shape = self.bottom_test(block_id, head, fall, tested_blocks(tested))
         if shape is None:
             return -1
         test, body_b, exit_b, cut = shape

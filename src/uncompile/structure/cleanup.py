@@ -351,22 +351,26 @@ def _tidy_statements(stmts: List[ast.stmt], bare_returns: bool, function: bool) 
     pending = [stmts]
     returns_none: List[ast.Return] = []
     returns_values = False
+    left_alone, new_return, new_raise = _NOTHING_TO_TIDY, ast.Return, ast.Raise
     while pending:
         block = pending.pop()
         for index, stmt in enumerate(block):
-            if type(stmt) in _NOTHING_TO_TIDY:
+            kind = type(stmt)
+            if kind in left_alone:
                 continue
-            if isinstance(stmt, ast.Raise):
-                block[index] = _assert_false(stmt)
-            elif isinstance(stmt, ast.Return):
-                value = stmt.value
+            if kind is new_return:
+                value = stmt.value  # type: ignore[attr-defined]
+                if value is None:
+                    continue
                 if isinstance(value, ast.Constant) and value.value is None:
-                    returns_none.append(stmt)
-                elif value is not None:
+                    returns_none.append(stmt)  # type: ignore[arg-type]
+                else:
                     returns_values = True
+            elif kind is new_raise:
+                block[index] = _assert_false(stmt)
             elif not isinstance(stmt, _DEFINITIONS):
-                if isinstance(stmt, _LOOPS) and not getattr(stmt, "uncompile_explicit_continue", False):
-                    stmt.body = _drop_trailing(stmt.body, _is_continue) or [ast.Pass()]
+                if kind in _LOOPS and not getattr(stmt, "uncompile_explicit_continue", False):
+                    stmt.body = _drop_trailing(stmt.body, _is_continue) or [ast.Pass()]  # type: ignore[attr-defined]
                 pending.extend(statement_lists(stmt))
     if bare_returns or (function and not returns_values):
         for stmt in returns_none:
@@ -457,7 +461,7 @@ def tidy_body(stmts: List[ast.stmt], code: CodeType, sim: Any) -> List[ast.stmt]
         stmts = restore_annotations([s for s in stmts if not _is_class_bookkeeping(s)], code)
         stmts = _docstring(stmts)
     elif is_def and code.co_consts and isinstance(code.co_consts[0], str) and _has_docstring(code):
-        stmts = [ast.Expr(value=ast.Constant(value=code.co_consts[0]))] + stmts
+        stmts = [ast.Expr(ast.Constant(code.co_consts[0]))] + stmts
     if not sim.globals_declared and not sim.nonlocals_declared:  # (most bodies)
         return stmts
     declared: List[ast.stmt] = []

@@ -12,7 +12,7 @@ import ast
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from ..bytecode import versions as V
-from ..expressions.conditions import VALUE, Node, none_test, reduce_nodes, tested_blocks
+from ..expressions.conditions import VALUE, Node, none_test, reduce_nodes
 from .context import Context
 from .copied_exits import copied_tail_ternary
 
@@ -99,7 +99,11 @@ class Conditionals:
             merges.add(node.false[1])
         past_jumps = None  # how many nodes there were before a ternary's second condition
         joined = None  # where the jump past that second condition goes
-        while fall is not None and self.blocks[fall].start < ctx.until:
+        blocks = self.blocks
+        while fall is not None:
+            here = blocks[fall]  # the block the condition goes on to
+            if here.start >= ctx.until:
+                break
             if (
                 V.CONDITIONAL_JUMPS_FORWARD_ONLY
                 and falls[-1] == fall
@@ -107,7 +111,10 @@ class Conditionals:
             ):
                 fall += 1  # the condition goes on where the test jumps, past the jump back
                 continue
-            skipped = self._ternary_else_branch(nodes, fall) if past_jumps is None else None
+            skipped = None
+            if past_jumps is None and here.end - here.start == 1:
+                # (the first branch of a ternary tested ends in jumps: blocks of one instruction)
+                skipped = self._ternary_else_branch(nodes, fall)
             if skipped is not None and self.blocks[skipped[0]].start >= ctx.until:
                 skipped = None  # past where the walk ends (a loop's copied test at the bottom)
             if skipped is not None:
@@ -125,7 +132,7 @@ class Conditionals:
                 self._thread_dropped_values(nodes)
                 merges = {side[1] for n in nodes for side in (n.true, n.false) if isinstance(side, tuple)}
                 continue
-            start = self.blocks[fall].start
+            start = here.start
             if (
                 nodes
                 and (isinstance(nodes[-1].true, tuple) or isinstance(nodes[-1].false, tuple))
@@ -134,10 +141,13 @@ class Conditionals:
                 and _value_node(nodes[-1])
             ):
                 start += 1
+            free = self._statement_free(fall, start)
+            if not (free or merges or V.INLINED_COMPREHENSIONS):
+                break  # (most blocks a branch goes to make statements: no value goes on there)
             if self.is_loop_header(fall) or (ctx.loop is not None and fall in (ctx.loop.break_to,)):
                 break
             pure = None
-            if self._statement_free(fall, start):  # (most blocks a branch goes to make statements)
+            if free:
                 pure = self._pure(fall, start, stack) or self._pure_chain(fall, start, stack)
             if pure is None and merges:
                 pure = self._pure_then_return(fall, start, merges, stack)
@@ -205,21 +215,19 @@ class Conditionals:
             reduced, sizes = self._join_exits(nodes, reduced, sizes, self._copies_of_one_return)
         head = reduced[0]
         used = sizes[0]
-        if head.is_value():
+        if isinstance(head.true, tuple) or isinstance(head.false, tuple):
+            if not head.is_value():
+                raise self.fail(jump, "mixed boolean value and condition")
             if head.true != head.false:
                 raise self.fail(jump, "boolean value with two merge points")
             stack.append(head.expr)
             return self.start_of(head.true[1])
-        if isinstance(head.true, tuple) or isinstance(head.false, tuple):
-            raise self.fail(jump, "mixed boolean value and condition")
         fall_block = falls[used - 1]
         tail = copied_tail_ternary(self, head, fall_block, stack) if V.COPIES_SMALL_EXITS else None
         if tail is not None:
             return tail
         if V.DUPLICATES_WHILE_CONDITION:
-            loop_exit = self.bottom_tested_loop(
-                block_id, head, fall_block, ctx, stack, tested_blocks(nodes[:used])
-            )
+            loop_exit = self.bottom_tested_loop(block_id, head, fall_block, ctx, stack, nodes[:used])
             if loop_exit == -1 and used > 1:
                 loop_exit = self.guarded_bottom_tested_loop(nodes, used, fall_block, ctx, stack)
             if loop_exit != -1:

@@ -27,6 +27,8 @@ from .straight_line import walked_statements
 HAS_TYPE_PARAMS = hasattr(ast, "TypeAlias")
 #: The flags of an ``async def``'s code.
 _ASYNC = inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
+_VARARGS = inspect.CO_VARARGS
+_VARKEYWORDS = inspect.CO_VARKEYWORDS
 
 
 def give_type_params(node: ast.stmt, value: Any = None) -> None:
@@ -70,43 +72,41 @@ def signature(
 ) -> ast.arguments:
     """The parameters of *code*, with defaults and annotations from *value* (*notes*: its
     :func:`function_annotations`, when the caller has them)."""
-    names = code.co_varnames
-    posonly = getattr(code, "co_posonlyargcount", 0)
+    flags = code.co_flags
     npos = code.co_argcount
     nkw = code.co_kwonlyargcount
+    kwonly_end = npos + nkw
+    count = kwonly_end + (1 if flags & _VARARGS else 0) + (1 if flags & _VARKEYWORDS else 0)
+    names = code.co_varnames[:count]
     if notes is None:
         notes = function_annotations(value) if value is not None else {}
-    note = notes.get
-
-    def arg(name: str) -> ast.arg:
-        return ast.arg("_0_" if name == ".0" else name, note(name), None)  # (arg, annotation, type_comment)
-
-    positional = [arg(n) for n in names[:npos]]
-    kwonly = [arg(n) for n in names[npos : npos + nkw]]
-    k = npos + nkw
-    vararg = kwarg = None
-    if code.co_flags & inspect.CO_VARARGS:
-        vararg = arg(names[k])
-        k += 1
-    if code.co_flags & inspect.CO_VARKEYWORDS:
-        kwarg = arg(names[k])
-    defaults = _const_items(value.defaults) if value is not None and value.defaults is not None else []
+    new_arg = ast.arg  # (arg, annotation, type_comment): one per parameter, in the order of *names*
+    if notes:
+        note = notes.get
+        params = [new_arg(name, note(name), None) for name in names]
+    else:  # (most functions)
+        params = [new_arg(name, None, None) for name in names]
+    if ".0" in names:  # a comprehension's iterator
+        params[names.index(".0")].arg = "_0_"
+    vararg = params[kwonly_end] if flags & _VARARGS else None
+    kwarg = params[-1] if flags & _VARKEYWORDS else None
+    posonly = code.co_posonlyargcount
+    defaults: Optional[List[ast.expr]] = None
     kw_defaults: List[Optional[ast.expr]] = [None] * nkw
-    if value is not None and isinstance(value.kwdefaults, ast.Dict):
-        given = {
-            k.value: v
-            for k, v in zip(value.kwdefaults.keys, value.kwdefaults.values)
-            if isinstance(k, ast.Constant)
-        }
-        kw_defaults = [given.get(n) for n in names[npos : npos + nkw]]
+    if value is not None:
+        if value.defaults is not None:
+            defaults = _const_items(value.defaults)
+        if isinstance(value.kwdefaults, ast.Dict):
+            given = {
+                k.value: v
+                for k, v in zip(value.kwdefaults.keys, value.kwdefaults.values)
+                if isinstance(k, ast.Constant)
+            }
+            kw_defaults = [given.get(n) for n in names[npos:kwonly_end]]
+    positional, kwonly = params[:npos], params[npos:kwonly_end]
+    # (posonlyargs, args, vararg, kwonlyargs, kw_defaults, kwarg, defaults)
     return ast.arguments(
-        posonlyargs=positional[:posonly],
-        args=positional[posonly:],
-        vararg=vararg,
-        kwonlyargs=kwonly,
-        kw_defaults=kw_defaults,
-        kwarg=kwarg,
-        defaults=defaults or [],
+        positional[:posonly], positional[posonly:], vararg, kwonly, kw_defaults, kwarg, defaults or []
     )
 
 
@@ -190,25 +190,20 @@ class Nested:
         body = body_of(code)
         notes = function_annotations(value)
         node_type = ast.AsyncFunctionDef if code.co_flags & _ASYNC else ast.FunctionDef
+        # (name, args, body, decorator_list, returns, type_comment): fields given by position
+        # are set faster than by keyword (3.12+: type_params given below)
+        args = signature(code, value, notes)
         node = node_type(
-            name=code.co_name,
-            args=signature(code, value, notes),
-            body=body or [ast.Pass()],
-            decorator_list=list(value.decorators),
-            returns=notes.get("return"),
-            type_comment=None,
+            code.co_name, args, body or [ast.Pass()], list(value.decorators), notes.get("return"), None
         )
         give_type_params(node, value)
         return node
 
     def class_def(self, value: M.ClassValue, name: str) -> ast.stmt:
         body = body_of(value.body.code)
+        # (name, bases, keywords, body, decorator_list): by position, see function_def
         node = ast.ClassDef(
-            name=value.name,
-            bases=value.bases,
-            keywords=value.keywords,
-            body=body or [ast.Pass()],
-            decorator_list=list(value.decorators),
+            value.name, value.bases, value.keywords, body or [ast.Pass()], list(value.decorators)
         )
         give_type_params(node, value)
         if name != value.name and not is_private_name_stored_as(value.name, name):

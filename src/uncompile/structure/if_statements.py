@@ -72,7 +72,8 @@ class IfStatements:
             if jumped != -1:  # ``if c: continue`` / ``if c: break`` kept as written
                 return jumped
         follow = region_follow(self, block_id, ctx)
-        follow = past_forward_jumps(self, follow)
+        if follow is not None:
+            follow = past_forward_jumps(self, follow)
         if follow is not None and follow in (then_b, else_b) and not V.LAYOUT_IN_SOURCE_ORDER:
             other = else_b if follow == then_b else then_b
             if other is not None and not self.reaches(other, follow, ctx):
@@ -105,7 +106,7 @@ class IfStatements:
             and self._bottom_cuts.get(loop.header) != self.start_of(else_b)  # (3.10) the body's end
         ):
             test, then_b, else_b = negate(test), else_b, then_b
-        if follow is None and is_added_jump_back(self, then_b, else_b, ctx):
+        if follow is None and not V.LAYOUT_IN_SOURCE_ORDER and is_added_jump_back(self, then_b, else_b, ctx):
             test, then_b, else_b = negate(test), else_b, then_b  # ``if c: return`` ends a loop body
         if follow is None:
             body_ctx = ctx.stop_at(else_b) if V.LAYOUT_IN_SOURCE_ORDER else ctx  # dead jumps lead there
@@ -116,12 +117,13 @@ class IfStatements:
                 orelse = self.walk(self.start_of(else_b), ctx.stop_at(dead), list(stack))
                 self.sim.emit(_assert_or_if(test, body, orelse))
                 return self.legacy_resume(dead)
-            if else_b is not None and falls_to_outer_follow(self, body, stopped, else_b, ctx):
+            # (an enclosing statement's follow is one of the walk's stops)
+            if else_b is not None and ctx.stops and falls_to_outer_follow(self, body, stopped, else_b, ctx):
                 # the body goes on to an enclosing statement's follow: the other branch is an else
                 orelse = self.walk(self.start_of(else_b), ctx, list(stack))
                 self.sim.emit(_assert_or_if(test, body, orelse))
                 return stopped
-            if exit_after_chain_cleanup(self, else_b):
+            if V.COPIES_EXITS_WITH_LINES and exit_after_chain_cleanup(self, else_b):
                 # both branches end in the statement after the if: copied into the body, fallen into
                 # from the else (``if a < b < c: x() else: y()`` then ``return``)
                 orelse = self.walk(self.start_of(else_b), ctx, list(stack))
@@ -145,6 +147,7 @@ class IfStatements:
             V.LAYOUT_IN_SOURCE_ORDER
             and then_b != follow
             and else_b == follow
+            and ctx.stops
             and falls_to_outer_follow(self, body, self.exit, else_b, ctx)
         ):
             # 3.8 - 3.10: the body goes on to an enclosing statement's follow; the else raises
@@ -173,7 +176,7 @@ class IfStatements:
         else ran to its end: a with's exit, the next iteration after it)."""
         if stopped is not None and not ctx.lo <= self.blocks[follow].offset < ctx.hi:
             return stopped
-        return self.start_of(follow)
+        return self.blocks[follow].start
 
     def _passes_over_else(self, then_b: Optional[int], follow: int) -> bool:
         """Whether the if's body *then_b* (walked to nothing) is a ``pass`` kept as its jump past the else."""

@@ -217,7 +217,8 @@ class LegacyLayout:
         """Where an ``if`` ends, given the post-dominator *follow*, by the 3.8 - 3.10 layout."""
         if then_b is None or else_b is None:
             return follow
-        dead = self.legacy_dead_after(then_b, else_b, ctx)
+        # (the dead jump past an else only matters where the paths meet at one of the branches)
+        dead = self.legacy_dead_after(then_b, else_b, ctx) if follow in (then_b, else_b) else None
         if follow is not None and follow == then_b == fall and not self.reaches(else_b, follow, ctx):
             # the fall-through body is the if's body: it ends in return/raise (the jump target
             # comes after the if), or jumps past the else

@@ -178,7 +178,7 @@ class LoopStructurer(BottomTestedLoops):
         info = Loop(header, header, break_to, frozenset(body))
         target = M.LoopTarget()
         self.sim.pending.append(self.instrs[head.start].offset)
-        inner = ctx._replace(loop=info, region=frozenset(body), stops=frozenset())
+        inner = ctx._replace(loop=info, region=info.body, stops=frozenset())
         stmts = self.walk(self.start_of(head.fall), inner, stack + [iterator] + slots + [target])
         if V.LAYOUT_IN_SOURCE_ORDER:
             self.legacy_mark_written_continues(stmts, header)
@@ -271,7 +271,7 @@ class LoopStructurer(BottomTestedLoops):
             exit_b = head.jump if chain_exit is None else chain_exit
             break_to, else_b = self._while_else(frozenset(body), exit_b, ctx)
         info = Loop(header, header, break_to, frozenset(body))
-        inner = ctx._replace(loop=info, region=frozenset(body), stops=frozenset())
+        inner = ctx._replace(loop=info, region=info.body, stops=frozenset())
         test: ast.expr = ast.Constant(value=True)
         start: Optional[int] = head.start
         if last.op in V.CONDITIONAL_JUMPS and exit_b is not None:

@@ -58,12 +58,13 @@ class LegacyLoopLayout:
     def _legacy_jumps_to_dead_back_edge(self, stmt: ast.stmt, header: int) -> bool:
         """Whether *stmt* ran a jump to block *header* that an unreachable one there follows."""
         target = self.blocks[header].offset
-        jumps = [
-            k
-            for k in map(self.cfg.index_for, getattr(stmt, "uncompile_offsets", ()))
-            if self.instrs[k].op == "JUMP" and self.instrs[k].target == target
-        ]
-        return bool(jumps) and self._legacy_dead_jump_to(jumps[-1] + 1, header)
+        index_for = self.cfg.index_for
+        for offset in reversed(getattr(stmt, "uncompile_offsets", ())):  # (the last such jump)
+            k = index_for(offset)
+            ins = self.instrs[k]
+            if ins.op == "JUMP" and ins.target == target:
+                return self._legacy_dead_jump_to(k + 1, header)
+        return False
 
     def _legacy_dead_jump_to(self, k: int, header: int) -> bool:
         """Whether instruction *k* is an unreachable jump, a block of its own, to block *header*."""
@@ -112,7 +113,7 @@ class LegacyLoopLayout:
         lone jump, whose target is an exit unless no other ``break`` or test jumps there
         (it may lie past the loop's ``else``).
         """
-        if not body:
+        if not body or not outs:
             return outs
         stacks = self.block_stacks()
         header = min(body)  # (block ids follow the layout)

@@ -72,6 +72,10 @@ def _value_intrinsic(ins: Any) -> bool:
 #: The instructions of statements and stores (with the exceptions of :func:`_value_after_all`).
 _NO_VALUE = _PURE_FORBIDDEN | frozenset(name for name in dis.opmap if name.startswith("STORE"))
 
+#: Those of :data:`_NO_VALUE` that :func:`_value_after_all` may find computing a value, and the rest.
+_VALUE_AT_TIMES = frozenset(("GET_ITER", "CALL_INTRINSIC_1"))
+_NEVER_VALUE = _NO_VALUE - _VALUE_AT_TIMES
+
 
 def _value_after_all(instrs: List[Any], i: int, end: int) -> bool:
     """Whether instruction *i* (one of :data:`_NO_VALUE`, in a block ending at *end*) computes a
@@ -151,9 +155,13 @@ class PureBlocks:
         last = instrs[end].op
         stop = end if last in V.CONDITIONAL_JUMPS or last == "JUMP" else end + 1
         free = True
-        for i in range(min(start, end), stop):
-            ins = instrs[i]
-            if ins.target is not None or (ins.op in _NO_VALUE and not _value_after_all(instrs, i, end)):
+        for ins in instrs[min(start, end) : stop]:
+            op = ins.op
+            if (
+                ins.target is not None
+                or op in _NEVER_VALUE
+                or (op in _VALUE_AT_TIMES and not _value_after_all(instrs, ins.index, end))
+            ):
                 free = False
                 break
         self._statement_free_at[(block_id, start)] = free

@@ -17,29 +17,19 @@ from typing import Any, List, Tuple
 from ..bytecode.instructions import Instr
 from ..expressions.simulator import Simulator
 from ..expressions.stack_shuffles import simulator_for
-from ..flow.cfg import ENDS_PATH
 from .walker import CodeParts, Walker, read_code
 
 
 def is_straight_line(parts: CodeParts) -> bool:
     """Whether the instructions of *parts* run in order on one path: no handler, no instruction
     with a target (jumps; 3.8 - 3.10 ``SETUP_*``), no path ending before the last one."""
-    if parts.handlers:
-        return False
-    instrs = parts.instrs
-    last = len(instrs) - 1
-    for ins in instrs:
-        if ins.target is not None or (ins.op in ENDS_PATH and ins.index != last):
-            return False
-    return True
+    jumps, ends = parts.branches  # (found by the reader)
+    return not (parts.handlers or jumps) and (not ends or ends == [len(parts.instrs) - 1])
 
 
 def straight_line_statements(sim: Simulator, instrs: List[Instr]) -> List[ast.stmt]:
     """The statements that executing *instrs*, straight-line code, on *sim* completes."""
-    stack: List[Any] = []
-    step = sim.step
-    for ins in instrs:
-        step(ins, stack)
+    sim.run(instrs, [])
     return sim.out
 
 

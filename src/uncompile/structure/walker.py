@@ -17,7 +17,7 @@ from typing import Any, Callable, Dict, FrozenSet, List, NamedTuple, Optional, S
 
 from ..bytecode import versions as V
 from ..bytecode.exception_table import Handler, empty_try_entries, exception_handlers, handler_at
-from ..bytecode.instructions import Instr, read_indexed_instructions
+from ..bytecode.instructions import Instr, read_code_instructions
 from ..bytecode.reader import instruction_lines
 from ..errors import DecompileError
 from ..expressions import values as M
@@ -69,17 +69,21 @@ class CodeParts(NamedTuple):
     index_of: Dict[int, int]  # the index of the first instruction at each offset
     handlers: List[Handler]  # 3.11+: the exception table's regions, the tries with an empty body last
     empty_tries: Dict[int, Handler]  # tries with an empty body, by where they stand
+    branches: Tuple[List[int], List[int]]  # the indices of the jumps and of the path ends
 
 
 def read_code(code: Any) -> CodeParts:
     """The instructions and exception handlers of *code* (3.8 - 3.10: none, their handlers are
     laid out after each body and structured from the block stack, see blocks_legacy)."""
-    instrs, index_of = read_indexed_instructions(code)
+    instrs, index_of, jumps, ends = read_code_instructions(code)
     if not V.HAS_EXCEPTION_TABLE:
-        return _new_tuple(CodeParts, (instrs, index_of, [], {}))  # (CodeParts(...) without its call)
+        # (CodeParts(...) without its call)
+        return _new_tuple(CodeParts, (instrs, index_of, [], {}, (jumps, ends)))
     handlers = exception_handlers(code, instrs)
     empty_tries = {e.start: e for e in empty_try_entries(code, instrs, handlers)}
-    return _new_tuple(CodeParts, (instrs, index_of, handlers + list(empty_tries.values()), empty_tries))
+    return _new_tuple(
+        CodeParts, (instrs, index_of, handlers + list(empty_tries.values()), empty_tries, (jumps, ends))
+    )
 
 
 class Walker(
@@ -110,7 +114,7 @@ class Walker(
         self._covering: Dict[int, Any] = {}  # offset -> the handler entry that covers it, filled as asked
         self._statement_free_at: Dict[Tuple[int, int], bool] = {}  # see PureBlocks._statement_free
         self.code = code
-        self.instrs, index_of, self.handlers, self.empty_tries = parts or read_code(code)
+        self.instrs, index_of, self.handlers, self.empty_tries, branches = parts or read_code(code)
         # (a try with an empty body is one statement, walked once)
         reraises = finally_reraises(self.instrs, self.handlers, index_of) if self.handlers else []
         # (3.8 - 3.10: code without SETUP_* has no finally body, no handler to link)
@@ -119,8 +123,8 @@ class Walker(
         if reraises:
             leaders = frozenset(k for group in reraises for k in group)
         elif setups:
-            leaders = reraise_leaders(self.instrs)  # (3.10)
-        self.cfg = ControlFlowGraph(self.instrs, self.handlers, leaders, index_of)
+            leaders = reraise_leaders(self.instrs, branches[1])  # (3.10)
+        self.cfg = ControlFlowGraph(self.instrs, self.handlers, leaders, index_of, branches)
         self.blocks = self.cfg.blocks
         if setups:
             self.legacy_link_handlers()
