@@ -313,3 +313,41 @@ def test_walkers_share_one_attribute_layout():
     tried = _walked_layout("def f(a):\n    try:\n        a()\n    except E:\n        pass\n")
     branched = _walked_layout("def f(a, b):\n    if a and b():\n        return 1\n    return 2\n")
     assert plain == tried == branched
+    if sys.version_info >= (3, 11):
+        assert len(plain) < 30  # (3.11+ share the key table of fewer attributes only)
+
+
+LOOP_WITH_CALLS_AND_A_COPIED_BREAK = """
+def f(items, g):
+    g(items)
+    for x in items:
+        g(x)
+        if x:
+            g(None)
+            break
+"""
+
+
+@pytest.mark.skipif(sys.version_info < (3, 10), reason="3.10+ copy a loop's small exit into its breaks")
+def test_pop_top_is_checked_only_in_a_loop_block_that_ends_the_function(monkeypatch):
+    # a ``POP_TOP`` (the iterator's, a call's value) starts a copied break only where the loop's
+    # exit was copied: in a block of a loop that ends the function; elsewhere it is only executed
+    from snippets import define
+
+    from uncompile.flow.cfg import ENDS_PATH
+    from uncompile.structure import walker as walker_module
+    from uncompile.structure.definitions import Nested
+
+    code = define(LOOP_WITH_CALLS_AND_A_COPIED_BREAK).__code__
+    walker = walker_module.Walker(code, Nested(code))
+    asked = []
+    plain = walker_module.is_copied_break
+    monkeypatch.setattr(
+        walker_module, "is_copied_break", lambda w, i, ctx, stack: asked.append(i) or plain(w, i, ctx, stack)
+    )
+    walker.run()
+    ends = [walker.instrs[walker.blocks[walker.block_of[i]].end - 1].op for i in asked]
+    assert asked and all(op in ENDS_PATH for op in ends)
+    pops = [ins.index for ins in walker.instrs if ins.op == "POP_TOP"]
+    assert len(pops) > len(asked)
+    round_trip(LOOP_WITH_CALLS_AND_A_COPIED_BREAK)

@@ -100,12 +100,7 @@ class LegacyBlockStacks:
         heap: List[int] = []
         index_for = self.cfg.index_for
         blocks, block_of = self.blocks, self.cfg.block_of
-
-        def give(j: int, value: Tuple[Block, ...]) -> None:
-            if 0 <= j < n and stacks[j] is None:
-                stacks[j] = value
-                heapq.heappush(heap, j)
-
+        heappush = heapq.heappush
         # Instructions are visited lowest index first (the first stack to reach one is its
         # stack); the next one in line, when it is that, is visited without the heap. Only
         # the last instruction of a graph block jumps (or sets up a block): the ones before it
@@ -114,37 +109,40 @@ class LegacyBlockStacks:
         if n:
             stacks[0], at = (), 0
         while at is not None:
-            i = at
-            here = stacks[i] or ()
-            last = blocks[block_of[i]].end - 1
-            while i < last:
-                if instrs[i].op in _POPS_BLOCK:
-                    here = _after_pop(instrs[i].op, here)
-                i += 1
-                stacks[i] = here
+            here = stacks[at] or ()
+            i = blocks[block_of[at]].end - 1  # the block's last instruction
+            for k in range(at, i):
+                op = instrs[k].op
+                if op in _POPS_BLOCK:
+                    here = _after_pop(op, here)
+                stacks[k + 1] = here
             ins = instrs[i]
             op = ins.op
             fall: Optional[Tuple[Block, ...]] = None
+            jump = -1  # where the block jumps (or its handler starts), with the stack *given* there
             if op in ("SETUP_FINALLY", "SETUP_WITH") and ins.target is not None:
-                h = index_for(ins.target)
+                jump = index_for(ins.target)
                 if op == "SETUP_WITH":
-                    give(h, here + (("wexc", h),))
+                    given = here + (("wexc", jump),)
                     fall = here + (("with", i),)
                 else:
-                    give(h, here + (("exc" if self.legacy_is_except(h) else "fin", h),))
+                    given = here + (("exc" if self.legacy_is_except(jump) else "fin", jump),)
                     fall = here + (("try", i),)
             else:
-                after = _after_pop(op, here) if op in _POPS_BLOCK else here
+                given = _after_pop(op, here) if op in _POPS_BLOCK else here
                 if ins.target is not None:
-                    give(index_for(ins.target), after)
+                    jump = index_for(ins.target)
                 if op not in ENDS_PATH and op != "JUMP":
-                    fall = after
+                    fall = given
+            if 0 <= jump < n and stacks[jump] is None:
+                stacks[jump] = given
+                heappush(heap, jump)
             at = i + 1
-            if fall is not None and at < n and stacks[at] is None and (not heap or heap[0] > at):
+            if fall is not None and at < n and stacks[at] is None:
                 stacks[at] = fall
-                continue
-            if fall is not None:
-                give(at, fall)
+                if not heap or heap[0] > at:
+                    continue  # (the next one in line)
+                heappush(heap, at)
             at = heapq.heappop(heap) if heap else None
         self._legacy_stacks = stacks
         return stacks
@@ -160,6 +158,8 @@ class LegacyBlockStacks:
             if not reached[ident]:
                 reached[ident] = True
                 todo.extend(blocks[ident].succs)
+        if all(reached):  # (most code: no dead code kept)
+            return [()] * len(self.instrs)
         stacks: Stacks = []
         for block in blocks:
             stacks += [() if reached[block.id] else None] * (block.end - block.start)
@@ -197,10 +197,12 @@ class LegacyBlockStacks:
         for ins in self._legacy_setups:
             if ins.op != "SETUP_FINALLY":
                 continue
-            stacks = self.block_stacks()
             h = self.cfg.index_for(ins.target)
+            if self.legacy_is_except(h):
+                continue
+            stacks = self.block_stacks()
             end = self._legacy_finally_end(h)
-            if end is None or self.legacy_is_except(h):
+            if end is None:
                 continue
             last = self.blocks[at[end]]
             for k in range(h, end):

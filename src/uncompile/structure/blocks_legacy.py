@@ -17,7 +17,7 @@ of each construct is then walked up to its normal exit with the ordinary walker.
 from __future__ import annotations
 
 import ast
-from typing import Any, Iterator, List, Optional, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 from ..bytecode import versions as V
 from ..expressions import values as M
@@ -27,7 +27,8 @@ from .clauses_legacy import LegacyExceptClauses
 from .context import Context
 from .handlers import with_finally
 
-_UNTIL = Context._fields.index("until")
+_FIELD = {name: k for k, name in enumerate(Context._fields)}
+_UNTIL = _FIELD["until"]
 #: Instructions that only leave blocks on the way to a ``return``.
 _LEAVING = frozenset(
     {
@@ -57,10 +58,18 @@ def _is_exit_call(instrs: List[Any], k: int) -> bool:
     )
 
 
-def _ending_at(ctx: Context, until: int) -> Context:
-    """*ctx* with its walk ending at *until* (what ``ctx._replace(until=until)`` gives, without
-    its two calls: each body walked takes one)."""
-    return tuple.__new__(Context, ctx[:_UNTIL] + (until,) + ctx[_UNTIL + 1 :])
+def _walk_context(ctx: Context, end: Optional[int], changes: Dict[str, Any]) -> Context:
+    """*ctx* with its walk ending at *end* (None: where it ends), or before, and the *changes*
+    made (what ``ctx._replace`` gives, without its two calls: each body walked takes one)."""
+    if end is None or end >= ctx.until:
+        if not changes:
+            return ctx
+        end = ctx.until
+    fields = list(ctx)
+    fields[_UNTIL] = end
+    for name, value in changes.items():
+        fields[_FIELD[name]] = value
+    return tuple.__new__(Context, fields)
 
 
 class LegacyBlocks(LegacyBlockStacks, LegacyExceptClauses):
@@ -179,12 +188,8 @@ class LegacyBlocks(LegacyBlockStacks, LegacyExceptClauses):
     def _legacy_walk_to(
         self, start: int, end: Optional[int], ctx: Context, stack: List[Any], **changes: Any
     ) -> List[ast.stmt]:
-        if changes:
-            ctx = ctx._replace(until=ctx.until if end is None else min(ctx.until, end), **changes)
-        elif end is not None and end < ctx.until:
-            ctx = _ending_at(ctx, end)
         # not ``entering``: a body may start with a loop, whose header is the first block
-        return self.walk(start, ctx, stack)  # type: ignore[attr-defined]
+        return self.walk(start, _walk_context(ctx, end, changes), stack)  # type: ignore[attr-defined]
 
     # -- with ---------------------------------------------------------------------------
 

@@ -45,21 +45,21 @@ _COPIED_BREAKS = V.LAYOUT_IN_SOURCE_ORDER and V.RETURN_COPIED_TO_BRANCHES
 _COPIES_SMALL_EXITS = V.COPIES_SMALL_EXITS  # (see while_exit_copy)
 _CONDITIONAL_JUMPS = V.CONDITIONAL_JUMPS
 #: What run_block checks before executing it (outside finally copies and, on 3.10, a while loop's
-#: blocks that return; the others are only executed), besides the starts of a match and
-#: ``LOAD_CONST None`` (see :data:`_NONE_CHECKED`): the start of an ``except*`` clause's exit
-#: (skip_copies), of a with, (3.10+) of a copied break (is_copied_break) and, on 3.10, the end of
-#: a try body copied with its exit (legacy_copied_try_exit)
+#: blocks that return; the others are only executed), besides the starts of a match,
+#: ``LOAD_CONST None`` and ``POP_TOP`` (see :data:`_CHECKED_OPS`): the start of an ``except*``
+#: clause's exit (skip_copies), of a with and, on 3.10, the end of a try body copied with its
+#: exit (legacy_copied_try_exit)
 _CHECKED_ALWAYS = (
-    (COPY_START_OPS - {"LOAD_CONST"})
-    | frozenset(_WITH_STARTS)
-    | ({"POP_TOP"} if _COPIES_SMALL_EXITS else set())
-    | ({"POP_BLOCK"} if _COPIED_BREAKS else set())
+    (COPY_START_OPS - {"LOAD_CONST"}) | frozenset(_WITH_STARTS) | ({"POP_BLOCK"} if _COPIED_BREAKS else set())
 )
-#: the match starts of a code object -> all that run_block checks there: without, then with
-#: ``LOAD_CONST`` (whose ``None`` starts a with-exit call or an except clause's name cleanup, see
-#: skip_copies: only after a with was entered, or inside an ``except ... as name`` clause)
-_CHECKED_OPS: Dict[FrozenSet[str], Tuple[FrozenSet[str], FrozenSet[str]]] = {}
+#: the match starts of a code object -> all that run_block checks there, by whether ``LOAD_CONST``
+#: is (its ``None`` starts a with-exit call or an except clause's name cleanup, see skip_copies:
+#: only after a with was entered, or inside an ``except ... as name`` clause) and then whether
+#: ``POP_TOP`` is (3.10+: it starts a copied break, see is_copied_break, only in a loop's
+#: block that ends the function)
+_CHECKED_OPS: Dict[FrozenSet[str], Tuple[Tuple[FrozenSet[str], FrozenSet[str]], ...]] = {}
 _NO_LEADERS: FrozenSet[int] = frozenset()
+_new_tuple = tuple.__new__
 
 
 class CodeParts(NamedTuple):
@@ -77,10 +77,13 @@ def read_code(code: Any) -> CodeParts:
     laid out after each body and structured from the block stack, see blocks_legacy)."""
     instrs, index_of, jumps, ends = read_code_instructions(code)
     if not V.HAS_EXCEPTION_TABLE:
-        return CodeParts(instrs, index_of, [], {}, (jumps, ends))
+        # (CodeParts(...) without its call)
+        return _new_tuple(CodeParts, (instrs, index_of, [], {}, (jumps, ends)))
     handlers = exception_handlers(code, instrs)
     empty_tries = {e.start: e for e in empty_try_entries(code, instrs, handlers)}
-    return CodeParts(instrs, index_of, handlers + list(empty_tries.values()), empty_tries, (jumps, ends))
+    return _new_tuple(
+        CodeParts, (instrs, index_of, handlers + list(empty_tries.values()), empty_tries, (jumps, ends))
+    )
 
 
 class Walker(
@@ -101,11 +104,13 @@ class Walker(
         """*parts*: :func:`read_code` of *code*, when the caller has read it already."""
         # Every attribute is set here, those set later by the mixins first: walkers then share one
         # attribute layout (attributes added afterwards, in varying orders, leave an instance a
-        # dict of its own, slower to look up)
+        # dict of its own, slower to look up; so do 30 attributes or more on 3.11+, whose shared
+        # key tables stop there: measured, every lookup then slows down)
         self.reraise_joins: FrozenSet[int] = frozenset()
         self.entered_with = False  # whether a with's exit can be on the stack (see run_block)
         self._legacy_stacks = None
-        self._legacy_setups: List[Instr] = []  # (3.8 - 3.10) see legacy_link_handlers
+        if not V.HAS_EXCEPTION_TABLE:
+            self._legacy_setups: List[Instr] = []  # see legacy_link_handlers
         self._covering: Dict[int, Any] = {}  # offset -> the handler entry that covers it, filled as asked
         self._statement_free_at: Dict[Tuple[int, int], bool] = {}  # see PureBlocks._statement_free
         self.code = code
@@ -147,7 +152,9 @@ class Walker(
         checked = _CHECKED_OPS.get(self.match_starts)
         if checked is None:
             ops = _CHECKED_ALWAYS | self.match_starts
-            checked = _CHECKED_OPS[self.match_starts] = (ops, ops | {"LOAD_CONST"})
+            checked = _CHECKED_OPS[self.match_starts] = tuple(
+                (with_const, with_const | {"POP_TOP"}) for with_const in (ops, ops | {"LOAD_CONST"})
+            )
         self._checked_ops = checked  # see run_block
 
     # -- helpers ------------------------------------------------------------------------
@@ -322,14 +329,17 @@ class Walker(
             and loop.break_to is not None
             and instrs[last].op == "RETURN_VALUE"
         )
+        # (3.10+) a loop's exit copied into the block ends the function with it (is_copied_break,
+        # while_exit_copy)
+        exit_copied = _COPIES_SMALL_EXITS and loop is not None and instrs[last].op in ENDS_PATH
         checked = None
         if not copying and not (
             copied_break and instrs[self.blocks[loop.header].start].op != "FOR_ITER"  # type: ignore[union-attr]
         ):  # (a for loop's copied break starts at POP_TOP)
-            checked = self._checked_ops[self.entered_with or ctx.except_name is not None]
+            checked = self._checked_ops[self.entered_with or ctx.except_name is not None][exit_copied]
         i = pos
         left_with = False  # a with's exit call was skipped: a jump out of the block leaves the with
-        exit_copy = while_exit_copy(self, block, ctx) if _COPIES_SMALL_EXITS and loop is not None else -1
+        exit_copy = while_exit_copy(self, block, ctx) if exit_copied else -1
         stop = until if until < last else last  # the walk ends at *until*, inside the block or after it
         while i < stop:
             if checked is not None:
