@@ -72,6 +72,9 @@ class ControlFlowGraph:
         self.blocks: List[Block] = []
         self.block_at_index: Dict[int, int] = {}  # the block starting at each leader's index
         self.block_of: List[int] = []  # the block holding each instruction, by index
+        #: the blocks that can head a loop: those ending in ``FOR_ITER`` and those that a jump from
+        #: a block laid out at or after them reaches (edges added later all go forward)
+        self.loop_candidates: Set[int] = set()
         self._build()
 
     def index_for(self, offset: int) -> int:
@@ -156,9 +159,12 @@ class ControlFlowGraph:
             block_at_index[start] = ident
             block_of += [ident] * (end - start)
         index_of = self.index_of
+        loop_candidates = self.loop_candidates
         for block in blocks:
             last = instrs[block.end - 1]
             op = last.op
+            if op == "FOR_ITER":
+                loop_candidates.add(block.id)
             if op not in ENDS_PATH and op != "JUMP" and block.end < count:
                 block.fall = block.id + 1
                 block.succs.append(block.fall)
@@ -170,6 +176,8 @@ class ControlFlowGraph:
                 if jump is not None and jump != block.fall:
                     block.succs.append(jump)
                     blocks[jump].preds.append(block.id)
+                    if jump <= block.id:
+                        loop_candidates.add(jump)
         if self.handlers:
             self._link_handlers()
 

@@ -22,6 +22,7 @@ class LoopGraph:
     _try_handlers: Any
     block_of: Any
     blocks: Any
+    cfg: Any
     handler_of: Any
     index_at: Any
     instrs: Any
@@ -163,6 +164,8 @@ class LoopGraph:
         A ``for`` header is one even without back edges: a body that always leaves the loop
         (``for x in y: return x``) never repeats it.
         """
+        if block_id not in self.cfg.loop_candidates:
+            return False
         known = self._headers.get(block_id)
         if known is None:
             blocks = self.blocks

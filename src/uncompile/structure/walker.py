@@ -294,7 +294,8 @@ class Walker(
                         entry is not None and entry.target not in ctx.active and self.is_try_handler(entry)
                     )
                     if (
-                        self.is_loop_header(block.id)
+                        block.id in self.cfg.loop_candidates
+                        and self.is_loop_header(block.id)
                         and (loop is None or loop.header != block.id)
                         and not (is_try and self.try_holding_loop(block, entry, ctx) is not None)
                     ):
