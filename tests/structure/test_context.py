@@ -14,3 +14,25 @@ def test_stop_at_adds_the_blocks_given_and_keeps_the_rest():
     assert stopped._replace(stops=ctx.stops) == ctx
     assert ctx.stop_at(None).stops == ctx.stops
     assert ctx.stop_at().stops == ctx.stops
+
+
+def test_loop_body_is_the_loop_region_without_stops_and_keeps_the_rest():
+    outer = Loop(header=1, continue_to=1, break_to=9, body=frozenset({1, 2, 3, 4, 5}))
+    inner = Loop(header=2, continue_to=2, break_to=5, body=frozenset({2, 3}))
+    ctx = Context(
+        stops=frozenset({7}),
+        lo=2,
+        hi=40,
+        loop=outer,
+        active=frozenset({30}),
+        finally_bodies=([],),
+        region=outer.body,
+        until=12,
+        except_name="e",
+    )
+    body = ctx.loop_body(inner)
+    assert type(body) is Context
+    assert body == ctx._replace(loop=inner, region=inner.body, stops=frozenset())
+    assert ctx.loop_body(inner, until=8) == ctx._replace(
+        loop=inner, region=inner.body, stops=frozenset(), until=8
+    )

@@ -59,7 +59,7 @@ class BottomTestedLoops(LoopGraph):
         break_to, else_b = self._while_else(body, exit_b, ctx)
         info = Loop(body_b, continue_to, break_to, body)
         self._bottom_cuts[body_b] = cut
-        inner = ctx._replace(loop=info, region=body, stops=frozenset(), until=cut)
+        inner = ctx.loop_body(info, until=cut)
         stmts = self.walk(header.start, inner, list(stack), entering=True)
         return self._emit_while(test, stmts, False, break_to, else_b, ctx, stack)
 

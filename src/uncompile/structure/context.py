@@ -8,6 +8,7 @@ from ..bytecode.instructions import Instr
 
 _NO_BLOCK = (None,)
 _new_tuple = tuple.__new__
+_NO_STOPS: FrozenSet[int] = frozenset()
 
 
 class Loop(NamedTuple):
@@ -38,6 +39,26 @@ class Context(NamedTuple):
             stops = stops.difference(_NO_BLOCK)
         # (what ``_replace(stops=stops)`` gives, without its two calls: each branch walked takes one)
         return _new_tuple(Context, (stops,) + self[1:])
+
+    def loop_body(self, loop: Loop, until: Optional[int] = None) -> "Context":
+        """The context of *loop*'s body: its region the loop's blocks, no stops yet, and with
+        *until* the walk ending there (else where it ended before)."""
+        # (what ``_replace(loop=loop, region=loop.body, stops=frozenset())`` gives, built directly:
+        # each loop walked takes one)
+        return _new_tuple(
+            Context,
+            (
+                _NO_STOPS,
+                self.lo,
+                self.hi,
+                loop,
+                self.active,
+                self.finally_bodies,
+                loop.body,
+                self.until if until is None else until,
+                self.except_name,
+            ),
+        )
 
     def inside(self, lo: int, hi: int, handler: int) -> "Context":
         return self._replace(lo=max(self.lo, lo), hi=min(self.hi, hi), active=self.active | {handler})

@@ -178,7 +178,7 @@ class LoopStructurer(BottomTestedLoops):
         info = Loop(header, header, break_to, frozenset(body))
         target = M.LoopTarget()
         self.sim.pending.append(self.instrs[head.start].offset)
-        inner = ctx._replace(loop=info, region=info.body, stops=frozenset())
+        inner = ctx.loop_body(info)
         stmts = self.walk(self.start_of(head.fall), inner, stack + [iterator] + slots + [target])
         if V.LAYOUT_IN_SOURCE_ORDER:
             self.legacy_mark_written_continues(stmts, header)
@@ -275,7 +275,7 @@ class LoopStructurer(BottomTestedLoops):
             exit_b = head.jump if chain_exit is None else chain_exit
             break_to, else_b = self._while_else(frozenset(body), exit_b, ctx)
         info = Loop(header, header, break_to, frozenset(body))
-        inner = ctx._replace(loop=info, region=info.body, stops=frozenset())
+        inner = ctx.loop_body(info)
         test: ast.expr = ast.Constant(value=True)
         start: Optional[int] = head.start
         if last.op in V.CONDITIONAL_JUMPS and exit_b is not None:
