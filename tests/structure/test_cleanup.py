@@ -292,6 +292,20 @@ except (ImportError, AttributeError):
 else:
     kind = os.sep
 """,
+    "class_if_else_after_other_statements": """\
+class C:
+    names = []
+    for name in __name__:
+        names.append(name)
+    def helper(self):
+        return self.names
+    if __name__:
+        def first(self):
+            return super().first()
+    else:
+        def second(self):
+            return 2
+""",
     "class_if_else": """\
 class C:
     if __name__:

@@ -219,10 +219,16 @@ def _drop_copies_of_rest(stmt: ast.Try, rest: List[ast.stmt]) -> None:
             return
 
 
+#: The statements :func:`_else_after_returns` looks into.
+_IF_OR_TRY = frozenset({ast.If, ast.Try})
+
+
 def _else_after_returns(stmts: List[ast.stmt]) -> List[ast.stmt]:
     """Module and class bodies have no ``return``: an ``if`` branch that ends in a copy of the
     final one is followed by the other branch, so the statements after the ``if`` go there."""
     for index, stmt in enumerate(stmts):
+        if type(stmt) not in _IF_OR_TRY:  # (most statements: one test each)
+            continue
         if isinstance(stmt, ast.Try):
             for handler in stmt.handlers:
                 handler.body = _else_after_returns(handler.body)
