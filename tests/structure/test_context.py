@@ -36,3 +36,17 @@ def test_loop_body_is_the_loop_region_without_stops_and_keeps_the_rest():
     assert ctx.loop_body(inner, until=8) == ctx._replace(
         loop=inner, region=inner.body, stops=frozenset(), until=8
     )
+
+
+def test_ending_at_moves_the_end_only_earlier_and_makes_the_changes():
+    loop = Loop(header=1, continue_to=1, break_to=4, body=frozenset({1, 2, 3}))
+    ctx = Context(stops=frozenset({7}), lo=2, hi=40, loop=loop, until=12, except_name="e")
+    assert ctx.ending_at(None, {}) is ctx
+    assert ctx.ending_at(20, {}) is ctx  # (past where the walk ends already)
+    earlier = ctx.ending_at(8, {})
+    assert type(earlier) is Context
+    assert earlier == ctx._replace(until=8)
+    assert ctx.ending_at(8, {"loop": None, "stops": frozenset()}) == ctx._replace(
+        until=8, loop=None, stops=frozenset()
+    )
+    assert ctx.ending_at(None, {"except_name": None}) == ctx._replace(except_name=None)

@@ -17,7 +17,7 @@ of each construct is then walked up to its normal exit with the ordinary walker.
 from __future__ import annotations
 
 import ast
-from typing import Any, Dict, Iterator, List, Optional, Tuple
+from typing import Any, Iterator, List, Optional, Tuple
 
 from ..bytecode import versions as V
 from ..expressions import values as M
@@ -27,8 +27,6 @@ from .clauses_legacy import LegacyExceptClauses
 from .context import Context
 from .handlers import with_finally
 
-_FIELD = {name: k for k, name in enumerate(Context._fields)}
-_UNTIL = _FIELD["until"]
 #: Instructions that only leave blocks on the way to a ``return``.
 _LEAVING = frozenset(
     {
@@ -56,20 +54,6 @@ def _is_exit_call(instrs: List[Any], k: int) -> bool:
         and instrs[k + 1].op == instrs[k + 2].op == "COPY"
         and instrs[k + 3].op == "CALL"
     )
-
-
-def _walk_context(ctx: Context, end: Optional[int], changes: Dict[str, Any]) -> Context:
-    """*ctx* with its walk ending at *end* (None: where it ends), or before, and the *changes*
-    made (what ``ctx._replace`` gives, without its two calls: each body walked takes one)."""
-    if end is None or end >= ctx.until:
-        if not changes:
-            return ctx
-        end = ctx.until
-    fields = list(ctx)
-    fields[_UNTIL] = end
-    for name, value in changes.items():
-        fields[_FIELD[name]] = value
-    return tuple.__new__(Context, fields)
 
 
 class LegacyBlocks(LegacyBlockStacks, LegacyExceptClauses):
@@ -189,7 +173,7 @@ class LegacyBlocks(LegacyBlockStacks, LegacyExceptClauses):
         self, start: int, end: Optional[int], ctx: Context, stack: List[Any], **changes: Any
     ) -> List[ast.stmt]:
         # not ``entering``: a body may start with a loop, whose header is the first block
-        return self.walk(start, _walk_context(ctx, end, changes), stack)  # type: ignore[attr-defined]
+        return self.walk(start, ctx.ending_at(end, changes), stack)  # type: ignore[attr-defined]
 
     # -- with ---------------------------------------------------------------------------
 

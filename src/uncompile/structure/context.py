@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import FrozenSet, List, NamedTuple, Optional, Tuple
+from typing import Any, Dict, FrozenSet, List, NamedTuple, Optional, Tuple
 
 from ..bytecode.instructions import Instr
 
@@ -60,5 +60,24 @@ class Context(NamedTuple):
             ),
         )
 
+    def ending_at(self, end: Optional[int], changes: Dict[str, Any]) -> "Context":
+        """This context with its walk ending at *end* (None: where it ends), or before, and the
+        *changes* made to other fields."""
+        # (what ``_replace(until=..., **changes)`` gives, without its two calls: each body walked
+        # takes one)
+        if end is None or end >= self.until:
+            if not changes:
+                return self
+            end = self.until
+        fields = list(self)
+        fields[_UNTIL] = end
+        for name, value in changes.items():
+            fields[_FIELD[name]] = value
+        return _new_tuple(Context, fields)
+
     def inside(self, lo: int, hi: int, handler: int) -> "Context":
         return self._replace(lo=max(self.lo, lo), hi=min(self.hi, hi), active=self.active | {handler})
+
+
+_FIELD = {name: k for k, name in enumerate(Context._fields)}  # (see Context.ending_at)
+_UNTIL = _FIELD["until"]
