@@ -8,6 +8,7 @@ normal control flow only; exception edges are kept separately as handler entries
 
 from __future__ import annotations
 
+import dis
 from bisect import bisect_left
 from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
@@ -15,6 +16,9 @@ from ..bytecode import versions as V
 from ..bytecode.exception_table import Handler
 from ..bytecode.instructions import Instr
 from ..bytecode.readings import ENDS_PATH
+
+#: The instructions whose target is a handler to set up (3.8 - 3.10), no edge of the flow.
+_SETUP_OPS = frozenset(name for name in (*dis.opname, *V.RENAMED.values()) if name.startswith("SETUP_"))
 
 
 class Block:
@@ -139,45 +143,50 @@ class ControlFlowGraph:
         leaders = self._leaders()
         leaders.discard(count)  # after the last instruction (no leader lies further)
         starts = sorted(leaders)
-        blocks = self.blocks
+        idents = range(len(starts))
+        # every block's place is known before any is made: edges are set as each block is made,
+        # forward ones into the lists of predecessors made here
         block_at_index = self.block_at_index
+        block_at_index.update(zip(starts, idents))
+        preds: List[List[int]] = [[] for _ in idents]
+        blocks = self.blocks
         block_of = self.block_of
+        index_of = self.index_of
+        loop_candidates = self.loop_candidates
         new = Block
-        for ident, start in enumerate(starts):
-            end = starts[ident + 1] if ident + 1 < len(starts) else count
+        for ident, start, end in zip(idents, starts, starts[1:] + [count]):
             block = new()
             block.id = ident
             block.start = start
             block.end = end
             block.offset = instrs[start].offset
-            block.succs = []
-            block.preds = []
-            block.jump = None
-            block.fall = None
+            block.preds = preds[ident]
             block.handlers = []
             blocks.append(block)
-            block_at_index[start] = ident
             block_of += [ident] * (end - start)
-        index_of = self.index_of
-        loop_candidates = self.loop_candidates
-        for block in blocks:
-            last = instrs[block.end - 1]
+            last = instrs[end - 1]
             op = last.op
-            if op == "FOR_ITER":
-                loop_candidates.add(block.id)
-            if op not in ENDS_PATH and op != "JUMP" and block.end < count:
-                block.fall = block.id + 1
-                block.succs.append(block.fall)
-                blocks[block.fall].preds.append(block.id)
+            if op not in ENDS_PATH and op != "JUMP" and end < count:
+                block.fall = fall = ident + 1
+                succs = [fall]
+                preds[fall].append(ident)
+            else:
+                block.fall = fall = None
+                succs = []
+            block.succs = succs
             target = last.target
-            if target is not None and not op.startswith("SETUP_"):
+            if target is None or op in _SETUP_OPS:
+                block.jump = None
+            else:
                 index = index_of.get(target)
                 block.jump = jump = block_at_index.get(self.index_for(target) if index is None else index)
-                if jump is not None and jump != block.fall:
-                    block.succs.append(jump)
-                    blocks[jump].preds.append(block.id)
-                    if jump <= block.id:
+                if jump is not None and jump != fall:
+                    succs.append(jump)
+                    preds[jump].append(ident)
+                    if jump <= ident:
                         loop_candidates.add(jump)
+            if op == "FOR_ITER":
+                loop_candidates.add(ident)
         if self.handlers:
             self._link_handlers()
 
