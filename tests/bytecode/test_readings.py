@@ -23,6 +23,13 @@ def test_every_byte_has_a_reading_and_a_step() -> None:
         assert isinstance(name, str) and RD.INDEXED <= reading <= RD.PATH_END and step >= 2
 
 
+def test_readings_are_the_constants_themselves() -> None:
+    """The reader's loop tells the readings apart by identity: the table holds the very objects."""
+    constants = [value for name, value in vars(RD).items() if name.isupper() and type(value) is int]
+    for _name, reading, *_rest in _READINGS:
+        assert any(reading is constant for constant in constants)
+
+
 def test_operators_are_tabulated_by_operand() -> None:
     """An operator's reading depends on its operand alone: asked once per operand, at import."""
     name = "BINARY_OP" if "BINARY_OP" in dis.opmap else "BINARY_ADD"

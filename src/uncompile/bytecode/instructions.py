@@ -142,7 +142,9 @@ class _Reader(Readings):
         first_at = self.first_at
         readings = _READINGS
         new = Instr
-        # the frequent readings, tested as locals (3.8 - 3.10 look a global up again at each test)
+        # the frequent readings, tested as locals (3.8 - 3.10 look a global up again at each test),
+        # by identity: the table holds these very objects (reading_table), and 3.8 compares ints
+        # by value through a rich comparison, several times an instruction
         indexed, constant, name_and_flag, none = INDEXED, CONSTANT, NAME_AND_FLAG, NONE
         int_arg, call, jump, path_end = INT_ARG, CALL, JUMP, PATH_END
         count = 0  # len(out), kept up to date after each method that emits
@@ -166,31 +168,31 @@ class _Reader(Readings):
                         offset = end
                         continue
             target = None
-            if reading == indexed:  # (no flag bits: see reading_table)
+            if reading is indexed:  # (no flag bits: see reading_table)
                 value = tables[kind][arg]
-            elif reading == constant:
+            elif reading is constant:
                 value = (consts[arg], arg)
-            elif reading == name_and_flag:
+            elif reading is name_and_flag:
                 value = (tables[kind][arg >> shift], detail[arg & 1])
-            elif reading == none:
+            elif reading is none:
                 value = None
-            elif reading == int_arg:
+            elif reading is int_arg:
                 value = arg
-            elif reading == call:
+            elif reading is call:
                 value = (arg, kwnames, detail)
                 kwnames = None
-            elif reading == jump:
+            elif reading is jump:
                 origin, base, scale = detail
                 value = None
                 target = origin * offset + base + scale * arg
                 add_jump(count)
-            elif reading == path_end:
+            elif reading is path_end:
                 value = None if kind == NO_ARG else arg
                 add_end(count)
-            elif reading == NO_OP:
+            elif reading is NO_OP:
                 offset += step
                 continue
-            elif reading == HANDLER:  # its operand's value: the common kinds read here
+            elif reading is HANDLER:  # its operand's value: the common kinds read here
                 if kind <= CELL:
                     value = tables[kind][arg >> shift]
                 elif kind == NO_ARG:
@@ -203,15 +205,15 @@ class _Reader(Readings):
                 count = len(out)
                 offset += step
                 continue
-            elif reading == TABULATED:
+            elif reading is TABULATED:
                 name, value = detail[arg]
-            elif reading == EXTENDED:
+            elif reading is EXTENDED:
                 extended = arg << 8
                 offset += step
                 continue
-            elif reading == SMALL_INT:
+            elif reading is SMALL_INT:
                 value = (arg, arg)
-            elif reading == KEYWORD_NAMES:
+            elif reading is KEYWORD_NAMES:
                 kwnames = consts[arg]
                 offset += step
                 continue
