@@ -18,7 +18,7 @@ from ..bytecode.instructions import Instr
 from ..bytecode.readings import ENDS_PATH
 
 #: The instructions whose target is a handler to set up (3.8 - 3.10), no edge of the flow.
-_SETUP_OPS = frozenset(name for name in (*dis.opname, *V.RENAMED.values()) if name.startswith("SETUP_"))
+SETUP_OPS = frozenset(name for name in (*dis.opname, *V.RENAMED.values()) if name.startswith("SETUP_"))
 
 
 class Block:
@@ -70,7 +70,8 @@ class ControlFlowGraph:
         self.handlers = handlers
         if index_of is None:
             index_of = {ins.offset: ins.index for ins in reversed(instrs)}
-        self._branches = branches or branch_indices(instrs)
+        #: the indices of the instructions with a target and of those that end a path
+        self.branches = branches or branch_indices(instrs)
         self.index_of = index_of  # the first instruction at each offset
         self._offsets: Optional[List[int]] = None  # of every instruction, in order (made when needed)
         self.blocks: List[Block] = []
@@ -119,7 +120,7 @@ class ControlFlowGraph:
         index_of = self.index_of
         leaders: Set[int] = {0} | self._extra_leaders
         add = leaders.add
-        jumps, ends = self._branches
+        jumps, ends = self.branches
         for at in jumps:
             ins = instrs[at]
             if ins.op == "FOR_ITER":  # a loop header, even when its body never jumps back
@@ -175,7 +176,7 @@ class ControlFlowGraph:
                 succs = []
             block.succs = succs
             target = last.target
-            if target is None or op in _SETUP_OPS:
+            if target is None or op in SETUP_OPS:
                 block.jump = None
             else:
                 index = index_of.get(target)
@@ -231,4 +232,4 @@ def last_instr(cfg: ControlFlowGraph, block: Block) -> Instr:
     return cfg.instrs[block.end - 1]
 
 
-__all__ = ["Block", "ControlFlowGraph", "last_instr", "V"]
+__all__ = ["Block", "ControlFlowGraph", "SETUP_OPS", "last_instr", "V"]

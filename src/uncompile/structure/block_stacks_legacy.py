@@ -16,7 +16,7 @@ import heapq
 from typing import Any, FrozenSet, List, Optional, Tuple
 
 from ..bytecode import versions as V
-from ..flow.cfg import ENDS_PATH
+from ..flow.cfg import ENDS_PATH, SETUP_OPS
 
 Block = Tuple[str, int]  # (kind, index): "try"/"with" at a SETUP, "exc"/"fin"/"wexc" at a handler
 Stacks = List[Optional[Tuple[Block, ...]]]
@@ -172,13 +172,14 @@ class LegacyBlockStacks:
         (reachability, loops, where statements merge) one edge from the set-up suffices
         and leaves the body's own branches alone.
         """
-        instrs = self.instrs
+        instrs, blocks, cfg = self.instrs, self.blocks, self.cfg
         setups: List[Any] = []
-        for block in self.blocks:
-            last = instrs[block.end - 1]
-            if last.target is not None and last.op.startswith("SETUP_"):
+        for at in cfg.branches[0]:  # (a set-up has a target, and its block ends with it)
+            last = instrs[at]
+            if last.op in SETUP_OPS:
                 setups.append(last)
-                target = self.cfg.block_of_offset(last.target)
+                block = blocks[cfg.block_of[at]]
+                target = cfg.block_of_offset(last.target)
                 if target is not None and target.id not in block.succs:
                     block.succs.append(target.id)
                     target.preds.append(block.id)
