@@ -101,6 +101,17 @@ class ControlFlowGraph:
         of the graph (as they are now)."""
         goal = self.block_of[index]
         blocks = self.blocks
+        # The earliest predecessor of each block, back from the goal while each lies before the
+        # last, is a path to the first block for most (no search); otherwise search from there.
+        at = goal
+        while at:
+            preds = blocks[at].preds
+            earliest = min(preds) if preds else at
+            if earliest >= at:
+                break
+            at = earliest
+        else:
+            return True
         seen = {0}
         todo = [0]
         while todo:
