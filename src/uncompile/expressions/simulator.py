@@ -13,7 +13,7 @@ the structurer (:mod:`uncompile.structure`) drives it block by block.
 from __future__ import annotations
 
 import ast
-from typing import Any, Callable, Dict, List, NoReturn, Optional, Tuple, cast
+from typing import Any, Callable, Container, Dict, List, NoReturn, Optional, Tuple, cast
 
 from ..bytecode import versions as V
 from ..bytecode.instructions import Instr
@@ -283,6 +283,33 @@ class Simulator(Ops314, TargetOps, ImportOps, LegacyBlockOps, LegacyUnpackOps):
             handlers[ins.op](self, ins, stack)
             if stack:
                 computed(stack[-1])
+
+    def run_until(
+        self, instrs: List[Instr], start: int, end: int, stops: Container[str], stack: Stack
+    ) -> int:
+        """:meth:`step` ``instrs[start:end]`` in turn up to the first whose op is in *stops* (a
+        ``LOAD_CONST`` only when it loads None: a ``return None`` may start there); returns its
+        index, or *end*. The walker executes each block so up to the instructions it looks at
+        itself: one call for a run of instructions, where a :meth:`step` call each would do."""
+        if type(self).step is not Simulator.step:
+            for k in range(start, end):
+                ins = instrs[k]
+                op = ins.op
+                if op in stops and (op != "LOAD_CONST" or ins.arg[0] is None):
+                    return k
+                self.step(ins, stack)
+            return end
+        handlers, computed = self._handlers, self._computed
+        for k in range(start, end):
+            ins = instrs[k]
+            op = ins.op
+            if op in stops and (op != "LOAD_CONST" or ins.arg[0] is None):
+                return k
+            self.pending.append(ins.offset)
+            handlers[op](self, ins, stack)
+            if stack:
+                computed(stack[-1])
+        return end
 
     @classmethod
     def _handler_for(cls, op: str) -> Handler:
