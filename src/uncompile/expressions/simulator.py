@@ -53,6 +53,9 @@ _bare = ast.AST.__new__  # a node of the given class with no fields set (see tar
 _Name = ast.Name
 _Constant = ast.Constant
 
+#: Whether a call's NULL goes above the callable (3.13+), not below it.
+_NULL_ABOVE = V.VERSION >= (3, 13)
+
 _TARGETS = (ast.Name, ast.Attribute, ast.Subscript, ast.Starred, ast.Tuple, ast.List)
 #: The values that :meth:`Simulator._binds_type_params` can take as stores of type parameters.
 _TYPE_PARAM_VALUES = (M.TypeParam, M.TypeParams, M.Discard)
@@ -371,10 +374,13 @@ class Simulator(Ops314, TargetOps, ImportOps, LegacyBlockOps, LegacyUnpackOps):
 
     def op_LOAD_GLOBAL(self, ins: Instr, stack: Stack) -> None:
         name, null = ins.arg
-        if null and not self.calls.null_above:
+        if null and not _NULL_ABOVE:
             stack.append(M.Null())
-        stack.append(name_node(name))
-        if null and self.calls.null_above:
+        node = _bare(_Name)  # name_node(name), without the call (a global is never ``.0``)
+        node.id = name
+        node.ctx = LOAD
+        stack.append(node)
+        if null and _NULL_ABOVE:
             stack.append(M.Null())
 
     def op_LOAD_ATTR(self, ins: Instr, stack: Stack) -> None:
@@ -406,7 +412,7 @@ class Simulator(Ops314, TargetOps, ImportOps, LegacyBlockOps, LegacyUnpackOps):
         if isinstance(value, M.TargetSlot):  # ``_, _, x = v``: a store the next one overwrites
             value.owner.dropped.append(value.position)
             return
-        if isinstance(value, ast.NamedExpr) or not M.is_marker(value):
+        if isinstance(value, ast.NamedExpr) or not isinstance(value, M.Marker):
             if value is self.chain_named:
                 self.chain = None
             self.emit(ast.Expr(value))
