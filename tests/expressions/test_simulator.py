@@ -222,3 +222,29 @@ def test_run_until_steps_each_instruction_of_a_simulator_with_its_own_step() -> 
     ]
     assert sim.run_until(instrs, 0, 3, {"LOAD_CONST"}, []) == 2
     assert sim.steps == 2 and len(sim.out) == 1
+
+
+def test_nodes_made_without_their_constructors_are_what_the_constructors_make() -> None:
+    sim = _simulator()
+    stack: list = []
+    for ins in [
+        instruction(0, "LOAD_FAST", "a"),
+        instruction(2, "LOAD_ATTR", ("b", False)),
+        instruction(4, "CALL", (0, (), False)),
+        instruction(6, "POP_TOP", None),
+        instruction(8, "LOAD_FAST", "x"),
+        instruction(10, "STORE_FAST", "y"),
+        instruction(12, "LOAD_FAST", "y"),
+        instruction(14, "RETURN_VALUE", None),
+    ]:
+        sim.step(ins, stack)
+    load, store = ast.Load(), ast.Store()
+    call = ast.Call(ast.Attribute(ast.Name("a", load), "b", load), [], [])
+    expected = [
+        ast.Expr(call),
+        ast.Assign([ast.Name("y", store)], ast.Name("x", load), None),
+        ast.Return(ast.Name("y", load)),
+    ]
+    assert [ast.dump(stmt, include_attributes=True) for stmt in sim.out] == [
+        ast.dump(stmt, include_attributes=True) for stmt in expected
+    ]

@@ -20,6 +20,9 @@ from .values import EXPRESSIONS
 
 Stack = List[Any]
 
+_bare = ast.AST.__new__  # a node of the given class with no fields set (see targets.name_node)
+_Call = ast.Call
+
 _COMPREHENSIONS = ("<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>")
 
 
@@ -81,7 +84,11 @@ class CallBuilder(TypeParamOps):
             if not isinstance(arg, EXPRESSIONS):
                 args = sim.exprs(args, ins)
                 break
-        stack.append(ast.Call(func, args, keywords))
+        call = _bare(_Call)  # ast.Call(func, args, keywords), without the class's argument checks
+        call.func = func
+        call.args = args
+        call.keywords = keywords
+        stack.append(call)
 
     def _call_of_marker(
         self, func: M.Marker, args: List[Any], keywords: List[ast.keyword], stack: Stack, sim: Any, ins: Instr

@@ -52,6 +52,8 @@ _HANDLERS: Dict[type, _Handlers] = {}
 _bare = ast.AST.__new__  # a node of the given class with no fields set (see targets.name_node)
 _Name = ast.Name
 _Constant = ast.Constant
+_Attribute = ast.Attribute
+_Assign, _Expr, _Return = ast.Assign, ast.Expr, ast.Return
 
 #: Whether a call's NULL goes above the callable (3.13+), not below it.
 _NULL_ABOVE = V.VERSION >= (3, 13)
@@ -190,9 +192,11 @@ class Simulator(Ops314, TargetOps, ImportOps, LegacyBlockOps, LegacyUnpackOps):
             if isinstance(value, M.GenericDefinition):
                 self.emit(self.calls.nested.stored_generic(value, target.id))
                 return
-        self.emit(
-            ast.Assign([target], value if isinstance(value, EXPRESSIONS) else self.expr(value, ins), None)
-        )
+        node = _bare(_Assign)  # ast.Assign([target], value, None), without the class's argument checks
+        node.targets = [target]
+        node.value = value if isinstance(value, EXPRESSIONS) else self.expr(value, ins)
+        node.type_comment = None
+        self.emit(node)
 
     def _stored_marker(self, target: ast.expr, value: M.Marker, stack: Stack, ins: Instr) -> bool:
         """Stores of markers that are no assignment of their own (unpacking slots, loop targets,
@@ -388,7 +392,11 @@ class Simulator(Ops314, TargetOps, ImportOps, LegacyBlockOps, LegacyUnpackOps):
         obj = stack.pop() if stack else self.underflow(ins)
         if not isinstance(obj, EXPRESSIONS):
             obj = self.expr(obj, ins)
-        stack.append(ast.Attribute(obj, name, LOAD))
+        node = _bare(_Attribute)  # ast.Attribute(obj, name, LOAD), without the class's argument checks
+        node.value = obj
+        node.attr = name
+        node.ctx = LOAD
+        stack.append(node)
         if method:
             stack.append(M.Null())
 
@@ -415,7 +423,9 @@ class Simulator(Ops314, TargetOps, ImportOps, LegacyBlockOps, LegacyUnpackOps):
         if isinstance(value, ast.NamedExpr) or not isinstance(value, M.Marker):
             if value is self.chain_named:
                 self.chain = None
-            self.emit(ast.Expr(value))
+            node = _bare(_Expr)  # ast.Expr(value), without the class's argument checks
+            node.value = value
+            self.emit(node)
 
     def op_COPY(self, ins: Instr, stack: Stack) -> None:
         if ins.arg > len(stack):
@@ -505,7 +515,9 @@ class Simulator(Ops314, TargetOps, ImportOps, LegacyBlockOps, LegacyUnpackOps):
             # ``*X`` unpacked into one value: only a ``*Ts = *X`` default's evaluator returns it
             self.emit(ast.Return(ast.Starred(self.expr(value.owner.value, ins), LOAD)))
             return
-        self.emit(ast.Return(value if isinstance(value, EXPRESSIONS) else self.expr(value, ins)))
+        node = _bare(_Return)  # ast.Return(value), without the class's argument checks
+        node.value = value if isinstance(value, EXPRESSIONS) else self.expr(value, ins)
+        self.emit(node)
 
     def _binds_type_params(self, target: ast.expr, value: Any) -> bool:
         """A store the compiler adds for type parameters: each one under its name, the class's
