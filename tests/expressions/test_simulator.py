@@ -248,3 +248,19 @@ def test_nodes_made_without_their_constructors_are_what_the_constructors_make() 
     assert [ast.dump(stmt, include_attributes=True) for stmt in sim.out] == [
         ast.dump(stmt, include_attributes=True) for stmt in expected
     ]
+
+
+@pytest.mark.parametrize("name", ["f", "__classdict__", ".type_params", ".generic_base", "__annotate__"])
+def test_stored_definitions_skip_only_checks_that_would_not_take_them(name: str, monkeypatch) -> None:
+    from uncompile.expressions import simulator
+
+    function = M.FunctionValue((lambda: None).__code__)
+    for value in (function, M.ClassValue(function, "C", [], [])):
+        if type(value) not in simulator._DEFINITIONS:
+            continue  # (3.14+ functions: the general checks)
+        target = ast.Name(name, ast.Store())
+        fast = _simulator()._stored_marker(target, value, [], instruction(0, "STORE_NAME", name))
+        monkeypatch.setattr(simulator, "_DEFINITIONS", ())
+        general = _simulator()._stored_marker(target, value, [], instruction(0, "STORE_NAME", name))
+        monkeypatch.undo()
+        assert fast is general is False

@@ -58,7 +58,13 @@ _Assign, _Expr, _Return = ast.Assign, ast.Expr, ast.Return
 #: Whether a call's NULL goes above the callable (3.13+), not below it.
 _NULL_ABOVE = V.VERSION >= (3, 13)
 
+#: Whether there are generic definitions, built by hidden functions (3.12+).
+_GENERICS = V.VERSION >= (3, 12)
+
 _TARGETS = (ast.Name, ast.Attribute, ast.Subscript, ast.Starred, ast.Tuple, ast.List)
+#: Definitions that :meth:`Simulator._stored_marker` leaves to :meth:`Simulator.assign` without a
+#: check (3.14+: a function may be a deferred annotation's, see ``deferred_store``).
+_DEFINITIONS = (M.ClassValue,) if V.ANNOTATE_NAMES else (M.FunctionValue, M.ClassValue)
 #: The values that :meth:`Simulator._binds_type_params` can take as stores of type parameters.
 _TYPE_PARAM_VALUES = (M.TypeParam, M.TypeParams, M.Discard)
 
@@ -201,6 +207,8 @@ class Simulator(Ops314, TargetOps, ImportOps, LegacyBlockOps, LegacyUnpackOps):
     def _stored_marker(self, target: ast.expr, value: M.Marker, stack: Stack, ins: Instr) -> bool:
         """Stores of markers that are no assignment of their own (unpacking slots, loop targets,
         bookkeeping); True when handled here."""
+        if type(value) in _DEFINITIONS:  # (the commonest marker stored: none of the checks below take it)
+            return False
         if isinstance(value, _TYPE_PARAM_VALUES) and self._binds_type_params(target, value):
             return True
         if isinstance(value, M.TargetSlot):
@@ -502,7 +510,7 @@ class Simulator(Ops314, TargetOps, ImportOps, LegacyBlockOps, LegacyUnpackOps):
 
     def op_RETURN_VALUE(self, ins: Instr, stack: Stack) -> None:
         value = stack.pop() if stack else self.underflow(ins)
-        if self.code.co_name.startswith(V.GENERIC_PARAMETERS_PREFIX):
+        if _GENERICS and self.code.co_name.startswith(V.GENERIC_PARAMETERS_PREFIX):
             # the definition this hidden function builds, in its own form (see structure.generics)
             name = self.code.co_name[len(V.GENERIC_PARAMETERS_PREFIX) : -1]
             if isinstance(value, M.TypeAliasValue):
