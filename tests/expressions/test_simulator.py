@@ -156,3 +156,111 @@ def test_load_const_pushes_what_constant_expr_makes(value: object) -> None:
     assert getattr(stack[0], "uncompile_const", None) == getattr(
         constant_expr(value, 0), "uncompile_const", None
     )
+
+
+def _stdlib_codes() -> list:
+    """Code objects of real code: those of a few stdlib modules, nested ones included."""
+    import string
+    import textwrap
+    import tokenize
+
+    found = []
+    for module in (ast, string, textwrap):
+        with tokenize.open(module.__file__) as handle:
+            todo = [compile(handle.read(), module.__file__, "exec")]
+        while todo:
+            current = todo.pop()
+            found.append(current)
+            todo.extend(const for const in current.co_consts if hasattr(const, "co_code"))
+    return found
+
+
+def _dumped(stack: list) -> list:
+    return [ast.dump(item) if isinstance(item, ast.AST) else type(item).__name__ for item in stack]
+
+
+@pytest.mark.parametrize("stops", [frozenset(), frozenset({"LOAD_CONST", "POP_TOP"}), frozenset({"CALL"})])
+def test_run_until_stops_where_stepping_would_and_leaves_what_it_leaves(stops: frozenset) -> None:
+    from uncompile.bytecode.instructions import read_instructions
+
+    compared = 0
+    for code in _stdlib_codes():
+        instrs = read_instructions(code)
+        # straight-line runs only: each instruction up to the first jump, as the walker's blocks have
+        end = next((ins.index for ins in instrs if ins.target is not None), len(instrs))
+        stepped, ran = Simulator(code, nested=None), Simulator(code, nested=None)
+        stepped_stack: list = []
+        expected = end
+        try:
+            for k in range(end):
+                ins = instrs[k]
+                if ins.op in stops and (ins.op != "LOAD_CONST" or ins.arg[0] is None):
+                    expected = k
+                    break
+                stepped.step(ins, stepped_stack)
+        except (DecompileError, AttributeError):
+            continue  # (a run that needs the walker's context or a nested decompiler: none here)
+        ran_stack: list = []
+        assert ran.run_until(instrs, 0, end, stops, ran_stack) == expected
+        assert _trace(ran) == _trace(stepped)
+        assert _dumped(ran_stack) == _dumped(stepped_stack)
+        compared += 1
+    assert compared > 30
+
+
+def test_run_until_steps_each_instruction_of_a_simulator_with_its_own_step() -> None:
+    class Counting(Simulator):
+        def step(self, ins: object, stack: list) -> None:
+            self.steps = getattr(self, "steps", 0) + 1
+            Simulator.step(self, ins, stack)  # type: ignore[arg-type]
+
+    sim = Counting((lambda: None).__code__, nested=None)
+    instrs = [
+        instruction(0, "LOAD_FAST", "a"),
+        instruction(2, "POP_TOP", None),
+        instruction(4, "LOAD_CONST", (None, 0)),
+    ]
+    assert sim.run_until(instrs, 0, 3, {"LOAD_CONST"}, []) == 2
+    assert sim.steps == 2 and len(sim.out) == 1
+
+
+def test_nodes_made_without_their_constructors_are_what_the_constructors_make() -> None:
+    sim = _simulator()
+    stack: list = []
+    for ins in [
+        instruction(0, "LOAD_FAST", "a"),
+        instruction(2, "LOAD_ATTR", ("b", False)),
+        instruction(4, "CALL", (0, (), False)),
+        instruction(6, "POP_TOP", None),
+        instruction(8, "LOAD_FAST", "x"),
+        instruction(10, "STORE_FAST", "y"),
+        instruction(12, "LOAD_FAST", "y"),
+        instruction(14, "RETURN_VALUE", None),
+    ]:
+        sim.step(ins, stack)
+    load, store = ast.Load(), ast.Store()
+    call = ast.Call(ast.Attribute(ast.Name("a", load), "b", load), [], [])
+    expected = [
+        ast.Expr(call),
+        ast.Assign([ast.Name("y", store)], ast.Name("x", load), None),
+        ast.Return(ast.Name("y", load)),
+    ]
+    assert [ast.dump(stmt, include_attributes=True) for stmt in sim.out] == [
+        ast.dump(stmt, include_attributes=True) for stmt in expected
+    ]
+
+
+@pytest.mark.parametrize("name", ["f", "__classdict__", ".type_params", ".generic_base", "__annotate__"])
+def test_stored_definitions_skip_only_checks_that_would_not_take_them(name: str, monkeypatch) -> None:
+    from uncompile.expressions import simulator
+
+    function = M.FunctionValue((lambda: None).__code__)
+    for value in (function, M.ClassValue(function, "C", [], [])):
+        if type(value) not in simulator._DEFINITIONS:
+            continue  # (3.14+ functions: the general checks)
+        target = ast.Name(name, ast.Store())
+        fast = _simulator()._stored_marker(target, value, [], instruction(0, "STORE_NAME", name))
+        monkeypatch.setattr(simulator, "_DEFINITIONS", ())
+        general = _simulator()._stored_marker(target, value, [], instruction(0, "STORE_NAME", name))
+        monkeypatch.undo()
+        assert fast is general is False

@@ -55,3 +55,18 @@ def test_constant_slices_are_written_as_slices():
     assert result.identical, result
     assert result.source is not None and "__uc_" not in result.source
     assert "t[1:2] = a" in result.source and "del t[::3]" in result.source and "t[:1]" in result.source
+
+
+@pytest.mark.parametrize("name", ["x", ".0"])
+def test_store_fast_stores_into_what_name_node_makes(name):
+    import ast
+
+    from snippets import instruction
+
+    from uncompile.expressions.simulator import Simulator
+    from uncompile.expressions.targets import STORE, name_node
+
+    sim = Simulator((lambda: None).__code__, nested=None)
+    stack = [ast.Constant(1)]
+    sim.step(instruction(2, "STORE_FAST", name), stack)
+    assert ast.dump(sim.out[0].targets[0]) == ast.dump(name_node(name, STORE))

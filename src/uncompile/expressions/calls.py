@@ -20,6 +20,9 @@ from .values import EXPRESSIONS
 
 Stack = List[Any]
 
+_bare = ast.AST.__new__  # a node of the given class with no fields set (see targets.name_node)
+_Call = ast.Call
+
 _COMPREHENSIONS = ("<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>")
 
 
@@ -30,7 +33,6 @@ class CallBuilder(TypeParamOps):
     def __init__(self, code: Any, nested: Any) -> None:
         self.code = code
         self.nested = nested
-        self.null_above = V.VERSION >= (3, 13)
 
     # -- entry from the simulator -----------------------------------------------------
 
@@ -78,7 +80,15 @@ class CallBuilder(TypeParamOps):
             return
         if not isinstance(func, EXPRESSIONS):
             func = sim.expr(func, ins)
-        stack.append(ast.Call(func, sim.exprs(args, ins) if args else args, keywords))
+        for arg in args:  # sim.exprs(args, ins), called only when an argument is no expression yet
+            if not isinstance(arg, EXPRESSIONS):
+                args = sim.exprs(args, ins)
+                break
+        call = _bare(_Call)  # ast.Call(func, args, keywords), without the class's argument checks
+        call.func = func
+        call.args = args
+        call.keywords = keywords
+        stack.append(call)
 
     def _call_of_marker(
         self, func: M.Marker, args: List[Any], keywords: List[ast.keyword], stack: Stack, sim: Any, ins: Instr
@@ -109,7 +119,13 @@ class CallBuilder(TypeParamOps):
 
     def op_CALL(self, ins: Instr, stack: Stack, sim: Any) -> None:
         argc, kwnames, null_slot = ins.arg
-        args = sim.pop_n_raw(stack, argc, ins) if argc else []
+        if argc:  # sim.pop_n_raw(stack, argc, ins), without the call
+            if argc > len(stack):
+                raise sim.fail(ins, "value stack underflow")
+            args = stack[-argc:]
+            del stack[-argc:]
+        else:
+            args = []
         keywords: List[ast.keyword] = []
         if kwnames:
             split = len(args) - len(kwnames)

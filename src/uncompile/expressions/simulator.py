@@ -13,7 +13,7 @@ the structurer (:mod:`uncompile.structure`) drives it block by block.
 from __future__ import annotations
 
 import ast
-from typing import Any, Callable, Dict, List, NoReturn, Optional, Tuple, cast
+from typing import Any, Callable, Container, Dict, List, NoReturn, Optional, Tuple, cast
 
 from ..bytecode import versions as V
 from ..bytecode.instructions import Instr
@@ -52,8 +52,19 @@ _HANDLERS: Dict[type, _Handlers] = {}
 _bare = ast.AST.__new__  # a node of the given class with no fields set (see targets.name_node)
 _Name = ast.Name
 _Constant = ast.Constant
+_Attribute = ast.Attribute
+_Assign, _Expr, _Return = ast.Assign, ast.Expr, ast.Return
+
+#: Whether a call's NULL goes above the callable (3.13+), not below it.
+_NULL_ABOVE = V.VERSION >= (3, 13)
+
+#: Whether there are generic definitions, built by hidden functions (3.12+).
+_GENERICS = V.VERSION >= (3, 12)
 
 _TARGETS = (ast.Name, ast.Attribute, ast.Subscript, ast.Starred, ast.Tuple, ast.List)
+#: Definitions that :meth:`Simulator._stored_marker` leaves to :meth:`Simulator.assign` without a
+#: check (3.14+: a function may be a deferred annotation's, see ``deferred_store``).
+_DEFINITIONS = (M.ClassValue,) if V.ANNOTATE_NAMES else (M.FunctionValue, M.ClassValue)
 #: The values that :meth:`Simulator._binds_type_params` can take as stores of type parameters.
 _TYPE_PARAM_VALUES = (M.TypeParam, M.TypeParams, M.Discard)
 
@@ -187,13 +198,17 @@ class Simulator(Ops314, TargetOps, ImportOps, LegacyBlockOps, LegacyUnpackOps):
             if isinstance(value, M.GenericDefinition):
                 self.emit(self.calls.nested.stored_generic(value, target.id))
                 return
-        self.emit(
-            ast.Assign([target], value if isinstance(value, EXPRESSIONS) else self.expr(value, ins), None)
-        )
+        node = _bare(_Assign)  # ast.Assign([target], value, None), without the class's argument checks
+        node.targets = [target]
+        node.value = value if isinstance(value, EXPRESSIONS) else self.expr(value, ins)
+        node.type_comment = None
+        self.emit(node)
 
     def _stored_marker(self, target: ast.expr, value: M.Marker, stack: Stack, ins: Instr) -> bool:
         """Stores of markers that are no assignment of their own (unpacking slots, loop targets,
         bookkeeping); True when handled here."""
+        if type(value) in _DEFINITIONS:  # (the commonest marker stored: none of the checks below take it)
+            return False
         if isinstance(value, _TYPE_PARAM_VALUES) and self._binds_type_params(target, value):
             return True
         if isinstance(value, M.TargetSlot):
@@ -284,6 +299,33 @@ class Simulator(Ops314, TargetOps, ImportOps, LegacyBlockOps, LegacyUnpackOps):
             if stack:
                 computed(stack[-1])
 
+    def run_until(
+        self, instrs: List[Instr], start: int, end: int, stops: Container[str], stack: Stack
+    ) -> int:
+        """:meth:`step` ``instrs[start:end]`` in turn up to the first whose op is in *stops* (a
+        ``LOAD_CONST`` only when it loads None: a ``return None`` may start there); returns its
+        index, or *end*. The walker executes each block so up to the instructions it looks at
+        itself: one call for a run of instructions, where a :meth:`step` call each would do."""
+        if type(self).step is not Simulator.step:
+            for k in range(start, end):
+                ins = instrs[k]
+                op = ins.op
+                if op in stops and (op != "LOAD_CONST" or ins.arg[0] is None):
+                    return k
+                self.step(ins, stack)
+            return end
+        handlers, computed = self._handlers, self._computed
+        for k in range(start, end):
+            ins = instrs[k]
+            op = ins.op
+            if op in stops and (op != "LOAD_CONST" or ins.arg[0] is None):
+                return k
+            self.pending.append(ins.offset)
+            handlers[op](self, ins, stack)
+            if stack:
+                computed(stack[-1])
+        return end
+
     @classmethod
     def _handler_for(cls, op: str) -> Handler:
         """What executes *op* (looked up once per op and class): an ``op_*`` method of the simulator, a
@@ -344,10 +386,13 @@ class Simulator(Ops314, TargetOps, ImportOps, LegacyBlockOps, LegacyUnpackOps):
 
     def op_LOAD_GLOBAL(self, ins: Instr, stack: Stack) -> None:
         name, null = ins.arg
-        if null and not self.calls.null_above:
+        if null and not _NULL_ABOVE:
             stack.append(M.Null())
-        stack.append(name_node(name))
-        if null and self.calls.null_above:
+        node = _bare(_Name)  # name_node(name), without the call (a global is never ``.0``)
+        node.id = name
+        node.ctx = LOAD
+        stack.append(node)
+        if null and _NULL_ABOVE:
             stack.append(M.Null())
 
     def op_LOAD_ATTR(self, ins: Instr, stack: Stack) -> None:
@@ -355,7 +400,11 @@ class Simulator(Ops314, TargetOps, ImportOps, LegacyBlockOps, LegacyUnpackOps):
         obj = stack.pop() if stack else self.underflow(ins)
         if not isinstance(obj, EXPRESSIONS):
             obj = self.expr(obj, ins)
-        stack.append(ast.Attribute(obj, name, LOAD))
+        node = _bare(_Attribute)  # ast.Attribute(obj, name, LOAD), without the class's argument checks
+        node.value = obj
+        node.attr = name
+        node.ctx = LOAD
+        stack.append(node)
         if method:
             stack.append(M.Null())
 
@@ -379,10 +428,12 @@ class Simulator(Ops314, TargetOps, ImportOps, LegacyBlockOps, LegacyUnpackOps):
         if isinstance(value, M.TargetSlot):  # ``_, _, x = v``: a store the next one overwrites
             value.owner.dropped.append(value.position)
             return
-        if isinstance(value, ast.NamedExpr) or not M.is_marker(value):
+        if isinstance(value, ast.NamedExpr) or not isinstance(value, M.Marker):
             if value is self.chain_named:
                 self.chain = None
-            self.emit(ast.Expr(value))
+            node = _bare(_Expr)  # ast.Expr(value), without the class's argument checks
+            node.value = value
+            self.emit(node)
 
     def op_COPY(self, ins: Instr, stack: Stack) -> None:
         if ins.arg > len(stack):
@@ -459,7 +510,7 @@ class Simulator(Ops314, TargetOps, ImportOps, LegacyBlockOps, LegacyUnpackOps):
 
     def op_RETURN_VALUE(self, ins: Instr, stack: Stack) -> None:
         value = stack.pop() if stack else self.underflow(ins)
-        if self.code.co_name.startswith(V.GENERIC_PARAMETERS_PREFIX):
+        if _GENERICS and self.code.co_name.startswith(V.GENERIC_PARAMETERS_PREFIX):
             # the definition this hidden function builds, in its own form (see structure.generics)
             name = self.code.co_name[len(V.GENERIC_PARAMETERS_PREFIX) : -1]
             if isinstance(value, M.TypeAliasValue):
@@ -472,7 +523,9 @@ class Simulator(Ops314, TargetOps, ImportOps, LegacyBlockOps, LegacyUnpackOps):
             # ``*X`` unpacked into one value: only a ``*Ts = *X`` default's evaluator returns it
             self.emit(ast.Return(ast.Starred(self.expr(value.owner.value, ins), LOAD)))
             return
-        self.emit(ast.Return(value if isinstance(value, EXPRESSIONS) else self.expr(value, ins)))
+        node = _bare(_Return)  # ast.Return(value), without the class's argument checks
+        node.value = value if isinstance(value, EXPRESSIONS) else self.expr(value, ins)
+        self.emit(node)
 
     def _binds_type_params(self, target: ast.expr, value: Any) -> bool:
         """A store the compiler adds for type parameters: each one under its name, the class's

@@ -73,7 +73,14 @@ class TargetOps:
     # stores
 
     def op_STORE_FAST(self, ins: Instr, stack: Stack) -> None:
-        self.assign(name_node(ins.arg), stack.pop() if stack else self.underflow(ins), stack, ins)
+        name = ins.arg
+        if name == ".0":
+            target = name_node(name, STORE)
+        else:  # name_node(name, STORE), without the call: the commonest store
+            target = _bare(_Name)
+            target.id = name
+            target.ctx = STORE
+        self.assign(target, stack.pop() if stack else self.underflow(ins), stack, ins)
 
     op_STORE_NAME = op_STORE_FAST
 
