@@ -155,7 +155,7 @@ class PureBlocks:
         last = instrs[end].op
         stop = end if last in V.CONDITIONAL_JUMPS or last == "JUMP" else end + 1
         free = True
-        for ins in instrs[min(start, end) : stop]:
+        for ins in instrs[start if start < end else end : stop]:
             op = ins.op
             if (
                 ins.target is not None
