@@ -112,9 +112,7 @@ class PureBlocks:
         work = list(stack) + list(operands)
         try:
             with self.sim.scratch():
-                step = self.sim.step
-                for ins in self.instrs[start : block.end - 1]:
-                    step(ins, work)
+                self.sim.run(self.instrs[start : block.end - 1], work)
                 last = self.instrs[block.end - 1]
                 if last.op in V.CONDITIONAL_JUMPS:
                     kind = "cond"

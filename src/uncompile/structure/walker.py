@@ -402,7 +402,7 @@ class Walker(
             return self.conditional(block.id, ctx, stack)
         if op == "JUMP":
             self.sim.pending.append(ins.offset)
-            return self.start_of(block.jump)
+            return None if block.jump is None else self.blocks[block.jump].start
         if op == "RERAISE" and block.jump is not None:  # see legacy_link_reraise_copies
             return self.start_of(block.jump)
         if op in _WITH_STARTS:
