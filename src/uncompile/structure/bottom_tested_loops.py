@@ -141,8 +141,10 @@ class BottomTestedLoops(LoopGraph):
     def _exits_to_loop_header(self, node: Node) -> bool:
         """Whether an exit of condition *node* is a loop's header."""
         true, false = node.true, node.false
-        return (isinstance(true, int) and self.is_loop_header(true)) or (
-            isinstance(false, int) and self.is_loop_header(false)
+        # (a block that can head no loop is known without is_loop_header's call: most exits)
+        candidates = self.cfg.loop_candidates
+        return (isinstance(true, int) and true in candidates and self.is_loop_header(true)) or (
+            isinstance(false, int) and false in candidates and self.is_loop_header(false)
         )
 
     def bottom_test(

@@ -187,6 +187,8 @@ def is_written_continue(walker: Any, block_id: int, header: int) -> bool:
 def past_forward_jumps(walker: Any, follow: Optional[int]) -> Optional[int]:
     """Where *follow* leads when it is only a forward jump (the jump to the body of an ``if``
     with a chained comparison comes after its last test: the paths meet at the body, or past it)."""
+    if follow is None or walker.blocks[follow].end - walker.blocks[follow].start != 1:
+        return follow  # (most follows: more than a jump, known without a call)
     seen = set()
     while follow is not None and follow not in seen and walker._lone_jump(follow):
         seen.add(follow)

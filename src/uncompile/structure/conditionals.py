@@ -134,11 +134,10 @@ class Conditionals:
                 continue
             start = here.start
             if (
-                nodes
-                and (isinstance(nodes[-1].true, tuple) or isinstance(nodes[-1].false, tuple))
-                and self.instrs[start].op == "POP_TOP"
+                self.instrs[start].op == "POP_TOP"  # (first: the cheapest test, seldom true)
+                and nodes
                 and falls[-1] == fall
-                and _value_node(nodes[-1])
+                and (isinstance(nodes[-1].true, tuple) or isinstance(nodes[-1].false, tuple))
             ):
                 start += 1
             free = self._statement_free(fall, start)
@@ -202,7 +201,8 @@ class Conditionals:
             fall = nxt
         if V.LAYOUT_IN_SOURCE_ORDER:
             self.legacy_thread_exits(nodes)
-        reduced, sizes = reduce_nodes(nodes, self._leads_to)
+        # (one node reduces to itself: most conditions)
+        reduced, sizes = reduce_nodes(nodes, self._leads_to) if len(nodes) > 1 else (list(nodes), [1])
         if past_jumps is not None and not (
             sizes[0] > past_jumps and self._joins_after(joined, falls[past_jumps : sizes[0]])
         ):

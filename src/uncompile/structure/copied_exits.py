@@ -153,8 +153,8 @@ def copied_tail_ternary(walker: Any, head: Node, fall: Optional[int], stack: Lis
     if len(second.preds) == 2:  # the chain's last test and its cleanup
         if not exit_after_chain_cleanup(walker, second.id):
             return None
-    elif all(M.is_marker(value) for value in stack):
-        return None
+    elif not stack or all(M.is_marker(value) for value in stack):
+        return None  # (no value: most tests are between statements)
     first_end, second_end = _straight_end(walker, first), _straight_end(walker, second)
     if any(walker.instrs[end - 1].op not in ENDS_PATH for end in (first_end, second_end)):
         return None

@@ -34,6 +34,7 @@ class IfStatements:
     """The ``if`` statements of the walker; uses the walker's graph, simulator and helpers."""
 
     _bottom_cuts: Any
+    _pdoms: Any
     _lone_jump: Any
     blocks: Any
     continue_ends_with_body: Any
@@ -78,7 +79,8 @@ class IfStatements:
             jumped = self.legacy_if_jump(test, then_b, else_b, ctx, stack)
             if jumped != -1:  # ``if c: continue`` / ``if c: break`` kept as written
                 return jumped
-        follow = region_follow(self, block_id, ctx)
+        pdoms = self._pdoms.get(ctx.region)  # (region_follow's, once computed: no call)
+        follow = region_follow(self, block_id, ctx) if pdoms is None else pdoms.get(block_id)
         if follow is not None:
             follow = past_forward_jumps(self, follow)
         if follow is not None and follow in (then_b, else_b) and not V.LAYOUT_IN_SOURCE_ORDER:
@@ -90,7 +92,7 @@ class IfStatements:
         elif follow is not None:
             follow = joined_before_continue(self, block_id, then_b, else_b, follow, ctx)
         if (
-            (follow is None or meets_at_next_iteration(self, follow, else_b, ctx))
+            (follow is None or (ctx.loop is not None and meets_at_next_iteration(self, follow, else_b, ctx)))
             and then_b is not None
             and else_b is not None
             and self.reaches(then_b, else_b, ctx)
@@ -147,7 +149,10 @@ class IfStatements:
             self.sim.emit(_assert_or_if(test, body, []))
             return self.start_of(else_b)
         inner = ctx.stop_at(follow)
-        body = self.walk(self.start_of(then_b), inner, list(stack)) if then_b != follow else []
+        # (the branches' starts looked up here, not by start_of calls: every if takes this path)
+        then_start = None if then_b is None else self.blocks[then_b].start
+        else_start = None if else_b is None else self.blocks[else_b].start
+        body = self.walk(then_start, inner, list(stack)) if then_b != follow else []
         if not body and then_b != follow and self.continue_ends_with_body(then_b, ctx):
             body = [ast.Continue()]
         if (
@@ -159,10 +164,10 @@ class IfStatements:
         ):
             # 3.8 - 3.10: the body goes on to an enclosing statement's follow; the else raises
             stopped = self.exit
-            orelse = self.walk(self.start_of(else_b), ctx, list(stack))
+            orelse = self.walk(else_start, ctx, list(stack))
             self.sim.emit(_assert_or_if(test, body, orelse))
             return stopped
-        orelse = self.walk(self.start_of(else_b), inner, list(stack)) if else_b != follow else []
+        orelse = self.walk(else_start, inner, list(stack)) if else_b != follow else []
         after = self._after_if(follow, self.exit if else_b != follow else None, ctx)
         if orelse and (
             (not body and is_lone_continue(self, then_b, follow, ctx))

@@ -33,6 +33,7 @@ class LegacyLayout:
     instrs: Any
     jump_past_else: Any
     legacy_final_return_at: int
+    _legacy_setups: Any
     _matches: Any
     reaches: Any
     sim: Any
@@ -436,4 +437,9 @@ class LegacyLayout:
         if pos != self.legacy_final_return_at:
             return False
         block = self.blocks[self.block_of[pos]]
+        if V.KEEPS_DEAD_CODE and not self._legacy_setups:
+            # (3.8, 3.9) without SETUP_* the block stacks only tell what the graph reaches, and
+            # whether it reaches this return was found when the walk began: the stacks of every
+            # instruction are not needed for it
+            return block.start == pos and self.sim.explicit_final_return
         return block.start == pos and self.block_stacks()[pos] is None

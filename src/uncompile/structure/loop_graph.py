@@ -59,9 +59,11 @@ class LoopGraph:
     def is_break(self, block_id: int, loop: Loop) -> bool:
         """Whether reaching *block_id* leaves *loop*: its exit, or where an exit that is only a jump goes."""
         exit_b = loop.break_to
-        return exit_b is not None and (
-            block_id == exit_b or (self._lone_jump(exit_b) and block_id == self.blocks[exit_b].jump)
-        )
+        if exit_b is None or block_id == exit_b:
+            return exit_b is not None
+        # (the lone jump tested here, without _lone_jump's call: every block walked in a loop asks)
+        exit = self.blocks[exit_b]
+        return block_id == exit.jump and exit.end - exit.start == 1 and self.instrs[exit.start].op == "JUMP"
 
     def _lone_jump(self, block_id: int) -> bool:
         block = self.blocks[block_id]

@@ -112,9 +112,7 @@ class PureBlocks:
         work = list(stack) + list(operands)
         try:
             with self.sim.scratch():
-                step = self.sim.step
-                for ins in self.instrs[start : block.end - 1]:
-                    step(ins, work)
+                self.sim.run(self.instrs[start : block.end - 1], work)
                 last = self.instrs[block.end - 1]
                 if last.op in V.CONDITIONAL_JUMPS:
                     kind = "cond"
@@ -155,7 +153,7 @@ class PureBlocks:
         last = instrs[end].op
         stop = end if last in V.CONDITIONAL_JUMPS or last == "JUMP" else end + 1
         free = True
-        for ins in instrs[min(start, end) : stop]:
+        for ins in instrs[start if start < end else end : stop]:
             op = ins.op
             if (
                 ins.target is not None

@@ -319,7 +319,7 @@ class Walker(
         """Execute the rest of the block at *pos*; returns where the walk goes next."""
         block = self.blocks[self.block_of[pos]]
         last = block.end - 1
-        instrs, step, until = self.instrs, self.sim.step, ctx.until
+        instrs, step, run, until = self.instrs, self.sim.step, self.sim.run, ctx.until
         copying = bool(ctx.finally_bodies)  # a finally body's copy may start anywhere
         # most instructions are only executed: those the checks below can stop at are known
         loop = ctx.loop
@@ -352,9 +352,10 @@ class Walker(
                     op = ins.op
                     if op in checked and (op != "LOAD_CONST" or ins.arg[0] is None):
                         break
-                    step(ins, stack)
                 else:
                     k = end
+                if k > i:
+                    run(instrs[i:k], stack)  # (one call for the run: no frame of step's per instruction)
                 i = k
                 if i == stop:
                     break
@@ -401,7 +402,7 @@ class Walker(
             return self.conditional(block.id, ctx, stack)
         if op == "JUMP":
             self.sim.pending.append(ins.offset)
-            return self.start_of(block.jump)
+            return None if block.jump is None else self.blocks[block.jump].start
         if op == "RERAISE" and block.jump is not None:  # see legacy_link_reraise_copies
             return self.start_of(block.jump)
         if op in _WITH_STARTS:
