@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import ast
 from ast import Name
-from typing import Dict, List, NamedTuple, Sequence, Tuple, Union
+from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 from .expressions import ExpressionPrinter, MethodsByNode
 from .literals import (
@@ -99,44 +99,56 @@ class _StatementWriter:
     def body(self, statements: Sequence[ast.stmt], docstring: bool = False) -> None:
         """Write a sequence of statements at the current depth (``pass`` if there are none),
         recording the span of each (for :func:`emit`); with *docstring*, a string first is written
-        as one.
+        as one."""
+        self.block(None, statements, docstring)
+
+    def block(self, header: Optional[str], statements: Sequence[ast.stmt], docstring: bool = False) -> None:
+        """``header:`` followed by the indented *statements* (see :meth:`body`; with no *header*,
+        the statements at the current depth).
 
         A simple statement's writer returns its logical line, appended here (without a call to
-        :meth:`line` per line); a compound statement's writer writes its lines itself and
+        :meth:`line` per line); a compound statement's writer writes its lines itself (its
+        blocks through this method, which writes the header too: one call per block) and
         returns None.
         """
+        outer = indent = self.indent
+        lines = self.lines
+        if header is not None:
+            lines.append(outer + header + ":")
+            self.indent = indent = outer + INDENT
         if not statements:
-            self.line("pass")
+            lines.append(indent + "pass")
+            self.indent = outer
             return
-        lines, spans, record_spans, indent = self.lines, self.spans, self.record_spans, self.indent
+        spans, record_spans = self.spans, self.record_spans
         blank_lines = ("",) if indent else ("", "")  # around definitions, 2 at the top level
         after_definition = False
+        start = len(lines)  # (every statement writes at least one line)
         first = 0
-        for position, node in enumerate(statements):
+        writers = _WRITERS
+        for node in statements:
             kind = type(node)
-            is_definition = kind in _DEFINITIONS
-            if position and (is_definition or after_definition):
+            if kind in _DEFINITIONS:  # (rare: the common statements take the two tests alone)
+                if len(lines) > start:
+                    lines.extend(blank_lines)
+                after_definition = True
+            elif after_definition:
                 lines.extend(blank_lines)
-            after_definition = is_definition
+                after_definition = False
             if record_spans:
                 first = len(lines) + 1
-            write = _WRITERS[kind]
             if docstring:  # only the first statement can be the docstring
                 docstring = False
                 if kind is ast.Expr and _is_docstring(node):
-                    write = _StatementWriter._docstring
-            text = write(self, node)
+                    lines.append(indent + self._docstring(node))
+                    if record_spans:
+                        spans[node] = (first, len(lines))
+                    continue
+            text = writers[kind](self, node)
             if text is not None:
                 lines.append(indent + text)
             if record_spans:
                 spans[node] = (first, len(lines))
-
-    def block(self, header: str, statements: Sequence[ast.stmt], docstring: bool = False) -> None:
-        """``header:`` followed by the indented *statements*."""
-        outer = self.indent
-        self.lines.append(outer + header + ":")
-        self.indent = outer + INDENT
-        self.body(statements, docstring)
         self.indent = outer
 
     def _docstring(self, node: ast.Expr) -> str:
