@@ -33,6 +33,7 @@ from .precedence import (
 Rendered = Tuple[str, int]
 
 _SET_CONTEXT_COMPARISONS = (ast.In, ast.NotIn)
+_SET_CONTEXT_COMPARISON_KINDS = frozenset(_SET_CONTEXT_COMPARISONS)
 
 #: Call arguments written otherwise than as an expression at TEST level.
 _ARGUMENTS_OF_THEIR_OWN = frozenset([ast.Starred, ast.NamedExpr, ast.GeneratorExp])
@@ -297,6 +298,10 @@ class ExpressionPrinter:
         if operator is ast.Pow:  # right-associative; a unary operand binds looser on the left only
             base = self.expression(node.left, Precedence.AWAIT)
             return "%s ** %s" % (base, self.expression(node.right, Precedence.FACTOR)), precedence
+        left = node.left
+        if type(left) is not ast.BinOp:  # (most operations: no chain, written directly)
+            text = self.expression(left, precedence) + " " + BINARY_OPERATORS[operator] + " "
+            return text + self.expression(node.right, precedence + 1), precedence
         # Walk down a left-leaning chain (a + b - c + ...) without recursing once per operator.
         tail: List[Tuple[str, ast.expr]] = []
         current: ast.expr = node
@@ -323,6 +328,11 @@ class ExpressionPrinter:
         return separator.join([self.expression(value, operand) for value in node.values]), precedence
 
     def _Compare(self, node: ast.Compare) -> Rendered:
+        ops = node.ops
+        if len(ops) == 1 and type(ops[0]) not in _SET_CONTEXT_COMPARISON_KINDS:  # (most comparisons)
+            left = self.expression(node.left, Precedence.BOR)
+            right = self.expression(node.comparators[0], Precedence.BOR)
+            return left + " " + COMPARISON_OPERATORS[type(ops[0])] + " " + right, Precedence.CMP
         pieces = [self.expression(node.left, Precedence.BOR)]
         for operator, comparator in zip(node.ops, node.comparators):
             pieces.append(COMPARISON_OPERATORS[type(operator)])

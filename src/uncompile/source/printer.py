@@ -12,7 +12,7 @@ its last nested block. Exception handlers and ``case`` blocks get spans too.
 from __future__ import annotations
 
 import ast
-from ast import Name
+from ast import If, Name, NamedExpr
 from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 from .expressions import ExpressionPrinter, MethodsByNode
@@ -245,13 +245,17 @@ class _StatementWriter:
     def _If(self, node: ast.If) -> None:
         # An ``else`` holding nothing but an ``if`` is an ``elif``; long chains are walked in a loop.
         chain: List[Tuple[ast.If, int]] = []
-        keyword = "if"
+        keyword = "if "
         while True:
-            self.block("%s %s" % (keyword, self.expressions.named_expression(node.test)), node.body)
+            test = node.test
+            if type(test) is NamedExpr:  # (a named_expression there, as the grammar says)
+                self.block(keyword + self.expressions.named_expression(test), node.body)
+            else:  # (the commonest test: no call to named_expression)
+                self.block(keyword + self.expression(test), node.body)
             orelse: Sequence[ast.stmt] = getattr(node, "orelse", None) or ()
-            if not (len(orelse) == 1 and isinstance(orelse[0], ast.If)):
+            if not orelse or len(orelse) != 1 or not isinstance(orelse[0], If):
                 break
-            node, keyword = orelse[0], "elif"
+            node, keyword = orelse[0], "elif "
             chain.append((node, len(self.lines) + 1))
         if orelse:
             self.block("else", orelse)
