@@ -187,7 +187,7 @@ class ExpressionPrinter:
         try:  # (faster than two getattr calls: a node built by the decompiler has both fields)
             args, keywords = node.args, node.keywords
         except AttributeError:
-            args, keywords = getattr(node, "args", ()), getattr(node, "keywords", ())
+            args, keywords = getattr(node, "args", []), getattr(node, "keywords", [])
         if not (args or keywords):
             return function + "()", Precedence.ATOM
         return function + "(" + self.call_arguments(args, keywords) + ")", Precedence.ATOM
@@ -377,8 +377,8 @@ class ExpressionPrinter:
             positional_only, positional, defaults = node.posonlyargs, node.args, node.defaults
             vararg, keyword_only, kwarg = node.vararg, node.kwonlyargs, node.kwarg
         except AttributeError:
-            positional_only, positional = getattr(node, "posonlyargs", ()), getattr(node, "args", ())
-            defaults, keyword_only = getattr(node, "defaults", ()), getattr(node, "kwonlyargs", ())
+            positional_only, positional = getattr(node, "posonlyargs", []), getattr(node, "args", [])
+            defaults, keyword_only = getattr(node, "defaults", []), getattr(node, "kwonlyargs", [])
             vararg, kwarg = getattr(node, "vararg", None), getattr(node, "kwarg", None)
         if positional_only:
             positional = [*positional_only, *positional]

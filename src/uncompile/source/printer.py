@@ -29,6 +29,8 @@ from .precedence import BINARY_OPERATORS, Precedence
 INDENT = "    "
 
 _DEFINITIONS = frozenset([ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef])
+#: Around definitions: one blank line in a block, two at the top level.
+_BLANK_LINES, _TOP_LEVEL_BLANK_LINES = ("",), ("", "")
 
 
 class Emitted(NamedTuple):
@@ -121,26 +123,24 @@ class _StatementWriter:
             self.indent = outer
             return
         spans, record_spans = self.spans, self.record_spans
-        blank_lines = ("",) if indent else ("", "")  # around definitions, 2 at the top level
         after_definition = False
         start = len(lines)  # (every statement writes at least one line)
-        first = 0
         writers = _WRITERS
         for node in statements:
             kind = type(node)
             if kind in _DEFINITIONS:  # (rare: the common statements take the two tests alone)
                 if len(lines) > start:
-                    lines.extend(blank_lines)
+                    lines.extend(_BLANK_LINES if indent else _TOP_LEVEL_BLANK_LINES)
                 after_definition = True
             elif after_definition:
-                lines.extend(blank_lines)
+                lines.extend(_BLANK_LINES if indent else _TOP_LEVEL_BLANK_LINES)
                 after_definition = False
             if record_spans:
                 first = len(lines) + 1
             if docstring:  # only the first statement can be the docstring
                 docstring = False
                 if kind is ast.Expr and _is_docstring(node):
-                    lines.append(indent + self._docstring(node))
+                    lines.append(indent + self._docstring(node))  # type: ignore[arg-type]
                     if record_spans:
                         spans[node] = (first, len(lines))
                     continue
