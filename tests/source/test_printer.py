@@ -266,12 +266,13 @@ def test_nodes_built_without_optional_fields() -> None:
     )
     loop = ast.For(target=ast.Name("i"), iter=ast.Name("a"), body=[ast.Expr(ast.Yield())])
     handler = ast.ExceptHandler(body=[ast.Raise()])
-    body = [loop, ast.Try(body=[ast.Pass()], handlers=[handler]), ast.Return()]
+    call = ast.Expr(ast.Call(func=ast.Name("g"), args=[ast.Name("a")]))  # (no keywords)
+    body = [loop, ast.Try(body=[ast.Pass()], handlers=[handler]), call, ast.Return()]
     function = ast.FunctionDef(name="f", args=arguments, body=body)
     text = to_source(function)
     assert (
         text == "def f(a):\n    for i in a:\n        yield\n    try:\n        pass\n    except:\n"
-        "        raise\n    return\n"
+        "        raise\n    g(a)\n    return\n"
     )
 
 

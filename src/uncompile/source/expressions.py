@@ -33,6 +33,7 @@ from .precedence import (
 Rendered = Tuple[str, int]
 
 _SET_CONTEXT_COMPARISONS = (ast.In, ast.NotIn)
+_SET_CONTEXT_COMPARISON_KINDS = frozenset(_SET_CONTEXT_COMPARISONS)
 
 #: Call arguments written otherwise than as an expression at TEST level.
 _ARGUMENTS_OF_THEIR_OWN = frozenset([ast.Starred, ast.NamedExpr, ast.GeneratorExp])
@@ -183,10 +184,13 @@ class ExpressionPrinter:
             function = func.value.id + "." + func.attr  # type: ignore[attr-defined]  # self.f(), os.path.join()
         else:
             function = self.expression(func, Precedence.ATOM)
-        args, keywords = getattr(node, "args", ()), getattr(node, "keywords", ())
+        try:  # (faster than two getattr calls: a node built by the decompiler has both fields)
+            args, keywords = node.args, node.keywords
+        except AttributeError:
+            args, keywords = getattr(node, "args", []), getattr(node, "keywords", [])
         if not (args or keywords):
             return function + "()", Precedence.ATOM
-        return "%s(%s)" % (function, self.call_arguments(args, keywords)), Precedence.ATOM
+        return function + "(" + self.call_arguments(args, keywords) + ")", Precedence.ATOM
 
     def call_arguments(self, args: Sequence[ast.expr], keywords: Sequence[ast.keyword]) -> str:
         """The inside of a call's (or a class definition's) parentheses."""
@@ -294,6 +298,10 @@ class ExpressionPrinter:
         if operator is ast.Pow:  # right-associative; a unary operand binds looser on the left only
             base = self.expression(node.left, Precedence.AWAIT)
             return "%s ** %s" % (base, self.expression(node.right, Precedence.FACTOR)), precedence
+        left = node.left
+        if type(left) is not ast.BinOp:  # (most operations: no chain, written directly)
+            text = self.expression(left, precedence) + " " + BINARY_OPERATORS[operator] + " "
+            return text + self.expression(node.right, precedence + 1), precedence
         # Walk down a left-leaning chain (a + b - c + ...) without recursing once per operator.
         tail: List[Tuple[str, ast.expr]] = []
         current: ast.expr = node
@@ -320,6 +328,11 @@ class ExpressionPrinter:
         return separator.join([self.expression(value, operand) for value in node.values]), precedence
 
     def _Compare(self, node: ast.Compare) -> Rendered:
+        ops = node.ops
+        if len(ops) == 1 and type(ops[0]) not in _SET_CONTEXT_COMPARISON_KINDS:  # (most comparisons)
+            left = self.expression(node.left, Precedence.BOR)
+            right = self.expression(node.comparators[0], Precedence.BOR)
+            return left + " " + COMPARISON_OPERATORS[type(ops[0])] + " " + right, Precedence.CMP
         pieces = [self.expression(node.left, Precedence.BOR)]
         for operator, comparator in zip(node.ops, node.comparators):
             pieces.append(COMPARISON_OPERATORS[type(operator)])
@@ -360,17 +373,20 @@ class ExpressionPrinter:
 
     def arguments(self, node: ast.arguments, annotations: bool = True) -> str:
         """A parameter list: positional-only ``/``, defaults, ``*args``, keyword-only, ``**kw``."""
-        positional_only = getattr(node, "posonlyargs", ())
-        positional = getattr(node, "args", ())
+        try:  # (faster than a getattr call per field: a node built by the decompiler has them all)
+            positional_only, positional, defaults = node.posonlyargs, node.args, node.defaults
+            vararg, keyword_only, kwarg = node.vararg, node.kwonlyargs, node.kwarg
+        except AttributeError:
+            positional_only, positional = getattr(node, "posonlyargs", []), getattr(node, "args", [])
+            defaults, keyword_only = getattr(node, "defaults", []), getattr(node, "kwonlyargs", [])
+            vararg, kwarg = getattr(node, "vararg", None), getattr(node, "kwarg", None)
         if positional_only:
             positional = [*positional_only, *positional]
-        pieces = self._parameters(positional, getattr(node, "defaults", ()), annotations)
+        pieces = self._parameters(positional, defaults, annotations)
         if positional_only:
             pieces.insert(len(positional_only), "/")
-        vararg, kwarg = getattr(node, "vararg", None), getattr(node, "kwarg", None)
         if vararg is not None:
             pieces.append("*" + self._parameters([vararg], (), annotations)[0])
-        keyword_only = getattr(node, "kwonlyargs", ())
         if keyword_only:
             if vararg is None:
                 pieces.append("*")

@@ -12,8 +12,8 @@ its last nested block. Exception handlers and ``case`` blocks get spans too.
 from __future__ import annotations
 
 import ast
-from ast import Name
-from typing import Dict, List, NamedTuple, Sequence, Tuple, Union
+from ast import If, Name, NamedExpr
+from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 from .expressions import ExpressionPrinter, MethodsByNode
 from .literals import (
@@ -29,6 +29,8 @@ from .precedence import BINARY_OPERATORS, Precedence
 INDENT = "    "
 
 _DEFINITIONS = frozenset([ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef])
+#: Around definitions: one blank line in a block, two at the top level.
+_BLANK_LINES, _TOP_LEVEL_BLANK_LINES = ("",), ("", "")
 
 
 class Emitted(NamedTuple):
@@ -99,44 +101,54 @@ class _StatementWriter:
     def body(self, statements: Sequence[ast.stmt], docstring: bool = False) -> None:
         """Write a sequence of statements at the current depth (``pass`` if there are none),
         recording the span of each (for :func:`emit`); with *docstring*, a string first is written
-        as one.
+        as one."""
+        self.block(None, statements, docstring)
+
+    def block(self, header: Optional[str], statements: Sequence[ast.stmt], docstring: bool = False) -> None:
+        """``header:`` followed by the indented *statements* (see :meth:`body`; with no *header*,
+        the statements at the current depth).
 
         A simple statement's writer returns its logical line, appended here (without a call to
-        :meth:`line` per line); a compound statement's writer writes its lines itself and
+        :meth:`line` per line); a compound statement's writer writes its lines itself (its
+        blocks through this method, which writes the header too: one call per block) and
         returns None.
         """
+        outer = indent = self.indent
+        lines = self.lines
+        if header is not None:
+            lines.append(outer + header + ":")
+            self.indent = indent = outer + INDENT
         if not statements:
-            self.line("pass")
+            lines.append(indent + "pass")
+            self.indent = outer
             return
-        lines, spans, record_spans, indent = self.lines, self.spans, self.record_spans, self.indent
-        blank_lines = ("",) if indent else ("", "")  # around definitions, 2 at the top level
+        spans, record_spans = self.spans, self.record_spans
         after_definition = False
-        first = 0
-        for position, node in enumerate(statements):
+        start = len(lines)  # (every statement writes at least one line)
+        writers = _WRITERS
+        for node in statements:
             kind = type(node)
-            is_definition = kind in _DEFINITIONS
-            if position and (is_definition or after_definition):
-                lines.extend(blank_lines)
-            after_definition = is_definition
+            if kind in _DEFINITIONS:  # (rare: the common statements take the two tests alone)
+                if len(lines) > start:
+                    lines.extend(_BLANK_LINES if indent else _TOP_LEVEL_BLANK_LINES)
+                after_definition = True
+            elif after_definition:
+                lines.extend(_BLANK_LINES if indent else _TOP_LEVEL_BLANK_LINES)
+                after_definition = False
             if record_spans:
                 first = len(lines) + 1
-            write = _WRITERS[kind]
             if docstring:  # only the first statement can be the docstring
                 docstring = False
                 if kind is ast.Expr and _is_docstring(node):
-                    write = _StatementWriter._docstring
-            text = write(self, node)
+                    lines.append(indent + self._docstring(node))  # type: ignore[arg-type]
+                    if record_spans:
+                        spans[node] = (first, len(lines))
+                    continue
+            text = writers[kind](self, node)
             if text is not None:
                 lines.append(indent + text)
             if record_spans:
                 spans[node] = (first, len(lines))
-
-    def block(self, header: str, statements: Sequence[ast.stmt], docstring: bool = False) -> None:
-        """``header:`` followed by the indented *statements*."""
-        outer = self.indent
-        self.lines.append(outer + header + ":")
-        self.indent = outer + INDENT
-        self.body(statements, docstring)
         self.indent = outer
 
     def _docstring(self, node: ast.Expr) -> str:
@@ -233,13 +245,17 @@ class _StatementWriter:
     def _If(self, node: ast.If) -> None:
         # An ``else`` holding nothing but an ``if`` is an ``elif``; long chains are walked in a loop.
         chain: List[Tuple[ast.If, int]] = []
-        keyword = "if"
+        keyword = "if "
         while True:
-            self.block("%s %s" % (keyword, self.expressions.named_expression(node.test)), node.body)
+            test = node.test
+            if type(test) is NamedExpr:  # (a named_expression there, as the grammar says)
+                self.block(keyword + self.expressions.named_expression(test), node.body)
+            else:  # (the commonest test: no call to named_expression)
+                self.block(keyword + self.expression(test), node.body)
             orelse: Sequence[ast.stmt] = getattr(node, "orelse", None) or ()
-            if not (len(orelse) == 1 and isinstance(orelse[0], ast.If)):
+            if not orelse or len(orelse) != 1 or not isinstance(orelse[0], If):
                 break
-            node, keyword = orelse[0], "elif"
+            node, keyword = orelse[0], "elif "
             chain.append((node, len(self.lines) + 1))
         if orelse:
             self.block("else", orelse)

@@ -360,7 +360,7 @@ def _tidy_statements(stmts: List[ast.stmt], bare_returns: bool, function: bool) 
     left_alone, new_return, new_raise, new_if = _NOTHING_TO_TIDY, ast.Return, ast.Raise, ast.If
     while pending:
         block = pending.pop()
-        for index, stmt in enumerate(block):
+        for stmt in block:  # (no index to keep for each: a raise, which needs one, is rare)
             kind = type(stmt)
             if kind in left_alone:
                 continue
@@ -373,7 +373,9 @@ def _tidy_statements(stmts: List[ast.stmt], bare_returns: bool, function: bool) 
                 else:
                     returns_values = True
             elif kind is new_raise:
-                block[index] = _assert_false(stmt)
+                assertion = _assert_false(stmt)
+                if assertion is not stmt:  # (the first occurrence not yet replaced is this one)
+                    block[next(i for i, item in enumerate(block) if item is stmt)] = assertion
             elif kind is new_if:  # (the commonest compound statement: its lists read directly)
                 pending.append(stmt.body)  # type: ignore[attr-defined]
                 orelse = getattr(stmt, "orelse", None)
