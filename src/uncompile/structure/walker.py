@@ -319,7 +319,7 @@ class Walker(
         """Execute the rest of the block at *pos*; returns where the walk goes next."""
         block = self.blocks[self.block_of[pos]]
         last = block.end - 1
-        instrs, step, run, until = self.instrs, self.sim.step, self.sim.run, ctx.until
+        instrs, step, run_until, until = self.instrs, self.sim.step, self.sim.run_until, ctx.until
         copying = bool(ctx.finally_bodies)  # a finally body's copy may start anywhere
         # most instructions are only executed: those the checks below can stop at are known
         loop = ctx.loop
@@ -347,16 +347,8 @@ class Walker(
                 # the instructions no check can stop at are only executed, up to the next one
                 # that may be (or where a copy of the loop's exit starts)
                 end = exit_copy if i <= exit_copy < stop else stop
-                for k in range(i, end):
-                    ins = instrs[k]
-                    op = ins.op
-                    if op in checked and (op != "LOAD_CONST" or ins.arg[0] is None):
-                        break
-                else:
-                    k = end
-                if k > i:
-                    run(instrs[i:k], stack)  # (one call for the run: no frame of step's per instruction)
-                i = k
+                # (one call for the run, scan and steps together: no frame of step's per instruction)
+                i = run_until(instrs, i, end, checked, stack)
                 if i == stop:
                     break
             if i == exit_copy and (not stack or M.is_marker(stack[-1])):
