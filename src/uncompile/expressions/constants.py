@@ -4,16 +4,24 @@ from __future__ import annotations
 
 import ast
 import types
-from typing import Any
+from typing import Any, Tuple
 
 from .placeholders import has_source_form, placeholder_name
+
+
+def display_order(item: Any) -> Tuple[str, str]:
+    """The order in which a frozenset constant's items are written: the source order is lost (the
+    set iterates in hash order, which varies from run to run with string hashing), so by type, then
+    text, as the printer writes a frozenset constant itself (source.literals): the same code object
+    decompiles to the same text in every process."""
+    return type(item).__name__, repr(item)
 
 
 def literal(value: Any) -> ast.expr:
     """A literal expression for *value*, which has a source form."""
     if isinstance(value, frozenset):
         return (
-            ast.Set(elts=[literal(item) for item in value])
+            ast.Set(elts=[literal(item) for item in sorted(value, key=display_order)])
             if value
             else ast.Call(func=ast.Name(id="frozenset", ctx=ast.Load()), args=[], keywords=[])
         )
