@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dis
 import heapq
+import operator
 from typing import Any, FrozenSet, List, Optional, Tuple
 
 from ..bytecode import versions as V
@@ -23,6 +24,8 @@ Stacks = List[Optional[Tuple[Block, ...]]]
 
 #: Instructions that may close the innermost block (see :func:`_after_pop`).
 _POPS_BLOCK = frozenset({"POP_BLOCK", "POP_EXCEPT", "END_FINALLY", "POP_FINALLY"})
+
+_OP_OF = operator.attrgetter("op")
 
 
 def _after_pop(op: str, here: Tuple[Block, ...]) -> Tuple[Block, ...]:
@@ -98,30 +101,41 @@ class LegacyBlockStacks:
         n = len(instrs)
         stacks: Stacks = [None] * n
         heap: List[int] = []
-        index_for = self.cfg.index_for
+        index_for, index_of = self.cfg.index_for, self.cfg.index_of
         blocks, block_of = self.blocks, self.cfg.block_of
         heappush = heapq.heappush
         # Instructions are visited lowest index first (the first stack to reach one is its
         # stack); the next one in line, when it is that, is visited without the heap. Only
         # the last instruction of a graph block jumps (or sets up a block): the ones before it
-        # only fall through, each to the next.
+        # only fall through, each to the next, and most of those blocks pop no block, so their
+        # instructions all share the first one's stack (filled as one slice).
+        ops = list(map(_OP_OF, instrs))
+        pops = _POPS_BLOCK.isdisjoint
         at: Optional[int] = None
         if n:
             stacks[0], at = (), 0
         while at is not None:
             here = stacks[at] or ()
             i = blocks[block_of[at]].end - 1  # the block's last instruction
-            for k in range(at, i):
-                op = instrs[k].op
-                if op in _POPS_BLOCK:
-                    here = _after_pop(op, here)
-                stacks[k + 1] = here
+            if i > at:
+                body = ops[at:i]
+                if pops(body):
+                    stacks[at + 1 : i + 1] = [here] * (i - at)
+                else:
+                    for k, op in enumerate(body, at + 1):
+                        if op in _POPS_BLOCK:
+                            here = _after_pop(op, here)
+                        stacks[k] = here
             ins = instrs[i]
-            op = ins.op
+            op = ops[i]
             fall: Optional[Tuple[Block, ...]] = None
             jump = -1  # where the block jumps (or its handler starts), with the stack *given* there
-            if op in ("SETUP_FINALLY", "SETUP_WITH") and ins.target is not None:
-                jump = index_for(ins.target)
+            target = ins.target
+            if target is not None:  # (a target is the first instruction at its offset, but for a few)
+                jump = index_of.get(target, -1)
+                if jump < 0:
+                    jump = index_for(target)
+            if op in ("SETUP_FINALLY", "SETUP_WITH") and target is not None:
                 if op == "SETUP_WITH":
                     given = here + (("wexc", jump),)
                     fall = here + (("with", i),)
@@ -130,8 +144,6 @@ class LegacyBlockStacks:
                     fall = here + (("try", i),)
             else:
                 given = _after_pop(op, here) if op in _POPS_BLOCK else here
-                if ins.target is not None:
-                    jump = index_for(ins.target)
                 if op not in ENDS_PATH and op != "JUMP":
                     fall = given
             if 0 <= jump < n and stacks[jump] is None:
