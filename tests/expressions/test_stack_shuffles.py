@@ -486,7 +486,7 @@ def test_unpacked_items_kept_on_the_stack_get_names() -> None:
 
 
 def test_dynamo_code_is_told_by_a_name_that_starts_with_a_dynamo_prefix() -> None:
-    from uncompile.expressions.stack_shuffles import is_dynamo_code
+    from uncompile.expressions.stack_shuffles import _DYNAMO_GLOBAL_PREFIXES, is_dynamo_code
 
     def code_with_names(*names: str) -> types.CodeType:
         return compile("\n".join("%s()" % name for name in names), "<test>", "exec")
@@ -496,3 +496,5 @@ def test_dynamo_code_is_told_by_a_name_that_starts_with_a_dynamo_prefix() -> Non
     assert not is_dynamo_code(code_with_names("a", "my__compiled_fn_1", "x__resume_at_2"))
     assert not is_dynamo_code(code_with_names())
     assert not is_dynamo_code("not code")
+    # is_dynamo_code looks for "__" at a name's start before it looks for each prefix
+    assert all(prefix.startswith("__") for prefix in _DYNAMO_GLOBAL_PREFIXES)

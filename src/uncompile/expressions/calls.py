@@ -117,22 +117,6 @@ class CallBuilder(TypeParamOps):
             return True
         return False
 
-    def op_CALL(self, ins: Instr, stack: Stack, sim: Any) -> None:
-        argc, kwnames, null_slot = ins.arg
-        if argc:  # sim.pop_n_raw(stack, argc, ins), without the call
-            if argc > len(stack):
-                raise sim.fail(ins, "value stack underflow")
-            args = stack[-argc:]
-            del stack[-argc:]
-        else:
-            args = []
-        keywords: List[ast.keyword] = []
-        if kwnames:
-            split = len(args) - len(kwnames)
-            keywords = [ast.keyword(k, sim.expr(v, ins)) for k, v in zip(kwnames, args[split:])]
-            args = args[:split]
-        self._finish_call(null_slot, args, keywords, stack, sim, ins)
-
     def op_CALL_KW(self, ins: Instr, stack: Stack, sim: Any) -> None:
         argc, null_slot = ins.arg
         names = sim.pop(stack, ins)
@@ -360,6 +344,26 @@ class CallBuilder(TypeParamOps):
         field = {8: "closure", 4: "annotations", 2: "kwdefaults", 1: "defaults", 16: "annotations"}
         setattr(func, field.get(ins.arg, "annotations"), attribute)
         stack.append(func)
+
+
+def call_op(sim: Any, ins: Instr, stack: Stack) -> None:
+    """``CALL``, the commonest of the builder's ops: a handler of the simulator itself (it takes the
+    simulator first and reaches the builder from it), so it runs without the forwarding call each of
+    the builder's methods goes through (see ``Simulator._handler_for``)."""
+    argc, kwnames, null_slot = ins.arg
+    if argc:  # sim.pop_n_raw(stack, argc, ins), without the call
+        if argc > len(stack):
+            raise sim.fail(ins, "value stack underflow")
+        args = stack[-argc:]
+        del stack[-argc:]
+    else:
+        args = []
+    keywords: List[ast.keyword] = []
+    if kwnames:
+        split = len(args) - len(kwnames)
+        keywords = [ast.keyword(k, sim.expr(v, ins)) for k, v in zip(kwnames, args[split:])]
+        args = args[:split]
+    sim.calls._finish_call(null_slot, args, keywords, stack, sim, ins)
 
 
 def _display_items(stack: Stack, count: int, ins: Instr, sim: Any) -> List[Any]:

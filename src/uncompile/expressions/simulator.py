@@ -19,7 +19,7 @@ from ..bytecode import versions as V
 from ..bytecode.instructions import Instr
 from ..errors import DecompileError
 from . import values as M
-from .calls import CallBuilder
+from .calls import CallBuilder, call_op
 from .computation_order import ComputationOrder
 from .constants import PLAIN_CONSTANT_TYPES, constant_expr
 from .imports import ImportOps
@@ -325,6 +325,8 @@ class Simulator(Ops314, TargetOps, ImportOps, LegacyBlockOps, LegacyUnpackOps):
             if stack:
                 computed(stack[-1])
         return end
+
+    op_CALL = call_op  # the builder's commonest op, run as the simulator's own handler
 
     @classmethod
     def _handler_for(cls, op: str) -> Handler:

@@ -85,6 +85,8 @@ def is_dynamo_code(code: Any) -> bool:
         return True
     # asked of every code object decompiled: a substring search per prefix, not a call per name
     names = "\n" + "\n".join(code.co_names)
+    if "\n__" not in names:  # what every prefix starts with: one search for most code objects
+        return False
     for line_start in _DYNAMO_GLOBAL_LINE_STARTS:
         if line_start in names:
             return True
