@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import ast
+import os
 import sys
+import tokenize
 
 import pytest
 
+from uncompile.source.expressions import ExpressionPrinter
+from uncompile.source.precedence import Precedence
 from uncompile.source.printer import to_source
 
 
@@ -184,3 +188,28 @@ def test_constructed_trees_without_source_counterpart() -> None:
     function = ast.parse("def f():\n    pass").body[0]
     function.body = []  # type: ignore[attr-defined]
     assert to_source(function) == "def f():\n    pass\n"
+
+
+def test_subscripts_print_as_the_general_path_does_on_stdlib_code() -> None:
+    """_Subscript writes most subscripts without subscript(): the same text as through it,
+    also for 3.8's slices unwrapped from their Index, as the decompiler builds them."""
+    from uncompile.verification.stdlib_sample import stdlib_files, stdlib_root
+
+    files = stdlib_files()
+    printer = ExpressionPrinter()
+    seen = 0
+    for relative in files[:: max(1, len(files) // 20)]:
+        with tokenize.open(os.path.join(stdlib_root(), relative)) as file:
+            tree = ast.parse(file.read())
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Subscript):
+                continue
+            index = node.slice
+            forms = [index, index.value] if type(index).__name__ == "Index" else [index]
+            for form in forms:
+                node.slice = form
+                value = printer.expression(node.value, Precedence.ATOM)
+                general = "%s[%s]" % (value, printer.subscript(form))
+                assert printer._Subscript(node) == (general, Precedence.ATOM)
+                seen += 1
+    assert seen > 100

@@ -130,6 +130,23 @@ def test_an_explicit_module_name_in_a_class_body_is_kept():
     assert result.source is not None and "__module__ = 'parser'" in result.source
 
 
+MODULE_STORES_CLASS_NAMES = """\
+__qualname__ = 'name'
+__classcell__ = None
+__module__ = __name__
+"""
+
+
+def test_a_module_keeps_stores_of_class_bookkeeping_names():
+    """Only a class body has bookkeeping (a module's body is not scanned for it)."""
+    module = compile(MODULE_STORES_CLASS_NAMES, "<test>", "exec", dont_inherit=True)
+    result = verify_code(module)
+    assert result.identical, result
+    assert result.source is not None
+    for line in MODULE_STORES_CLASS_NAMES.splitlines():
+        assert line in result.source
+
+
 ASYNC_GENERATORS = {
     "return_in_body": """
         async def f(items):

@@ -35,6 +35,11 @@ Rendered = Tuple[str, int]
 _SET_CONTEXT_COMPARISONS = (ast.In, ast.NotIn)
 _SET_CONTEXT_COMPARISON_KINDS = frozenset(_SET_CONTEXT_COMPARISONS)
 
+#: The subscripts that subscript() writes otherwise than as an expression at TUPLE level.
+_SUBSCRIPT_FORMS = frozenset(
+    getattr(ast, name) for name in ("Slice", "Tuple", "Index", "ExtSlice") if hasattr(ast, name)
+)
+
 #: Call arguments written otherwise than as an expression at TEST level.
 _ARGUMENTS_OF_THEIR_OWN = frozenset([ast.Starred, ast.NamedExpr, ast.GeneratorExp])
 
@@ -144,7 +149,10 @@ class ExpressionPrinter:
 
     def _Subscript(self, node: ast.Subscript) -> Rendered:
         value = self.expression(node.value, Precedence.ATOM)
-        return "%s[%s]" % (value, self.subscript(node.slice)), Precedence.ATOM
+        index = node.slice
+        if type(index) not in _SUBSCRIPT_FORMS:  # (most subscripts) what subscript() writes for them
+            return "%s[%s]" % (value, self.expression(index, Precedence.TUPLE)), Precedence.ATOM
+        return "%s[%s]" % (value, self.subscript(index)), Precedence.ATOM
 
     def subscript(self, node: ast.AST) -> str:
         """The text between the brackets of a subscript (slices, tuples, 3.8 Index/ExtSlice)."""

@@ -475,8 +475,9 @@ def tidy_body(stmts: List[ast.stmt], code: CodeType, sim: Any) -> List[ast.stmt]
     if is_def and flags & _GENERATORS and not _yields(stmts):
         stmts = stmts + [_dead_yield()]
     if not is_function:
-        kept = [s for s in stmts if type(s) not in _BOOKKEEPING_KINDS or not _is_class_bookkeeping(s)]
-        stmts = restore_annotations(kept, code)
+        if code.co_name != "<module>":  # (a module body has no bookkeeping: not scanned)
+            stmts = [s for s in stmts if type(s) not in _BOOKKEEPING_KINDS or not _is_class_bookkeeping(s)]
+        stmts = restore_annotations(stmts, code)
         stmts = _docstring(stmts)
     elif is_def and code.co_consts and isinstance(code.co_consts[0], str) and _has_docstring(code):
         stmts = [ast.Expr(ast.Constant(code.co_consts[0]))] + stmts
