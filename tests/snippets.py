@@ -8,7 +8,7 @@ import gc
 import sys
 import textwrap
 import types
-from typing import Any, Callable, Iterable, List, Mapping, Tuple
+from typing import Any, Callable, Iterable, Iterator, List, Mapping, Tuple
 
 
 def define(source: str, name: str = "f") -> Any:
@@ -99,3 +99,31 @@ def instruction(offset: int, op: str, arg: Any, target: Any = None) -> Any:
     ins = Instr()
     ins.offset, ins.op, ins.arg, ins.target, ins.index = offset, op, arg, target, 0
     return ins
+
+
+def code_objects(code: types.CodeType) -> Iterator[types.CodeType]:
+    """*code* and every code object nested in it, depth first."""
+    yield code
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            yield from code_objects(const)
+
+
+def stdlib_code_objects(modules: int) -> Iterator[Tuple[str, types.CodeType]]:
+    """Every code object of about *modules* modules of this interpreter's standard library (every
+    k-th of its sorted files, a fixed choice), with the module's path relative to the library."""
+    import os
+    import tokenize
+
+    from uncompile.verification.stdlib_sample import stdlib_files, stdlib_root
+
+    files = stdlib_files()
+    for relative in files[:: max(1, len(files) // modules)]:
+        path = os.path.join(stdlib_root(), relative)
+        try:
+            with tokenize.open(path) as handle:
+                module = compile(handle.read(), path, "exec", dont_inherit=True)
+        except (SyntaxError, ValueError, UnicodeDecodeError):
+            continue
+        for code in code_objects(module):
+            yield relative, code

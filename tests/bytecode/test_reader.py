@@ -12,9 +12,10 @@ import os
 import sys
 import tokenize
 from types import CodeType
-from typing import Any, Iterator, List, Optional
+from typing import Any, List, Optional
 
 import pytest
+from snippets import code_objects
 
 from uncompile.bytecode.reader import (
     has_instruction,
@@ -51,13 +52,6 @@ while many:
     if many: break
     many = many - 1
 """ % ", ".join("a.b%d" % index for index in range(300))
-
-
-def _code_objects(code: CodeType) -> Iterator[CodeType]:
-    yield code
-    for const in code.co_consts:
-        if isinstance(const, CodeType):
-            yield from _code_objects(const)
 
 
 def _dis_line(ins: dis.Instruction) -> Optional[int]:
@@ -101,14 +95,14 @@ def _differences(code: CodeType) -> List[str]:
 
 def test_instruction_starts_are_the_offsets_and_names_dis_shows() -> None:
     module = compile(_HAND_WRITTEN, "<hand>", "exec")  # EXTENDED_ARG, inline caches (3.11+)
-    for code in _code_objects(module):
+    for code in code_objects(module):
         expected = [(ins.offset, ins.opname) for ins in dis.get_instructions(code)]
         assert instruction_starts(code) == expected, code.co_name
 
 
 def test_opnames_and_args_are_the_names_and_arguments_dis_shows() -> None:
     module = compile(_HAND_WRITTEN, "<hand>", "exec")  # EXTENDED_ARG, inline caches (3.11+)
-    for code in _code_objects(module):
+    for code in code_objects(module):
         expected = [(ins.opname, ins.arg) for ins in dis.get_instructions(code)]
         assert opnames_and_args(code) == expected, code.co_name
 
@@ -120,7 +114,7 @@ def test_has_instruction_agrees_with_the_instructions_listed() -> None:
     module = compile(_HAND_WRITTEN + "\ndef constants(x):\n    return [%s]\n" % items, "<hand>", "exec")
     asked = [("LOAD_CONST", 0), ("LOAD_CONST", 1), ("LOAD_CONST", 256), ("LOAD_CONST", None)]
     asked += [("SETUP_ANNOTATIONS", None), ("RETURN_CONST", 0), ("LOAD_FAST", 0), ("NO_SUCH_OPCODE", None)]
-    codes = list(_code_objects(module))
+    codes = list(code_objects(module))
     for code in codes:
         listed = opnames_and_args(code)
         for name, arg in asked:
@@ -132,7 +126,7 @@ def test_has_instruction_agrees_with_the_instructions_listed() -> None:
 
 def test_instruction_offsets_are_those_dis_lists() -> None:
     module = compile(_HAND_WRITTEN, "<hand>", "exec")  # EXTENDED_ARG, inline caches (3.11+)
-    for code in _code_objects(module):
+    for code in code_objects(module):
         for name in ("LOAD_CONST", "LOAD_FAST", "CALL", "CALL_FUNCTION", "EXTENDED_ARG", "NO_SUCH_OPCODE"):
             expected = [ins.offset for ins in dis.get_instructions(code) if ins.opname == name]
             assert instruction_offsets(code, name) == expected, (code.co_name, name)
@@ -145,7 +139,7 @@ def _sample_modules(count: int) -> List[str]:
 
 def test_hand_written_constructs() -> None:
     module = compile(_HAND_WRITTEN, "<hand>", "exec")
-    problems = [line for code in _code_objects(module) for line in _differences(code)]
+    problems = [line for code in code_objects(module) for line in _differences(code)]
     assert problems == []
 
 
@@ -157,14 +151,14 @@ def test_stdlib_module(relative: str) -> None:
             module = compile(handle.read(), path, "exec", dont_inherit=True)
     except (SyntaxError, ValueError, UnicodeDecodeError):
         pytest.skip("does not compile here")
-    problems = [line for code in _code_objects(module) for line in _differences(code)]
+    problems = [line for code in code_objects(module) for line in _differences(code)]
     assert problems[:10] == []
 
 
 @pytest.mark.skipif(sys.version_info < (3, 10), reason="co_lines() from 3.10 on")
 def test_every_line_is_the_line_of_the_range_holding_the_offset() -> None:
     module = compile(_HAND_WRITTEN, "<hand>", "exec")
-    for code in _code_objects(module):
+    for code in code_objects(module):
         line_of = instruction_lines(code, every=True)
         for start, end, line in code.co_lines():
             for offset in range(start, end, 2):

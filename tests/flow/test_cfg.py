@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import os
 import sys
-import tokenize
 
 import pytest
+from snippets import stdlib_code_objects
 
 from uncompile.bytecode.exception_table import exception_handlers
 from uncompile.bytecode.instructions import read_code_instructions, read_instructions
 from uncompile.flow.cfg import ControlFlowGraph
 from uncompile.verification import verify_code
-from uncompile.verification.stdlib_sample import stdlib_files, stdlib_root
 
 # both branches of the if/else go on to the try: the if ends there, the try is written once
 TRY_AFTER_IF_ELSE = """
@@ -113,26 +111,11 @@ def _searched(cfg, index):
     return cfg.block_of[index] in seen
 
 
-def _code_objects(code):
-    yield code
-    for const in code.co_consts:
-        if isinstance(const, type(code)):
-            yield from _code_objects(const)
-
-
 def test_reaches_is_what_a_search_finds_over_stdlib_code():
     """The chain of earliest predecessors (the shortcut of ``reaches``) finds only real paths."""
-    files = stdlib_files()
-    for relative in files[:: max(1, len(files) // 8)]:
-        path = os.path.join(stdlib_root(), relative)
-        try:
-            with tokenize.open(path) as handle:
-                module = compile(handle.read(), path, "exec", dont_inherit=True)
-        except (SyntaxError, ValueError, UnicodeDecodeError):
-            continue
-        for code in _code_objects(module):
-            reading = read_code_instructions(code)
-            handlers = exception_handlers(code, reading.instrs)
-            cfg = ControlFlowGraph(reading.instrs, handlers, index_of=reading.first_at, branches=reading[2:])
-            for block in cfg.blocks:
-                assert cfg.reaches(block.start) == _searched(cfg, block.start), (relative, code.co_name)
+    for relative, code in stdlib_code_objects(8):
+        reading = read_code_instructions(code)
+        handlers = exception_handlers(code, reading.instrs)
+        cfg = ControlFlowGraph(reading.instrs, handlers, index_of=reading.first_at, branches=reading[2:])
+        for block in cfg.blocks:
+            assert cfg.reaches(block.start) == _searched(cfg, block.start), (relative, code.co_name)

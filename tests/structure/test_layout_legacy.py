@@ -7,13 +7,10 @@ a case that does not round-trip yet is an expected failure.
 
 from __future__ import annotations
 
-import os
 import sys
-import tokenize
-from typing import Any, Iterator
 
 import pytest
-from snippets import define, with_known_failures
+from snippets import define, stdlib_code_objects, with_known_failures
 
 from uncompile.verification import verify_code
 
@@ -411,37 +408,21 @@ def test_condition_exits_threaded_only_through_a_lone_jump():
     assert (kept[0].true, kept[0].false) == (longer[0], longer[1])
 
 
-def _code_objects(code: Any) -> Iterator[Any]:
-    yield code
-    for const in code.co_consts:
-        if hasattr(const, "co_code"):
-            yield from _code_objects(const)
-
-
 @pytest.mark.skipif(sys.version_info >= (3, 10), reason="3.8 - 3.9 keep the dead final return")
 def test_dead_final_return_without_setups_is_what_the_block_stacks_say() -> None:
     """Without ``SETUP_*`` the walker answers whether the final ``return None`` is dead from
     the graph search made when it began, not the block stacks: on stdlib code both agree."""
     from uncompile.structure.definitions import Nested
     from uncompile.structure.walker import Walker
-    from uncompile.verification.stdlib_sample import stdlib_files, stdlib_root
 
-    files = stdlib_files()
     checked = 0
-    for relative in files[:: max(1, len(files) // 30)]:
-        path = os.path.join(stdlib_root(), relative)
-        try:
-            with tokenize.open(path) as handle:
-                module = compile(handle.read(), path, "exec", dont_inherit=True)
-        except (SyntaxError, ValueError, UnicodeDecodeError):
+    for _, code in stdlib_code_objects(30):
+        walker = Walker(code, Nested(code))
+        at = walker.legacy_final_return_at
+        if at < 0 or walker._legacy_setups:
             continue
-        for code in _code_objects(module):
-            walker = Walker(code, Nested(code))
-            at = walker.legacy_final_return_at
-            if at < 0 or walker._legacy_setups:
-                continue
-            fast = walker._legacy_dead_final_return(at)
-            block = walker.blocks[walker.block_of[at]]
-            assert fast == (block.start == at and walker.block_stacks()[at] is None), code
-            checked += 1
+        fast = walker._legacy_dead_final_return(at)
+        block = walker.blocks[walker.block_of[at]]
+        assert fast == (block.start == at and walker.block_stacks()[at] is None), code
+        checked += 1
     assert checked > 100

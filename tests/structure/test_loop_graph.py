@@ -7,7 +7,7 @@ Every case must decompile and recompile to identical bytecode on every version.
 from __future__ import annotations
 
 import pytest
-from snippets import round_trip
+from snippets import code_objects, round_trip
 
 CASES = {
     # the body never reaches its end: 3.8 - 3.9 keep the loop's jump back, dead, after the raise
@@ -51,13 +51,6 @@ def test_round_trip(name: str) -> None:
     round_trip(CASES[name])
 
 
-def _code_objects(code):  # type: ignore[no-untyped-def]
-    yield code
-    for const in code.co_consts:
-        if hasattr(const, "co_code"):
-            yield from _code_objects(const)
-
-
 @pytest.mark.parametrize("module", ["argparse", "difflib", "tarfile", "json.decoder", "ast"])
 def test_loop_candidates_hold_every_header(module: str) -> None:
     """The graph's loop candidates (blocks ending in ``FOR_ITER`` or reached by a jump from at or
@@ -72,7 +65,7 @@ def test_loop_candidates_hold_every_header(module: str) -> None:
     with open(path, encoding="utf-8") as source:  # type: ignore[arg-type]
         top = compile(source.read(), path, "exec")  # type: ignore[arg-type]
     headers = 0
-    for code in _code_objects(top):
+    for code in code_objects(top):
         walker = Walker(code, Nested(code))
         blocks = walker.blocks
         for block in blocks:
