@@ -137,13 +137,16 @@ def test_run_leaves_what_stepping_each_instruction_leaves() -> None:
     assert ran_stack[0].id == "_0_"  # the comprehension argument's load takes name_node's path
 
 
-def test_run_steps_each_instruction_of_a_simulator_with_its_own_step() -> None:
-    class Counting(Simulator):
-        def step(self, ins: object, stack: list) -> None:
-            self.steps = getattr(self, "steps", 0) + 1
-            Simulator.step(self, ins, stack)  # type: ignore[arg-type]
+class _CountingSteps(Simulator):
+    """A simulator whose class has a ``step`` of its own (as Dynamo's has), counting its calls."""
 
-    sim = Counting((lambda: None).__code__, nested=None)
+    def step(self, ins: object, stack: list) -> None:
+        self.steps = getattr(self, "steps", 0) + 1
+        Simulator.step(self, ins, stack)  # type: ignore[arg-type]
+
+
+def test_run_steps_each_instruction_of_a_simulator_with_its_own_step() -> None:
+    sim = _CountingSteps((lambda: None).__code__, nested=None)
     sim.run([instruction(0, "LOAD_FAST", "a"), instruction(2, "POP_TOP", None)], [])
     assert sim.steps == 2 and len(sim.out) == 1
 
@@ -209,12 +212,7 @@ def test_run_until_stops_where_stepping_would_and_leaves_what_it_leaves(stops: f
 
 
 def test_run_until_steps_each_instruction_of_a_simulator_with_its_own_step() -> None:
-    class Counting(Simulator):
-        def step(self, ins: object, stack: list) -> None:
-            self.steps = getattr(self, "steps", 0) + 1
-            Simulator.step(self, ins, stack)  # type: ignore[arg-type]
-
-    sim = Counting((lambda: None).__code__, nested=None)
+    sim = _CountingSteps((lambda: None).__code__, nested=None)
     instrs = [
         instruction(0, "LOAD_FAST", "a"),
         instruction(2, "POP_TOP", None),
