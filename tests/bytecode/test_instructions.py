@@ -208,3 +208,46 @@ def test_the_reader_finds_every_jump_and_path_end():
         assert reading.jumps == [k for k, ins in enumerate(instrs) if ins.target is not None], function
         assert reading.ends == [k for k, ins in enumerate(instrs) if ins.op in ENDS_PATH], function
         assert reading.ends and reading.first_at == {ins.offset: ins.index for ins in reversed(instrs)}
+
+
+def test_every_raw_instruction_but_a_cache_entry_is_read_once_in_order():
+    """The reader's loop takes the raw instructions from an iterator (cache entries left out on
+    3.11+) and starts a new one after a sequence read as other instructions (an await, a
+    ``yield from``, an ``async for``): each raw instruction is read where dis decodes one."""
+    from snippets import stdlib_code_objects
+
+    from uncompile.bytecode.instructions import _words
+
+    checked = 0
+    for _, code in stdlib_code_objects(20):
+        raw = [(i.offset, i.opcode) for i in dis.get_instructions(code) if i.opname != "CACHE"]
+        words = [(offset, opcode) for offset, opcode, _ in _words(code.co_code, 0)]
+        assert words == raw, code
+        later = raw[len(raw) // 2][0]  # the words from an instruction on, as after a sequence
+        assert [(o, op) for o, op, _ in _words(code.co_code, later)] == [w for w in raw if w[0] >= later]
+        checked += 1
+    assert checked > 100
+
+
+async def _awaits_between(x, y):
+    a = await x
+    async for item in y:
+        a += item
+    return a + await y
+
+
+def _yields_from_between(x):
+    a = yield from x
+    b = yield from a
+    return a, b
+
+
+def test_the_instructions_after_a_sequence_are_all_read():
+    for function in (_awaits_between, _yields_from_between):
+        instrs = read_instructions(function.__code__)
+        ops = [ins.op for ins in instrs]
+        assert ops.count("AWAIT") + ops.count("YIELD_FROM") == 2
+        assert ("FOR_ITER" in ops) == (function is _awaits_between)
+        assert "RETURN_VALUE" in ops
+        result = verify_code(function.__code__)
+        assert result.identical, result

@@ -29,8 +29,9 @@ from __future__ import annotations
 
 import dis
 from bisect import bisect_right
+from itertools import compress
 from types import CodeType
-from typing import Any, Dict, FrozenSet, List, NamedTuple, Optional, Tuple
+from typing import Any, Dict, FrozenSet, Iterator, List, NamedTuple, Optional, Tuple
 
 from . import versions as V
 from .awaits import ASYNC, async_for_header, await_end, ends_send, send_ends
@@ -150,84 +151,79 @@ class _Reader(Readings):
         count = 0  # len(out), kept up to date after each method that emits
         kwnames = None  # 3.11 - 3.12: the keyword names of the next call (KW_NAMES)
         extended = 0  # the operand bits of the EXTENDED_ARG prefixes before the next instruction
-        offset = 0
         size = len(code)
-        while offset < size:
-            opcode = code[offset]
-            name, reading, detail, sequence, kind, shift, step = readings[opcode]
-            arg = code[offset + 1]
-            if extended:
-                arg |= extended
-                extended = 0
-            if sequence:  # (a method, the opcodes that may follow in a sequence; None for most)
-                after = offset + step
-                if sequence[1] is None or (after < size and code[after] in sequence[1]):
-                    end = sequence[0](self, offset, after, arg)
-                    if end is not None:
-                        count = len(out)
-                        offset = end
-                        continue
-            target = None
-            if reading is indexed:  # (no flag bits: see reading_table)
-                value = tables[kind][arg]
-            elif reading is constant:
-                value = (consts[arg], arg)
-            elif reading is name_and_flag:
-                value = (tables[kind][arg >> shift], detail[arg & 1])
-            elif reading is none:
-                value = None
-            elif reading is int_arg:
-                value = arg
-            elif reading is call:
-                value = (arg, kwnames, detail)
-                kwnames = None
-            elif reading is jump:
-                origin, base, scale = detail
-                value = None
-                target = origin * offset + base + scale * arg
-                add_jump(count)
-            elif reading is path_end:
-                value = None if kind == NO_ARG else arg
-                add_end(count)
-            elif reading is NO_OP:
-                offset += step
-                continue
-            elif reading is HANDLER:  # its operand's value: the common kinds read here
-                if kind <= CELL:
-                    value = tables[kind][arg >> shift]
-                elif kind == NO_ARG:
-                    arg = value = None  # type: ignore[assignment]
-                elif kind == PLAIN:
+        start: Optional[int] = 0  # where the words are read from (again after a sequence)
+        while start is not None:
+            words, start = _words(code, start), None
+            for offset, opcode, arg in words:
+                name, reading, detail, sequence, kind, shift, step = readings[opcode]
+                if extended:
+                    arg |= extended
+                    extended = 0
+                if sequence:  # (a method, the opcodes that may follow in a sequence; None for most)
+                    after = offset + step
+                    if sequence[1] is None or (after < size and code[after] in sequence[1]):
+                        end = sequence[0](self, offset, after, arg)
+                        if end is not None:
+                            count = len(out)
+                            start = end  # (the words after the sequence: read by a new loop)
+                            break
+                target = None
+                if reading is indexed:  # (no flag bits: see reading_table)
+                    value = tables[kind][arg]
+                elif reading is constant:
+                    value = (consts[arg], arg)
+                elif reading is name_and_flag:
+                    value = (tables[kind][arg >> shift], detail[arg & 1])
+                elif reading is none:
+                    value = None
+                elif reading is int_arg:
                     value = arg
-                else:
+                elif reading is call:
+                    value = (arg, kwnames, detail)
+                    kwnames = None
+                elif reading is jump:
+                    origin, base, scale = detail
+                    value = None
+                    target = origin * offset + base + scale * arg
+                    add_jump(count)
+                elif reading is path_end:
+                    value = None if kind == NO_ARG else arg
+                    add_end(count)
+                elif reading is NO_OP:
+                    continue
+                elif reading is HANDLER:  # its operand's value: the common kinds read here
+                    if kind <= CELL:
+                        value = tables[kind][arg >> shift]
+                    elif kind == NO_ARG:
+                        arg = value = None  # type: ignore[assignment]
+                    elif kind == PLAIN:
+                        value = arg
+                    else:
+                        value = operand_value(opcode, arg, offset, tables)
+                    detail(self, offset, arg, value, name)
+                    count = len(out)
+                    continue
+                elif reading is TABULATED:
+                    name, value = detail[arg]
+                elif reading is EXTENDED:
+                    extended = arg << 8
+                    continue
+                elif reading is SMALL_INT:
+                    value = (arg, arg)
+                elif reading is KEYWORD_NAMES:
+                    kwnames = consts[arg]
+                    continue
+                else:  # OPERAND_VALUE
                     value = operand_value(opcode, arg, offset, tables)
-                detail(self, offset, arg, value, name)
-                count = len(out)
-                offset += step
-                continue
-            elif reading is TABULATED:
-                name, value = detail[arg]
-            elif reading is EXTENDED:
-                extended = arg << 8
-                offset += step
-                continue
-            elif reading is SMALL_INT:
-                value = (arg, arg)
-            elif reading is KEYWORD_NAMES:
-                kwnames = consts[arg]
-                offset += step
-                continue
-            else:  # OPERAND_VALUE
-                value = operand_value(opcode, arg, offset, tables)
-            ins = new()  # as in emit
-            ins.offset = offset
-            ins.op = name
-            ins.arg = value
-            ins.target = target
-            ins.index = first_at[offset] = count  # the only instruction from this raw one
-            count += 1
-            append(ins)
-            offset += step
+                ins = new()  # as in emit
+                ins.offset = offset
+                ins.op = name
+                ins.arg = value
+                ins.target = target
+                ins.index = first_at[offset] = count  # the only instruction from this raw one
+                count += 1
+                append(ins)
         if V.ASSERT_LOADS_GLOBAL and "AssertionError" in self.code.co_names:
             legacy_assertion_errors(out)
         return out
@@ -359,6 +355,14 @@ class _Reader(Readings):
                 return None
             after = self.following(after)
         return after
+
+
+def _words(code: bytes, start: int) -> Iterator[Tuple[int, int, int]]:
+    """``(offset, opcode, operand)`` of each raw instruction of *code* from *start* on, cache
+    entries left out (3.11+: words whose opcode is ``CACHE``, 0); the loop over them runs in C."""
+    opcodes = code[start::2]
+    words = zip(range(start, len(code), 2), opcodes, code[start + 1 :: 2])
+    return compress(words, opcodes) if V.INLINE_CACHES else words
 
 
 _LOAD_CONST = dis.opmap["LOAD_CONST"]
