@@ -5,6 +5,10 @@ import sys
 import pytest
 from snippets import decompiled, known_failure
 
+from uncompile.structure.branch_follow import region_follow
+from uncompile.structure.context import Context
+from uncompile.structure.definitions import Nested
+from uncompile.structure.walker import Walker
 from uncompile.verification import verify_code
 
 
@@ -336,3 +340,21 @@ def test_behaves_the_same(function):
     again = decompiled(function)
     for args in INPUTS[function]:
         assert _call(again, args) == _call(function, args)
+
+
+def raise_in_else(a):
+    if a:
+        x = 1
+    else:
+        raise ValueError(a)
+    return x
+
+
+def test_a_branch_that_raises_never_meets_the_other_one():
+    # the blocks ending in a raise are found among the instructions that end a path: every path
+    # from the test that goes on runs through the if's body (not only the function's exit)
+    code = raise_in_else.__code__
+    walker = Walker(code, Nested(code))
+    ops = [ins.op for ins in walker.instrs]
+    test = walker.block_of[ops.index("POP_JUMP_IF_FALSE")]
+    assert region_follow(walker, test, Context()) == walker.block_of[ops.index("STORE_FAST")]

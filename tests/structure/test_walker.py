@@ -9,6 +9,7 @@ import pytest
 from snippets import decompiled, round_trip
 
 from uncompile.decompiler import decompile_to_ast
+from uncompile.structure.context import Context
 from uncompile.verification import verify_code
 
 
@@ -351,3 +352,19 @@ def test_pop_top_is_checked_only_in_a_loop_block_that_ends_the_function(monkeypa
     pops = [ins.index for ins in walker.instrs if ins.op == "POP_TOP"]
     assert len(pops) > len(asked)
     round_trip(LOOP_WITH_CALLS_AND_A_COPIED_BREAK)
+
+
+def test_walk_and_run_block_unpack_the_context_in_its_field_order():
+    # walk and run_block take the context's fields by one unpacking, by position: a field moved
+    # or added must be moved or added there too
+    assert Context._fields == (
+        "stops",
+        "lo",
+        "hi",
+        "loop",
+        "active",
+        "finally_bodies",
+        "region",
+        "until",
+        "except_name",
+    )

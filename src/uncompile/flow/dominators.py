@@ -41,21 +41,19 @@ def _dataflow_postdominators(
     # the set of a node that reaches no exit (its paths all end in terminal nodes): every node,
     # and one bit more, which no set of a node that reaches it has
     no_exit = (1 << (len(order) + 1)) - 1
-    pdom: Dict[int, int] = {}
-    # the nodes whose set is computed, last first (each meets the sets of its successors inside)
+    pdom = dict.fromkeys(order, no_exit)  # (terminal nodes keep it)
+    # the nodes whose set is computed, last first (each meets the sets of its successors, all
+    # inside: a node with an edge out of the nodes, or none, is a leaf, whose set is its own)
     computed: List[Tuple[int, int, List[int]]] = []
     is_inside = bit.__contains__
     for node in reversed(order):
-        out = succs.get(node, ())
         if node in ends:
-            pdom[node] = no_exit
             continue
-        inside = list(filter(is_inside, out))
-        if len(inside) < len(out) or not out:  # a leaf: leaves the nodes or ends the code
-            pdom[node] = bit[node]
+        out = succs.get(node)
+        if out and all(map(is_inside, out)):
+            computed.append((node, bit[node], out))
         else:
-            pdom[node] = no_exit
-            computed.append((node, bit[node], inside))
+            pdom[node] = bit[node]
     # one pass in that order is enough when no edge goes back to a node computed later
     changed = False
     for node, own, inside in computed:
@@ -77,18 +75,19 @@ def _dataflow_postdominators(
                 changed = True
     # Below the virtual exit the sets form a tree: the immediate post-dominator of a node is
     # the one whose set is the node's own without it (the fallback below finds the same).
-    node_with_set: Dict[int, int] = {}
-    for node in reversed(order):
-        node_with_set[pdom[node]] = node  # the first in order among equal sets
+    backwards = order[::-1]
+    node_with_set: Dict[int, Optional[int]] = dict(zip(map(pdom.__getitem__, backwards), backwards))
+    # (the first in order among equal sets; a node that reaches no exit, and a leaf, whose strict
+    # set is empty, have the exit, None)
+    node_with_set[no_exit] = node_with_set[0] = None
     size: Dict[int, int] = {}
     result: Dict[int, Optional[int]] = {}
     for node in order:
-        if pdom[node] == no_exit:
-            result[node] = None
-            continue
-        strict = pdom[node] & ~bit[node]
-        parent = node_with_set.get(strict)
-        if parent is not None:
+        strict = pdom[node]
+        if strict != no_exit:
+            strict &= ~bit[node]
+        parent = node_with_set.get(strict, -1)
+        if parent != -1:
             result[node] = parent
             continue
         # the immediate post-dominator is the strict post-dominator with the most post-dominators

@@ -35,7 +35,12 @@ def region_follow(walker: Any, block: int, ctx: Context) -> Optional[int]:
         for b in nodes:
             node = blocks[b]
             succs[b] = node.succs + _handler_edges(blocks, b) if node.handlers else node.succs
-            if instrs[node.end - 1].op in _RAISING and b not in joins:
+        # (found among the instructions that end a path, each the last of its block: fewer than
+        # the blocks)
+        block_of = walker.block_of
+        for k in walker.cfg.branches[1]:
+            b = block_of[k]
+            if instrs[k].op in _RAISING and b not in joins and (region is None or b in region):
                 raising.append(b)
         if region is not None:
             # the re-raise of an unmatched exception or a clause's cleanup laid out past the region

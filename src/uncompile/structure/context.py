@@ -21,7 +21,9 @@ class Loop(NamedTuple):
 
 
 class Context(NamedTuple):
-    """Immutable walk context; ``with_`` methods return changed copies."""
+    """Immutable walk context; ``with_`` methods return changed copies.
+
+    (The walker's walk and run_block unpack it by position: its fields keep this order.)"""
 
     stops: FrozenSet[int] = frozenset()
     lo: int = -1

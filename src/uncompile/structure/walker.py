@@ -225,9 +225,9 @@ class Walker(
             top = stack[-1] if stack else None  # a return's value swapped under it is no value gone
             n = len(self.instrs)
             limit = 50 * n + 5000  # each block is walked a few times at most
-            finally_bodies, until, handlers = ctx.finally_bodies, ctx.until, self.handlers
-            blocks, block_of = self.blocks, self.block_of
-            stops, lo, hi, loop = ctx.stops, ctx.lo, ctx.hi, ctx.loop
+            handlers, blocks, block_of = self.handlers, self.blocks, self.block_of
+            # (all fields at once: one unpacking, not an attribute load each)
+            stops, lo, hi, loop, _, finally_bodies, _, until, _ = ctx
             # 3.8 - 3.10: a jump out of a block to a loop's header or exit, or the dead final return
             loop_jumps = (
                 (loop.continue_to, loop.break_to) if not V.HAS_EXCEPTION_TABLE and loop is not None else ()
@@ -235,8 +235,9 @@ class Walker(
             final_return = self.legacy_final_return_at
             while pos is not None and pos < n:
                 self.steps += 1
+                ident = block_of[pos]
                 if (
-                    (pos == final_return or block_of[pos] in loop_jumps)
+                    (pos == final_return or ident in loop_jumps)
                     and not (first and entering)
                     and self.legacy_loop_jump(pos, ctx, stack)
                 ):
@@ -246,13 +247,13 @@ class Walker(
                     break
                 if self.steps > limit:
                     raise self.fail(pos, "structuring does not terminate")
-                block = blocks[block_of[pos]]
+                block = blocks[ident]
                 if pos == block.start and first and entering:
                     nxt = self.region_entry(block, ctx, stack)
                     if nxt != -1:
                         pos, first = nxt, False
                         continue
-                if pos == block.start and not (first and entering):
+                elif pos == block.start:  # (not the region's entry)
                     outside = not lo <= block.offset < hi
                     if (
                         loop is not None
@@ -319,10 +320,11 @@ class Walker(
         """Execute the rest of the block at *pos*; returns where the walk goes next."""
         block = self.blocks[self.block_of[pos]]
         last = block.end - 1
-        instrs, step, run_until, until = self.instrs, self.sim.step, self.sim.run_until, ctx.until
-        copying = bool(ctx.finally_bodies)  # a finally body's copy may start anywhere
+        instrs, sim = self.instrs, self.sim
+        step, run_until = sim.step, sim.run_until
+        _, _, _, loop, _, finally_bodies, _, until, except_name = ctx  # (see walk)
+        copying = bool(finally_bodies)  # a finally body's copy may start anywhere
         # most instructions are only executed: those the checks below can stop at are known
-        loop = ctx.loop
         # (3.10) a block of a loop that ends in a return may hold a copied break (legacy_copied_break)
         copied_break = (
             _COPIED_BREAKS
@@ -337,7 +339,7 @@ class Walker(
         if not copying and not (
             copied_break and instrs[self.blocks[loop.header].start].op != "FOR_ITER"  # type: ignore[union-attr]
         ):  # (a for loop's copied break starts at POP_TOP)
-            checked = self._checked_ops[self.entered_with or ctx.except_name is not None][exit_copied]
+            checked = self._checked_ops[self.entered_with or except_name is not None][exit_copied]
         i = pos
         left_with = False  # a with's exit call was skipped: a jump out of the block leaves the with
         exit_copy = while_exit_copy(self, block, ctx) if exit_copied else -1
