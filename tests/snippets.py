@@ -93,11 +93,16 @@ def _ours(item: Any) -> bool:
 
 
 def instruction(offset: int, op: str, arg: Any, target: Any = None) -> Any:
-    """A neutral instruction made by hand, as the reader makes them (``Instr()``, then its fields)."""
-    from uncompile.bytecode.instructions import Instr
+    """A neutral instruction made by hand, as the reader makes them (``Instr()``, or ``JumpInstr()``
+    with a *target*, then its fields)."""
+    from uncompile.bytecode.instructions import Instr, JumpInstr
 
-    ins = Instr()
-    ins.offset, ins.op, ins.arg, ins.target, ins.index = offset, op, arg, target, 0
+    if target is None:
+        ins = Instr()
+    else:
+        ins = JumpInstr()
+        ins.target = target
+    ins.offset, ins.op, ins.arg, ins.index = offset, op, arg, 0
     return ins
 
 

@@ -7,6 +7,7 @@ import inspect
 import json
 import sys
 
+import pytest
 from snippets import known_failure
 
 from uncompile.bytecode import versions as V
@@ -158,6 +159,27 @@ def test_instructions_are_made_without_a_python_level_init():
     first = read_instructions(sample.__code__)[0]
     assert first.index == 0 and first.target is None
     assert first.offset in {ins.offset for ins in dis.get_instructions(sample.__code__)}
+
+
+def test_only_instructions_with_a_target_hold_one():
+    """An instruction with a target is a ``JumpInstr`` (its slot holds the target); any other is a
+    plain ``Instr``, whose target is the class's None, and cannot be given one."""
+    from uncompile.bytecode.instructions import Instr, JumpInstr
+
+    def branchy(x):  # type: ignore[no-untyped-def]
+        for item in x:
+            if item:
+                return item
+        return None
+
+    instrs = read_instructions(branchy.__code__)
+    jumps = [ins for ins in instrs if isinstance(ins, JumpInstr)]
+    assert {ins.op for ins in jumps} >= {"FOR_ITER", "JUMP"}
+    assert all(type(ins.target) is int for ins in jumps)
+    plain = [ins for ins in instrs if type(ins) is Instr]
+    assert plain and all(ins.target is None for ins in plain)
+    with pytest.raises(AttributeError):
+        plain[0].target = 0
 
 
 def test_jumps_to_an_extended_arg_prefix_go_to_the_instruction_it_prefixes():

@@ -31,7 +31,7 @@ import dis
 from bisect import bisect_right
 from itertools import compress
 from types import CodeType
-from typing import Any, Dict, FrozenSet, Iterator, List, NamedTuple, Optional, Tuple
+from typing import Any, Dict, FrozenSet, Iterator, List, NamedTuple, Optional, Tuple, cast
 
 from . import versions as V
 from .awaits import ASYNC, async_for_header, await_end, ends_send, send_ends
@@ -68,17 +68,27 @@ class Instr:
     costs more: its arguments are checked through a wrapper).
     """
 
-    __slots__ = ("offset", "op", "arg", "target", "index")
+    __slots__ = ("offset", "op", "arg", "index")
 
     offset: int
     op: str
     arg: Any
-    target: Optional[int]
     index: int
+    #: None, the class's own: an instruction with a target is a :class:`JumpInstr`, whose slot holds it
+    #: (most instructions have none: the reader sets one field fewer for them)
+    target: Optional[int] = None
 
     def __repr__(self) -> str:
         where = " -> %d" % self.target if self.target is not None else ""
         return "<%d %s %r%s>" % (self.offset, self.op, self.arg, where)
+
+
+class JumpInstr(Instr):
+    """An :class:`Instr` with a target (made by the reader alone, as an ``Instr`` is)."""
+
+    __slots__ = ("target",)
+
+    target: Optional[int]
 
 
 class _Reader(Readings):
@@ -119,11 +129,14 @@ class _Reader(Readings):
 
     def emit(self, offset: int, op: str, arg: Any = None, target: Optional[int] = None) -> None:
         out = self.out
-        ins = Instr()
+        if target is None:
+            ins = Instr()
+        else:
+            ins = jump = JumpInstr()
+            jump.target = target
         ins.offset = offset
         ins.op = op
         ins.arg = arg
-        ins.target = target
         ins.index = index = len(out)
         self.first_at.setdefault(offset, index)
         out.append(ins)
@@ -142,7 +155,7 @@ class _Reader(Readings):
         add_end = self.ends.append
         first_at = self.first_at
         readings = _READINGS
-        new = Instr
+        new, new_jump = Instr, JumpInstr
         # the frequent readings, tested as locals (3.8 - 3.10 look a global up again at each test),
         # by identity: the table holds these very objects (reading_table), and 3.8 compares ints
         # by value through a rich comparison, several times an instruction
@@ -168,7 +181,6 @@ class _Reader(Readings):
                             count = len(out)
                             start = end  # (the words after the sequence: read by a new loop)
                             break
-                target = None
                 if reading is indexed:  # (no flag bits: see reading_table)
                     value = tables[kind][arg]
                 elif reading is constant:
@@ -182,11 +194,18 @@ class _Reader(Readings):
                 elif reading is call:
                     value = (arg, kwnames, detail)
                     kwnames = None
-                elif reading is jump:
+                elif reading is jump:  # (made here: the only instructions with a target)
                     origin, base, scale = detail
-                    value = None
-                    target = origin * offset + base + scale * arg
+                    made = new_jump()
+                    made.offset = offset
+                    made.op = name
+                    made.arg = None
+                    made.target = origin * offset + base + scale * arg
+                    made.index = first_at[offset] = count
                     add_jump(count)
+                    count += 1
+                    append(made)
+                    continue
                 elif reading is path_end:
                     value = None if kind == NO_ARG else arg
                     add_end(count)
@@ -220,7 +239,6 @@ class _Reader(Readings):
                 ins.offset = offset
                 ins.op = name
                 ins.arg = value
-                ins.target = target
                 ins.index = first_at[offset] = count  # the only instruction from this raw one
                 count += 1
                 append(ins)
@@ -425,7 +443,7 @@ def read_code_instructions(code: CodeType) -> CodeReading:
                 kept = list(first_at)  # (ascending: instructions are read in offset order)
             following = bisect_right(kept, ins.target)  # type: ignore[type-var]
             if following < len(kept):
-                ins.target = kept[following]
+                cast(JumpInstr, ins).target = kept[following]
     return _new_tuple(CodeReading, (out, first_at, reader.jumps, reader.ends))
 
 

@@ -83,7 +83,7 @@ class ImportOps:
         ):  # nothing but this IMPORT_FROM and its store since
             last.names.append(alias)
             last.uncompile_offsets += tuple(self.pending)  # type: ignore[attr-defined]
-            self.pending = []
+            self.pending.clear()  # (in place, as emit does)
             return True
         node = ast.ImportFrom(info[0] or None, [alias], info[1])
         node.uncompile_module = module_node  # type: ignore[attr-defined]

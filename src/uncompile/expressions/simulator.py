@@ -94,6 +94,8 @@ class Simulator(Ops314, TargetOps, ImportOps, LegacyBlockOps, LegacyUnpackOps):
     def __init__(self, code: Any, nested: Callable[[Any], Any]) -> None:
         self.code = code
         self.out: List[ast.stmt] = []
+        #: the offsets executed since the last statement: emptied in place (the run loops hold its
+        #: append), replaced only by the walker, between runs, and by :meth:`scratch`
         self.pending: List[int] = []
         self.calls = CallBuilder(code, nested)
         self.class_type_params: List[Any] = []  # a generic class's, from ``.type_params``
@@ -133,8 +135,9 @@ class Simulator(Ops314, TargetOps, ImportOps, LegacyBlockOps, LegacyUnpackOps):
     def emit(self, stmt: ast.stmt) -> None:
         """Append *stmt*, tagging it with the offsets executed since the last statement."""
         self.statement_seq = len(self._tops)  # ``self.order.now()``, without the call
-        stmt.uncompile_offsets = tuple(self.pending)  # type: ignore[attr-defined]
-        self.pending = []
+        pending = self.pending
+        stmt.uncompile_offsets = tuple(pending)  # type: ignore[attr-defined]
+        pending.clear()  # (in place: the run loops keep its append)
         self.out.append(stmt)
 
     def fail(self, ins: Instr, why: str) -> DecompileError:
@@ -292,9 +295,9 @@ class Simulator(Ops314, TargetOps, ImportOps, LegacyBlockOps, LegacyUnpackOps):
             for ins in instrs:
                 self.step(ins, stack)
             return
-        handlers, computed = self._handlers, self._computed
+        handlers, computed, executed = self._handlers, self._computed, self.pending.append
         for ins in instrs:
-            self.pending.append(ins.offset)  # (a new list after each statement: not kept in a local)
+            executed(ins.offset)
             handlers[ins.op](self, ins, stack)
             if stack:
                 computed(stack[-1])
@@ -314,13 +317,13 @@ class Simulator(Ops314, TargetOps, ImportOps, LegacyBlockOps, LegacyUnpackOps):
                     return k
                 self.step(ins, stack)
             return end
-        handlers, computed = self._handlers, self._computed
+        handlers, computed, executed = self._handlers, self._computed, self.pending.append
         for k in range(start, end):
             ins = instrs[k]
             op = ins.op
             if op in stops and (op != "LOAD_CONST" or ins.arg[0] is None):
                 return k
-            self.pending.append(ins.offset)
+            executed(ins.offset)
             handlers[op](self, ins, stack)
             if stack:
                 computed(stack[-1])
