@@ -30,6 +30,8 @@ class CallBuilder(TypeParamOps):
     """See the module docstring; *nested* builds definitions from nested code objects. The
     intrinsics of type parameters are its :class:`~.type_params.TypeParamOps` half."""
 
+    __slots__ = ("code", "nested")
+
     def __init__(self, code: Any, nested: Any) -> None:
         self.code = code
         self.nested = nested

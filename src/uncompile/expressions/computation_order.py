@@ -23,6 +23,8 @@ _NUMBER = "uncompile_seq"
 class ComputationOrder:
     """The computation order of one simulator's values; see the module docstring."""
 
+    __slots__ = ("tops", "_first", "_indexed")
+
     def __init__(self) -> None:
         #: The top of the stack after each step so far (``Simulator.step`` appends to it).
         self.tops: List[Any] = []

@@ -24,8 +24,9 @@ class ImportOps:
     emit: Any
     fail: Any
     #: Whether an ``IMPORT_NAME`` ran: only then can a value stored be an import's (an import
-    #: value is made by this simulator's own steps), so most code never asks :meth:`stored_import`.
-    imported = False
+    #: value is made by this simulator's own steps), so most code never asks :meth:`stored_import`
+    #: (False at first: set by the simulator's ``__init__``, a slot of its own)
+    imported: bool
     out: List[ast.stmt]
     pending: List[int]
     pop: Any

@@ -53,6 +53,19 @@ class Block:
 class ControlFlowGraph:
     """Blocks in layout order plus lookup from offsets to blocks."""
 
+    __slots__ = (
+        "instrs",
+        "_extra_leaders",
+        "handlers",
+        "branches",
+        "index_of",
+        "_offsets",
+        "blocks",
+        "block_at_index",
+        "block_of",
+        "loop_candidates",
+    )
+
     def __init__(
         self,
         instrs: List[Instr],

@@ -71,6 +71,8 @@ class MethodsByNode(Dict[type, Callable[..., Any]]):
 class ExpressionPrinter:
     """Renders ``ast.expr`` nodes (and argument lists, comprehensions, type parameters)."""
 
+    __slots__ = ("forbidden_quotes",)
+
     def __init__(self) -> None:
         #: Quotes of the f-strings being written around the current expression.
         self.forbidden_quotes: List[str] = []

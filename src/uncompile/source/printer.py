@@ -75,6 +75,8 @@ def _write(writer: _StatementWriter, tree: Union[ast.AST, List[ast.stmt]]) -> st
 class _StatementWriter:
     """Writes statements line by line, tracking indentation and each statement's span."""
 
+    __slots__ = ("expressions", "lines", "spans", "record_spans", "indent", "expression")
+
     def __init__(self, record_spans: bool) -> None:
         self.expressions = ExpressionPrinter()
         #: Logical lines, indented: their count is the number of the last one. A line holding a
