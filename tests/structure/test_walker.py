@@ -298,8 +298,8 @@ def test_none_is_checked_only_after_a_with_or_in_an_except_as_clause():
 
 
 def _attributes_outside_slots(code) -> set:
-    """The names a walk of *code* (and of the code nested in it) left in an instance dict of a
-    walker, its simulator or its call builder, rather than in their slots."""
+    """The names a walk of *code* left in an instance dict of its walker, simulator or call
+    builder, rather than in their slots (the graph and the computation order have no dict)."""
     from uncompile.structure.definitions import Nested
     from uncompile.structure.walker import Walker
 
@@ -308,7 +308,7 @@ def _attributes_outside_slots(code) -> set:
         walker.run()
     except DecompileError:
         pass  # (what was set up to the error counts the same)
-    parts = (walker, walker.sim, walker.sim.calls, walker.cfg, walker.sim.order)
+    parts = (walker, walker.sim, walker.sim.calls)
     return {"%s.%s" % (type(part).__name__, name) for part in parts for name in getattr(part, "__dict__", {})}
 
 

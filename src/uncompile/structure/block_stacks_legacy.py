@@ -81,14 +81,15 @@ class LegacyBlockStacks:
     cfg: Any
     legacy_is_except: Any
     _legacy_finally_end: Any
-    _legacy_stacks: Optional[Stacks] = None
+    # (the walker's slots, all set first by its __init__: None, -1, [] and an empty set)
+    _legacy_stacks: Optional[Stacks]
     #: The index of the ``LOAD_CONST None; RETURN_VALUE`` that ends the code (not its first
     #: instruction), -1 where it ends otherwise (and from 3.11 on).
-    legacy_final_return_at = -1
+    legacy_final_return_at: int
     #: The ``SETUP_*`` instructions (each ends a graph block), in layout order.
-    _legacy_setups: List[Any] = []
+    _legacy_setups: List[Any]
     #: The blocks of a finally body's ``RERAISE`` and its copies, which meet (see below).
-    reraise_joins: FrozenSet[int] = frozenset()
+    reraise_joins: FrozenSet[int]
 
     def block_stacks(self) -> Stacks:
         """The block stack before each instruction (None where unreachable)."""

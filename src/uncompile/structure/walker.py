@@ -141,8 +141,7 @@ class Walker(
         self.reraise_joins: FrozenSet[int] = frozenset()
         self.entered_with = False  # whether a with's exit can be on the stack (see run_block)
         self._legacy_stacks = None
-        if not V.HAS_EXCEPTION_TABLE:
-            self._legacy_setups: List[Instr] = []  # see legacy_link_handlers
+        self._legacy_setups: List[Instr] = []  # (3.8 - 3.10) see legacy_link_handlers
         self._covering: Dict[int, Any] = {}  # offset -> the handler entry that covers it, filled as asked
         self._statement_free_at: Dict[Tuple[int, int], bool] = {}  # see PureBlocks._statement_free
         self.code = code
