@@ -18,13 +18,15 @@ cases = Cases()
 def imports_in_a_function(n):
     import collections.abc as abc
     import os.path
+    import xml.etree.ElementTree as ET
     from json import (
         dumps,
     )
     from math import floor as round_down
     from math import sqrt
 
-    return os.path.basename("a/b"), round_down(sqrt(n)), dumps([n]), isinstance([], abc.Sequence)
+    tag = ET.Element("e").tag
+    return os.path.basename("a/b"), round_down(sqrt(n)), dumps([n]), isinstance([], abc.Sequence), tag
 
 
 @pytest.mark.parametrize("name,function,calls", cases.items, ids=cases.ids())
@@ -37,6 +39,7 @@ from __future__ import annotations
 import os
 import os.path as osp
 import xml.etree.ElementTree
+import xml.dom.minidom as minidom
 from collections import OrderedDict as OD, deque
 from string import *
 
@@ -51,6 +54,7 @@ queue = deque([1])
 ordered = OD(a=1)
 letters = ascii_lowercase[:3]
 tree = xml.etree.ElementTree.Element("x").tag
+document = minidom.Document().nodeName
 """
 
 

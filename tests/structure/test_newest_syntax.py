@@ -15,6 +15,7 @@ LAZY = """\
 lazy import os
 lazy import a.b.c
 lazy import a.b as ab
+lazy import a.b.c.d as abcd
 lazy from os import sep
 """
 
@@ -38,7 +39,7 @@ def f():
 def test_lazy_imports():
     result = verify_code(compile(LAZY, "<test>", "exec", dont_inherit=True))
     assert result.identical, result
-    assert result.source is not None and result.source.count("lazy ") == 4
+    assert result.source is not None and result.source.count("lazy ") == 5
 
 
 @PY315

@@ -5,6 +5,10 @@ from-list), ``IMPORT_FROM`` an attribute of it tagged ``uncompile_import_from``.
 either under a name is an ``import`` or ``from ... import`` statement (:meth:`ImportOps.stored_import`);
 the names a ``from`` import stores one after the other join one statement. ``IMPORT_STAR``
 is ``from module import *``.
+
+``import a.b.c as d`` reads each submodule in turn (``IMPORT_FROM b``, then ``IMPORT_FROM c`` of
+that), dropping the values it no longer needs: an ``IMPORT_FROM`` of an ``IMPORT_FROM`` is tagged
+``uncompile_submodule`` too, and dropping one is no statement.
 """
 
 from __future__ import annotations
@@ -48,6 +52,8 @@ class ImportOps:
         module: Any = stack[-1] if stack else None
         node = ast.Attribute(module, ins.arg, LOAD)
         node.uncompile_import_from = ins.arg  # type: ignore[attr-defined]
+        if hasattr(module, "uncompile_import_from"):  # the next submodule of ``import a.b.c as d``
+            module.uncompile_submodule = node.uncompile_submodule = True  # type: ignore[attr-defined]
         stack.append(node)
 
     def op_IMPORT_STAR(self, ins: Instr, stack: Stack) -> None:
@@ -71,10 +77,9 @@ class ImportOps:
         if attr is None:
             return False
         module_node = value.value
-        info = getattr(module_node, "uncompile_import", ("", 0, None))
-        if info[2] is None:  # import a.b as c
-            self.emit(ast.Import([ast.alias(info[0], name)]))
-            return True
+        info = getattr(module_node, "uncompile_import", None)
+        if info is None or info[2] is None:  # import a.b as c, import a.b.c as d
+            return self._stored_submodule(name, value)
         alias = ast.alias(attr, None if attr == name else name)
         last = self.out[-1] if self.out else None
         if (
@@ -89,4 +94,19 @@ class ImportOps:
         node = ast.ImportFrom(info[0] or None, [alias], info[1])
         node.uncompile_module = module_node  # type: ignore[attr-defined]
         self.emit(node)
+        return True
+
+    def _stored_submodule(self, name: str, value: ast.Attribute) -> bool:
+        """``import a.b.c as name`` for storing *value*, the last of the ``IMPORT_FROM`` reads of
+        the submodules of an ``import a.b.c``; False (a plain store) when the reads do not name
+        each submodule after the first in turn."""
+        attributes: List[str] = []
+        node: Any = value
+        while hasattr(node, "uncompile_import_from"):
+            attributes.append(node.attr)
+            node = node.value
+        info = getattr(node, "uncompile_import", None)
+        if info is None or info[2] is not None or info[1] or info[0].split(".")[1:] != attributes[::-1]:
+            return False
+        self.emit(ast.Import([ast.alias(info[0], name)]))
         return True

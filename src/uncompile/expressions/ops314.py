@@ -59,7 +59,9 @@ class Ops314:
 
     def mark_lazy(self, value: Any) -> None:
         """After *value* (an import result) became an import statement: make it ``lazy``."""
-        module = value if hasattr(value, "uncompile_import") else getattr(value, "value", None)
+        module = value
+        while hasattr(module, "uncompile_import_from"):  # (the submodules of ``import a.b.c as d``)
+            module = module.value
         out = self.out  # type: ignore[attr-defined]
         last = out[-1] if out else None
         if getattr(module, "uncompile_lazy", False) and isinstance(last, (ast.Import, ast.ImportFrom)):
