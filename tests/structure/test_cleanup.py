@@ -399,3 +399,21 @@ def test_a_written_return_ends_the_if_body() -> None:
         """
     )
     assert "return" in result.source and "else:" not in result.source, result.source
+
+
+@pytest.mark.parametrize("docstring", ["", '"""The module."""\n'])
+def test_a_module_global_declaration_follows_its_future_imports(docstring: str) -> None:
+    # a function's ``global x`` makes the module's own stores of x STORE_GLOBAL: the module gets
+    # the declaration back, after the docstring and the future imports, which must come first
+    source = docstring + (
+        "from __future__ import annotations\nfrom __future__ import division\n"
+        "x = 1\n\n\ndef f():\n    global x\n    return 1\n"
+    )
+    result = verify_code(compile(source, "<test>", "exec", dont_inherit=True))
+    assert result.identical, result
+    lines = result.source.splitlines()
+    assert lines[len(docstring.splitlines()) : len(docstring.splitlines()) + 3] == [
+        "from __future__ import annotations",
+        "from __future__ import division",
+        "global x",
+    ], result.source

@@ -488,14 +488,16 @@ def tidy_body(stmts: List[ast.stmt], code: CodeType, sim: Any) -> List[ast.stmt]
         declared.append(ast.Global(names=list(sim.globals_declared)))
     if sim.nonlocals_declared:
         declared.append(ast.Nonlocal(names=list(sim.nonlocals_declared)))
-    if (
-        stmts
+    # after the docstring and, in a module, the ``from __future__`` imports (which must come first)
+    at = int(
+        bool(stmts)
         and isinstance(stmts[0], ast.Expr)
         and isinstance(stmts[0].value, ast.Constant)
         and isinstance(stmts[0].value.value, str)
-    ):
-        return stmts[:1] + declared + stmts[1:]
-    return declared + stmts
+    )
+    while at < len(stmts) and getattr(stmts[at], "module", None) == "__future__":  # (an ImportFrom)
+        at += 1
+    return stmts[:at] + declared + stmts[at:]
 
 
 def _has_docstring(code: CodeType) -> bool:
