@@ -20,6 +20,19 @@ def f(rows):
 """
 
 
+# 3.9+: a one-item loop (``for y in [v]``) is compiled as the store ``y = v``
+ONE_ITEM_LOOPS = """
+def f(values):
+    return [s for v in values for s in [v * v] if s > 1], {a: b for v in values if v for a, b in [(v, -v)]}
+"""
+
+
+def test_one_item_loops_round_trip() -> None:
+    result = verify(define(ONE_ITEM_LOOPS))
+    assert result.identical, result
+    assert result.source is not None and "for s in " in result.source and "for a, b in " in result.source
+
+
 def test_condition_over_lines_is_a_condition() -> None:
     function = define(CONDITION_OVER_LINES)
     again = decompiled(function)

@@ -53,6 +53,12 @@ def _item(stmts: List[ast.stmt], generators: List[ast.comprehension]) -> Any:
         if isinstance(stmts[-1], ast.Continue):
             stmts = stmts[:-1]
             continue
+        if isinstance(first, ast.Assign) and len(first.targets) == 1 and generators:
+            # 3.9+: ``for y in [v]`` in a comprehension is compiled as the store ``y = v``
+            one_item = ast.List(elts=[first.value], ctx=ast.Load())
+            generators.append(ast.comprehension(target=first.targets[0], iter=one_item, ifs=[], is_async=0))
+            stmts = stmts[1:]
+            continue
         if len(stmts) == 1 and isinstance(first, ast.Expr):
             value = first.value
             if isinstance(value, ComprehensionItem):
