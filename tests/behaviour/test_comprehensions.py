@@ -60,6 +60,46 @@ def dict_comprehension_over_items(mapping):
     return {value: key for key, value in mapping.items() if value > 1}, any(v > 1 for v in mapping.values())
 
 
+# (the layout over lines is the case)
+# fmt: off
+@cases(
+    ([1, [], [2], None, {}, "x"],),
+)
+def condition_over_lines_with_or_of_ands(values):
+    # 3.10 - 3.11: each line keeps a jump of its own, so the tests that fail before the last one
+    # go to the jump back at the loop's bottom, and the last one jumps back to the header itself
+    kept = {
+        k: v
+        for k, v in enumerate(values)
+        if (
+            (not isinstance(v, (list, dict)) and v is not None)
+            or (isinstance(v, (list, dict)) and len(v) > 0)
+        )
+    }
+    named = tuple(
+        v
+        for v in values
+        if v == 1
+        or (
+            isinstance(v, list)
+            and v
+            and v[0] == 2
+        )
+    )
+    return kept, named
+# fmt: on
+
+
+@cases(
+    ([1, 2, 3],),
+)
+def one_item_loops_are_assignments(values):
+    # 3.9+ compile ``for y in [v]`` in a comprehension as the store ``y = v``
+    squares = [s for v in values for s in [v * v] if s > 1]
+    pairs = {(a, b) for v in values for a, b in [(v, -v)]}
+    return squares, pairs, [t for v in values if v for t in (v + 1,)]
+
+
 @pytest.mark.parametrize("name,function,calls", cases.items, ids=cases.ids())
 def test_comprehension(name, function, calls, behaves_the_same):
     behaves_the_same(function, calls)

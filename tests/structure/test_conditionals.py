@@ -299,3 +299,85 @@ TERNARIES_INSIDE_AND = {
 def test_ternary_operand_of_and(name: str) -> None:
     result = round_trip(TERNARIES_INSIDE_AND[name])
     assert result.source is not None and " if " in result.source and " and " in result.source
+
+
+TERNARY_BRANCHES_HOLDING_BOOLEAN_VALUES = {
+    # the ``or`` jumps straight to the jump past the second branch, the end of the first
+    "or_as_first_branch": """
+        def f(c, num):
+            y = (c or num) if num else 1
+            return y
+    """,
+    "or_as_first_branch_in_a_loop": """
+        def f(c):
+            for num in c:
+                y = (c or num) if num else 1
+    """,
+    # the first branch computes with the value where its operands meet: walked whole
+    "call_of_or_as_first_branch": """
+        def f(c, num):
+            y = g(c or num) if num else 1
+            return y
+    """,
+    "call_of_and_as_first_branch_in_a_loop": """
+        def f(c):
+            for num in c:
+                y = g(c and num, h(num or c)) if num in c else 1
+                g(y)
+    """,
+    "both_branches_hold_values": """
+        def f(a, b, c):
+            y = g(a or b) if c else g(b and a)
+            return y
+    """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(TERNARY_BRANCHES_HOLDING_BOOLEAN_VALUES))
+def test_ternary_whose_first_branch_holds_a_boolean_value(name: str) -> None:
+    result = round_trip(TERNARY_BRANCHES_HOLDING_BOOLEAN_VALUES[name])
+    assert result.source is not None and " if " in result.source and " else " in result.source
+
+
+# 3.10 - 3.11: the tests are on lines of their own, so the jump back at the loop's bottom keeps a
+# line (and a block) of its own: all tests but the last go there, the last jumps back itself
+CONDITION_OVER_LINES_IN_A_LOOP = """
+def f(items, r):
+    for k, v in items:
+        if (
+            (not isinstance(v, list) and v is not None)
+            or (isinstance(v, list) and len(v) > 0)
+        ):
+            r[k] = v
+    return {
+        k: v
+        for k, v in items
+        if (
+            (not isinstance(v, list) and v is not None)
+            or (isinstance(v, list) and len(v) > 0)
+        )
+    }
+"""
+
+
+def test_condition_over_lines_leaving_for_the_next_iteration_is_one_condition() -> None:
+    from snippets import define
+
+    from uncompile.verification import verify_code
+
+    function = define(CONDITION_OVER_LINES_IN_A_LOOP)
+    result = verify_code(function.__code__)
+    # (one line each: the recompiled tests jump back directly, so the bytecode may differ)
+    assert result.error is None and result.source is not None, result
+    assert result.source.count(" or ") == 2, result.source
+    again = uncompile_recompiled(function)
+    for items in ([("a", 1), ("b", None), ("c", []), ("d", [1])], []):
+        assert again(items, {}) == function(items, {})
+
+
+def uncompile_recompiled(function):  # type: ignore[no-untyped-def]
+    import types
+
+    import uncompile
+
+    return types.FunctionType(uncompile.recompile(function.__code__), function.__globals__)

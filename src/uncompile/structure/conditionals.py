@@ -126,7 +126,12 @@ class Conditionals:
                     nodes, falls, fall, ctx, stack
                 )
                 if tested is None:
-                    break
+                    after = self._value_through_jump(nodes, fall)
+                    if after is None:
+                        break
+                    merges = {side[1] for n in nodes for side in (n.true, n.false) if isinstance(side, tuple)}
+                    falls[-1] = fall = after
+                    continue
                 j, node, fall = tested
                 nodes[j:], falls[j:] = [node], [fall]
                 self._thread_dropped_values(nodes)
@@ -150,9 +155,10 @@ class Conditionals:
                 pure = self._pure(fall, start, stack) or self._pure_chain(fall, start, stack)
             if pure is None and merges:
                 pure = self._pure_then_return(fall, start, merges, stack)
-            if pure is None and V.INLINED_COMPREHENSIONS and (len(nodes) == 1 or falls[-1] == fall):
-                # a ternary's first branch holding a loop (an inlined comprehension), tested by
-                # the last node (``a and ([x for x in c] == d if b else e)``)
+            if pure is None and (free or V.INLINED_COMPREHENSIONS) and (len(nodes) == 1 or falls[-1] == fall):
+                # a ternary's first branch holding a loop (an inlined comprehension) or a boolean
+                # value, tested by the last node (``a and ([x for x in c] == d if b else e)``,
+                # ``f(a or b) if c else d``)
                 pure = self._walked_value(fall, nodes[-1], ctx, stack)
             if pure is None and merges:
                 pure = self._walked_operand(fall, start, merges, ctx, stack)
@@ -209,7 +215,7 @@ class Conditionals:
             # the nodes past the jumps are no ternary's second condition: the condition ends before
             nodes, falls = nodes[:past_jumps], falls[:past_jumps]
             reduced, sizes = reduce_nodes(nodes)
-        if V.CONDITIONAL_JUMPS_FORWARD_ONLY and sizes[0] < len(nodes):
+        if sizes[0] < len(nodes):
             reduced, sizes = self._join_exits(nodes, reduced, sizes, self._jumps_back_to_one_place)
         if V.COPIES_SMALL_EXITS and sizes[0] < len(nodes):
             reduced, sizes = self._join_exits(nodes, reduced, sizes, self._copies_of_one_return)
@@ -282,7 +288,8 @@ class Conditionals:
         """*nodes* reduced (*reduced*, *sizes*) after making their exits that are copies of one
         exit (*same*) the same block, the last test's, where the first condition then takes in
         more tests. Each test that leaves for the loop's next iteration has a jump back of its
-        own (3.12+), each that goes to a small exit a copy of it (3.10+: ``if a or (b and c):``
+        own (3.12+; 3.10 - 3.11 on lines of their own: all but the last test, which jumps back
+        itself), each that goes to a small exit a copy of it (3.10+: ``if a or (b and c):``
         at the end of a function, the tests of b and c return None each)."""
         exits: List[int] = []
         for node in reversed(nodes):
@@ -315,8 +322,15 @@ class Conditionals:
         return reduced, sizes
 
     def _jumps_back_to_one_place(self, a: int, b: int) -> bool:
-        """Whether blocks *a* and *b* only jump back, to the same block."""
+        """Whether blocks *a* and *b* lead back to the same block: both only jump back to it, or
+        one only jumps back to the other. (3.10 - 3.11: a test at the loop's end jumps back to
+        its header, the others to the jump back at the bottom, a block of its own when it has
+        a line of its own.)"""
         x, y = self.blocks[a], self.blocks[b]
+        if self._lone_jump(a) and x.jump == b:
+            return y.offset < x.offset
+        if self._lone_jump(b) and y.jump == a:
+            return x.offset < y.offset
         return (
             self._lone_jump(a)
             and self._lone_jump(b)
@@ -373,6 +387,30 @@ class Conditionals:
         if any(side == block for node in nodes for side in (node.true, node.false)):
             return block, past
         return None
+
+    def _value_through_jump(self, nodes: List[Node], merge: int) -> Optional[int]:
+        """``(a or b) if c else d``: the value of the last nodes goes to *merge*, a block that only
+        jumps forward (the end of the ternary's first branch), where a test jumps to the block
+        after it (the second branch). The value's exits are made the jump's target, and that
+        block is returned (where the condition goes on); None if *merge* is no such jump."""
+        after = merge + 1
+        block = self.blocks[merge]
+        if (
+            after >= len(self.blocks)
+            or not self._lone_jump(merge)
+            or block.jump is None
+            or self.blocks[block.jump].offset <= block.offset
+            or not any(after in (n.true, n.false) for n in nodes)
+            or any(merge in (n.true, n.false) for n in nodes)  # (a plain exit there: no value's)
+        ):
+            return None
+        into, past = (VALUE, merge), (VALUE, block.jump)
+        for node in nodes:
+            if node.true == into:
+                node.true = past
+            if node.false == into:
+                node.false = past
+        return after
 
     def _joins_after(self, joined: Optional[int], falls: List[Optional[int]]) -> bool:
         """Whether the jump past a ternary's second condition goes where one of that condition's

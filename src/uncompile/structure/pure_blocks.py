@@ -247,10 +247,10 @@ class PureBlocks:
     def _walked_value(
         self, fall: int, test: Any, ctx: Any, stack: List[Any]
     ) -> Optional[Tuple[Any, str, int]]:
-        """``{k: f(v) for k, v in d} if d else None``: the value of a ternary's first branch
-        (block *fall*, after the condition node *test*) when it holds an inlined comprehension
-        (a loop; 3.12+), walked up to its jump past the other branch; (value, "jump", index of
-        that jump) or None."""
+        """``{k: f(v) for k, v in d} if d else None``, ``f(a or b) if c else d``: the value of a
+        ternary's first branch (block *fall*, after the condition node *test*) when it holds an
+        inlined comprehension (a loop; 3.12+) or a boolean value of its own, walked up to its
+        jump past the other branch; (value, "jump", index of that jump) or None."""
         start = self.blocks[fall]
         later = [
             e for e in (test.true, test.false) if isinstance(e, int) and self.blocks[e].offset > start.offset
@@ -262,8 +262,11 @@ class PureBlocks:
         if jump <= start.start or self.instrs[jump].op != "JUMP":
             return None
         ops = {ins.op for ins in self.instrs[start.start : jump]}
-        if "FOR_ITER" not in ops or ops.isdisjoint(_COMPREHENSION_ITEMS):
-            return None  # no comprehension (a ``for`` statement's loop never adds an item: no value)
+        if "FOR_ITER" in ops:
+            if ops.isdisjoint(_COMPREHENSION_ITEMS):
+                return None  # no comprehension (a ``for`` statement's loop never adds an item: no value)
+        elif ops.isdisjoint(V.CONDITIONAL_JUMPS):
+            return None  # (straight code: a value there is a pure block's)
         value = self._walked_to(start.start, ctx._replace(until=jump, stops=frozenset({other})), stack, jump)
         return None if value is None else (value, "jump", jump)
 
