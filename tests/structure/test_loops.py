@@ -477,13 +477,8 @@ LOOPS_HOLDING_A_TRY = [
 ]
 
 
-_LEGACY_OPEN = {finally_then_break} if sys.version_info[:2] == (3, 10) else set()
-
-
 @pytest.mark.parametrize("function", LOOPS_HOLDING_A_TRY, ids=lambda f: f.__name__)
 def test_loops_holding_a_try_recompile_identically(function, request):
-    if sys.version_info < (3, 11) and function in _LEGACY_OPEN:
-        known_failure(request, "3.8 - 3.10: %s is not structured like the source yet" % function.__name__)
     if sys.version_info >= (3, 13) and function is retry_until_break:
         known_failure(
             request,

@@ -4,7 +4,11 @@ code after it."""
 
 from __future__ import annotations
 
+import sys
+from typing import Any
+
 import pytest
+from snippets import known_failure
 
 from uncompile.verification import verify_code
 
@@ -102,3 +106,73 @@ def test_continue_in_a_with_body_keeps_the_code_after_the_with(name):
     assert result.identical, (str(result), result.source)
     assert result.source is not None
     assert "            continue\n" in result.source and "        out.append(None)\n" in result.source
+
+
+# ``while True`` whose only jump back is a ``continue`` inside a with: the with, its end and the
+# code after it that ends the function lie inside the loop; a ``break`` in the with goes past it
+ENDLESS_LOOP_LEFT_BY_CONTINUE_IN_A_WITH = {
+    "return_after_the_with": """\
+def f(self):
+    while True:
+        with self.lock:
+            if self.x:
+                continue
+            self.last = None
+        self.call()
+        return
+""",
+    "nothing_after_the_continue": """\
+def f(self):
+    while True:
+        with self.lock:
+            if self.x:
+                continue
+        return
+""",
+    "break_in_the_with_and_return_after_it": """\
+def f(self):
+    while True:
+        with self.lock:
+            if self.x:
+                continue
+            if self.z:
+                break
+            self.y = 1
+        return 3
+    self.call()
+""",
+    "break_in_the_with_and_no_jump_back": """\
+def f(self):
+    while True:
+        with self.lock:
+            if self.x:
+                break
+            self.y = 1
+        self.call()
+        return
+""",
+    "break_after_the_with": """\
+def f(self):
+    while True:
+        with self.lock:
+            if self.x:
+                continue
+            self.y = 1
+        break
+    self.call()
+    return 5
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(ENDLESS_LOOP_LEFT_BY_CONTINUE_IN_A_WITH))
+def test_endless_loop_left_by_a_continue_in_a_with(name: str, request: Any) -> None:
+    if name == "break_in_the_with_and_no_jump_back" and sys.version_info < (3, 10):
+        known_failure(
+            request,
+            "3.8 - 3.9: a loop with no jump back at all is no loop in the graph; the break's jump "
+            "out of the with is read as the end of an if",
+        )
+    source = ENDLESS_LOOP_LEFT_BY_CONTINUE_IN_A_WITH[name]
+    result = verify_code(compile(source, "<test>", "exec", dont_inherit=True))
+    assert result.identical, (str(result), result.source)

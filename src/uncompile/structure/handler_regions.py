@@ -275,6 +275,15 @@ class HandlerRegions:
             return False
         return not (i + 1 < len(self.instrs) and self.instrs[i + 1].op == "WITH_EXCEPT_START")
 
+    def is_with_handler(self, entry: Any) -> bool:
+        """Whether *entry* goes to a ``with`` statement's exit (``PUSH_EXC_INFO; WITH_EXCEPT_START``)."""
+        i = self.index_at(entry.target)
+        return (
+            i + 1 < len(self.instrs)
+            and self.instrs[i].op == "PUSH_EXC_INFO"
+            and self.instrs[i + 1].op == "WITH_EXCEPT_START"
+        )
+
     def _finally_template(self, handler_index: int) -> Tuple[int, int]:
         """``[start, end)`` of a finally handler's body (after PUSH_EXC_INFO, before RERAISE 0).
 

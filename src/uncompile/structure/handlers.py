@@ -85,7 +85,8 @@ class HandlerStructurer(ExceptClauses, ExceptStar, WithStatements):
 
         A return leaves the handler's cover before it returns; where a test at the end of the
         body goes there on one side and out of the body on the other, the other side is the
-        code after the try (unless it is the same return: the function's end, copied)."""
+        code after the try (unless it is the same return: the function's end, copied, or a
+        ``continue``)."""
         if not V.HAS_EXCEPTION_TABLE or not ctx.active or not self._constant_return(block.id, ctx):
             return False
         for p in block.preds:
@@ -100,6 +101,8 @@ class HandlerStructurer(ExceptClauses, ExceptStar, WithStatements):
                     self._constant_return(other, ctx)
                     and self._same_return(block.start, self.blocks[other].start)
                 )
+                # (nor a ``continue``, which leaves the with blocks for the next iteration)
+                and not self.jumps_to_next_iteration(self._past_exit_calls(self.blocks[other].start), ctx)
             ):
                 return True
         return False

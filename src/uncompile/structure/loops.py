@@ -39,6 +39,10 @@ class LoopStructurer(BottomTestedLoops):
     instrs: Any
     starts_finally_copy: Any
     is_try_handler: Any
+    is_with_handler: Any
+    exit_call_at: Any
+    _through_jump: Any
+    _with_resumes_at: Any
     legacy_dead_code_after: Any
     legacy_loop_span: Any
     legacy_mark_written_continues: Any
@@ -252,8 +256,8 @@ class LoopStructurer(BottomTestedLoops):
                 if b.id in reach and any(h in body for h in self._try_handler_blocks(b.id))
             }
             body |= tried
-            inside = self._tries_inside(head, body, ctx)
-            body |= inside | self._only_after(inside, body)
+            inside, with_ends = self._tries_inside(head, body, ctx)
+            body |= inside | self._only_after(inside, body) | with_ends
             body |= {  # (such a block follows one of them)
                 b.id
                 for b in {self.blocks[s] for t in tried for s in self.blocks[t].succs}
@@ -358,13 +362,16 @@ class LoopStructurer(BottomTestedLoops):
                 found.add(b.id)
         return found
 
-    def _tries_inside(self, head: Any, body: set, ctx: Context) -> Set[int]:
+    def _tries_inside(self, head: Any, body: set, ctx: Context) -> Tuple[Set[int], Set[int]]:
         """The blocks of the try bodies that start inside a loop body: a try statement lies
         inside the loop, also where the rest of its body only leaves the loop (``while True:
-        try: (if c: continue); rest finally: ...; break``, the rest laid out after the jump back)."""
-        if not V.HAS_EXCEPTION_TABLE:
-            return set()
+        try: (if c: continue); rest finally: ...; break``, the rest laid out after the jump back);
+        and the blocks of the with statements there, with their ends (:meth:`_with_end_inside`):
+        the code a with body runs on into may be a ``break``'s, so no more is taken for them."""
         found: Set[int] = set()
+        with_blocks: Set[int] = set()
+        if not V.HAS_EXCEPTION_TABLE:
+            return found, with_blocks
         targets = {
             entry.target for entry in map(self.handler_of, (self.blocks[b].offset for b in body)) if entry
         }
@@ -372,19 +379,50 @@ class LoopStructurer(BottomTestedLoops):
         holding = self._try_at_header(head, at_header) if at_header is not None else None
         for target in sorted(targets):
             entry = next(e for e in self.handlers if e.target == target)
-            if not self.is_try_handler(entry):
+            is_with = self.is_with_handler(entry)
+            if not (is_with or self.is_try_handler(entry)):
                 continue
             lo, hi = self.span(target, ("POP_EXCEPT",))
             if lo < head.offset or (holding is not None and holding.target == target):
                 continue  # a try around the loop
-            found |= {
+            covered = {
                 b.id
                 for b in self.blocks_within(max(lo, ctx.lo), min(hi, ctx.hi))
-                if b.id not in body
-                and self.instrs[b.start].op != "PUSH_EXC_INFO"
-                and self._reach_normal(head.id, b.id)
+                if self.instrs[b.start].op != "PUSH_EXC_INFO" and self._reach_normal(head.id, b.id)
             }
-        return found
+            if is_with:
+                with_blocks |= covered - body | self._with_end_inside(target, covered, body)
+            else:
+                found |= covered - body
+        return found, with_blocks
+
+    def _with_end_inside(self, handler: int, covered: Set[int], body: set) -> Set[int]:
+        """``while True: with l: (if c: continue) ...; return x``: the normal end of a with in a
+        loop body whose code after it ends the function (no jump back: the loop's only one is
+        the ``continue``), that is, the exit calls that the with body runs on into and go on
+        there, and that code, where the with also goes on when its exit swallows the exception
+        (3.12+: a copy of it after the exit calls). Where the code after the with goes on, it
+        may be the code after the loop: left out."""
+        resume = self._with_resumes_at(handler)
+        after: Optional[int] = None
+        if resume is not None:
+            after = self.block_of[resume]
+            block = self.blocks[after]
+            if after in body or block.succs or self.instrs[block.start].offset != self.instrs[resume].offset:
+                after = None
+        ends: Set[int] = set()
+        for b in {s for c in covered for s in self.blocks[c].succs} - body - covered:
+            block = self.blocks[b]
+            n = self.exit_call_at(block.start)
+            if not n:
+                continue
+            if after is not None and self.block_of[self._through_jump(block.start + n)] == after:
+                ends |= {b, after}
+            elif (
+                not block.succs and self.instrs[block.end - 1].op in ENDS_PATH and block.start + n < block.end
+            ):
+                ends.add(b)  # (3.12+ copy the code that ends the function to the with's end)
+        return ends
 
     def _only_after(self, blocks: Set[int], body: set) -> Set[int]:
         """The blocks that only the ends of *blocks* (try bodies inside a loop) lead to, one after

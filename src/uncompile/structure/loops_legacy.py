@@ -78,11 +78,38 @@ class LegacyLoopLayout:
         """The blocks laid out between a loop's header and its last block (3.8 - 3.10 layout).
 
         Code that leaves the loop with ``break``/``return`` (an ``except`` clause ending in
-        ``break``) never reaches the back edge, yet sits inside the loop's span.
+        ``break``) never reaches the back edge, yet sits inside the loop's span. So do the
+        blocks after it that are inside a with or try the loop opens (their block stack is
+        the header's and more: ``while True: with l: (if c: continue) ...; return``).
         """
         last = max(body)
         stacks = self.block_stacks()
-        return {b for b in range(header, last + 1) if stacks[self.blocks[b].start] is not None}
+        span = {b for b in range(header, last + 1) if stacks[self.blocks[b].start] is not None}
+        outer = stacks[self.blocks[header].start] or ()
+        b = last + 1
+        while b < len(self.blocks):
+            here = stacks[self.blocks[b].start]
+            if here is None or len(here) <= len(outer) or here[: len(outer)] != outer:
+                break
+            span.add(b)
+            b += 1
+        if b > last + 1 and b < len(self.blocks) and self._legacy_with_end(b, span, stacks):
+            span.add(b)
+        return span
+
+    def _legacy_with_end(self, b: int, span: Any, stacks: Any) -> bool:
+        """Whether block *b*, after the blocks of a with or try the loop opens, is the code after
+        that statement ending the function: only they reach it, a handler's path among them
+        (where the with goes on when its exit swallows the exception; a ``break`` out of the
+        with goes past the loop, where no handler path goes)."""
+        block = self.blocks[b]
+        if block.succs or not block.preds or not all(p in span for p in block.preds):
+            return False
+        for p in block.preds:
+            here = stacks[self.blocks[p].start]
+            if here and here[-1][0] in ("exc", "fin", "wexc"):
+                return True
+        return False
 
     def legacy_dead_code_after(self, body: Any, ctx: Context) -> Optional[int]:
         """Where the statements written after a loop that never ends start (3.8 - 3.9 keep them,
