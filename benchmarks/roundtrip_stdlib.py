@@ -4,6 +4,7 @@
     python benchmarks/roundtrip_stdlib.py --sample 300     # a smaller fixed sample
     python benchmarks/roundtrip_stdlib.py --all            # every function of the stdlib
     python benchmarks/roundtrip_stdlib.py --python /path/to/python3.X --python ...
+    python benchmarks/roundtrip_stdlib.py --root DIR       # another tree: an installed package
 
 Each function is checked by :mod:`uncompile.verification.roundtrip` under a time limit. Prints one
 row per interpreter (functions, crash %, DecompileError %, compiles %, identical %) and the
@@ -12,7 +13,9 @@ each interpreter given (the current one is not included unless named) and combin
 Progress goes to stderr. No timing is asserted. With ``--same-source`` each function is also
 checked by :mod:`uncompile.verification.same_source` (does its decompiled body print as its
 original does?) and the share that does is printed; ``--source-diffs FILE`` writes the
-differing ones as unified diffs.
+differing ones as unified diffs. ``--root DIR`` samples the ``.py`` files under DIR instead of
+the standard library (third-party code has constructs the standard library seldom uses; each
+interpreter compiles the files itself, so DIR needs no installation under it).
 """
 
 from __future__ import annotations
@@ -46,8 +49,8 @@ from uncompile.verification.stdlib_sample import iter_sample, stdlib_root  # noq
 class SameSourceTally:
     """Functions whose decompiled body prints as the original does, and the diffs of the rest."""
 
-    def __init__(self) -> None:
-        self.root = stdlib_root()
+    def __init__(self, root: Optional[str] = None) -> None:
+        self.root = root or stdlib_root()
         self.trees: Dict[str, ast.AST] = {}
         self.checked = 0
         self.same = 0
@@ -82,11 +85,12 @@ def run_here(
     time_limit: float,
     quiet: bool,
     same_source: Optional[SameSourceTally] = None,
+    root: Optional[str] = None,
 ) -> List[UnitResult]:
     results: List[UnitResult] = []
     started = time.perf_counter()
     last_report = 0.0
-    for path, qualname, code in iter_sample(size, seed=seed):
+    for path, qualname, code in iter_sample(size, seed=seed, root=root):
         results += check_units(path, [(qualname, code)], time_limit=time_limit)
         if same_source is not None:
             same_source.check(path, qualname, code)
@@ -165,8 +169,15 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument(
         "--source-diffs", metavar="FILE", help="with --same-source: write the differing functions' diffs"
     )
+    parser.add_argument(
+        "--root", metavar="DIR", help="sample the .py files under DIR, not the standard library's"
+    )
     parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
     options = parser.parse_args(argv)
+    if options.root is not None:
+        if not os.path.isdir(options.root):
+            parser.error("--root: not a directory: %s" % options.root)
+        options.root = os.path.abspath(options.root)
     sample_size = None if options.all else options.sample
 
     rows: List[Tuple[str, Summary, List[Any]]] = []
@@ -180,14 +191,15 @@ def main(argv: Optional[List[str]] = None) -> int:
             str(options.show),
         ]
         forwarded += ["--all"] if options.all else ["--sample", str(options.sample)]
+        forwarded += ["--root", options.root] if options.root else []
         for python in options.python:
             data = run_elsewhere(python, forwarded)
             if data is not None:
                 counts = {outcome: data["counts"].get(outcome, 0) for outcome in OUTCOMES}
                 rows.append((data["label"], Summary(data["total"], counts), data["failures"]))
     else:
-        tally = SameSourceTally() if options.same_source else None
-        results = run_here(sample_size, options.seed, options.time_limit, False, tally)
+        tally = SameSourceTally(options.root) if options.same_source else None
+        results = run_here(sample_size, options.seed, options.time_limit, False, tally, options.root)
         if tally is not None:
             print(tally.summary())
             if options.source_diffs:
