@@ -4,6 +4,8 @@ bytecode."""
 
 from __future__ import annotations
 
+import pytest
+
 from uncompile.verification import verify_code
 
 # the nested try's ``return`` pops the clause's handler first: the clause's own end is later
@@ -84,3 +86,53 @@ def test_a_clause_type_with_jumps_of_its_own_is_one_value():
     result = verify_code(compile(TYPE_WITH_JUMPS, "<test>", "exec", dont_inherit=True))
     assert result.identical, (str(result), result.source)
     assert result.source is not None and "except ValueError if strict else ():" in result.source
+
+
+# the clause's last statement is an if whose else only raises: 3.12+ lay the raise out past the
+# clause's POP_EXCEPT and the code after the try copied there; 3.11 the outer else is a raise too
+CLAUSES_ENDING_IN_AN_ELSE_THAT_RAISES = {
+    "else_raise_then_code_after_the_try": """
+def f(a, g, h):
+    try:
+        x = g()
+    except RuntimeError:
+        if a:
+            h()
+        else:
+            raise
+    return x
+""",
+    "else_raise_other_exception": """
+def f(a, g, h):
+    try:
+        x = g()
+    except RuntimeError:
+        if a:
+            h()
+        else:
+            raise ValueError(a)
+    return x
+""",
+    "in_an_endless_loop": """
+def f(a, retries, g):
+    attempt = 1
+    while True:
+        try:
+            return g()
+        except RuntimeError as e:
+            if a:
+                if attempt < retries:
+                    attempt += 1
+                else:
+                    raise RuntimeError("x") from e
+            else:
+                raise
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(CLAUSES_ENDING_IN_AN_ELSE_THAT_RAISES))
+def test_a_clause_ending_in_an_else_that_raises_keeps_it(name: str) -> None:
+    source = CLAUSES_ENDING_IN_AN_ELSE_THAT_RAISES[name]
+    result = verify_code(compile(source, "<test>", "exec", dont_inherit=True))
+    assert result.identical, (str(result), result.source)

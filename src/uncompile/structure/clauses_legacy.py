@@ -29,6 +29,8 @@ class LegacyExceptClauses:
     exit: Optional[int]
     _bottom_cuts: Any
     _clause_type: Any
+    _clause_tails: Any
+    clause_tails: Any
     _legacy_body_end: Any
     cfg: Any
     _legacy_last: Any
@@ -178,6 +180,7 @@ class LegacyExceptClauses:
             copied_break = self._legacy_copied_loop_exit(q, ctx)
             if last is not None and (copied_break or self._legacy_clause_ends(q, ctx, limit, name)):
                 end = last
+                self.clause_tails |= self._clause_tails(j, end, limit)  # (an ``else: raise`` past the end)
             clause_body = self._legacy_walk_to(
                 j,
                 limit if end is None else end,

@@ -11,10 +11,11 @@ the normal path goes after the clause.
 from __future__ import annotations
 
 import ast
-from typing import Any, List, Optional, Tuple
+from typing import Any, List, Optional, Set, Tuple
 
 from ..bytecode import versions as V
 from ..expressions import values as M
+from ..flow.cfg import ENDS_PATH
 from .context import Context
 from .copied_exits import while_exit_copy
 from .handler_regions import HandlerRegions
@@ -24,6 +25,7 @@ class ExceptClauses(HandlerRegions):
     """Mixin of :class:`~uncompile.structure.walker.Walker`: the clauses of a try/except."""
 
     _walked_to: Any
+    clause_tails: Set[int]  # the walker's: blocks its walks take in past where they are cut
     sim: Any
     walk: Any
 
@@ -123,12 +125,34 @@ class ExceptClauses(HandlerRegions):
         # a clause laid out past a bottom-tested loop's copied test still ends at its own end,
         # or with the ``return`` that leaves enclosing clauses too
         until = end + 1 if exit_index is not None or ctx.until <= i else ctx.until
+        if until == end + 1:
+            self.clause_tails |= self._clause_tails(i, end, limit)
         if exit_index is None and until <= end + 1:
             until = self._outer_return_end(end + 1) or self._loop_exit_copy_end(end + 1, name, ctx) or until
         body = self.walk(
             i, ctx._replace(until=until, except_name=name, lo=-1, hi=1 << 60), stack, entering=True
         )
         return body, exit_index, to_next
+
+    def _clause_tails(self, i: int, end: int, limit: int) -> Set[int]:
+        """The blocks of the clause whose body starts at *i* that are laid out past its normal
+        exit (the ``POP_EXCEPT`` at *end* and the code after the try the compiler copied there,
+        3.12+) and before *limit*: each ends the path and only the body jumps there (``else:
+        raise`` last in the clause). Its walk, cut after *end*, takes them in all the same."""
+        tails: Set[int] = set()
+        if end + 1 >= limit or limit > len(self.instrs):
+            return tails
+        own = self.block_of[end + 1]
+        for b in range(own + 1, self.block_of[limit - 1] + 1):
+            block = self.blocks[b]
+            if (
+                not block.succs
+                and block.preds
+                and self.instrs[block.end - 1].op in ENDS_PATH
+                and all(i <= self.blocks[p].end - 1 <= end for p in block.preds)  # (each jumps from the body)
+            ):
+                tails.add(b)
+        return tails
 
     def _clause_exit(
         self, i: int, limit: int, name: Optional[str], ctx: Context, owner: Optional[int]

@@ -14,6 +14,7 @@ from typing import Any, List, Optional
 
 from ..bytecode import versions as V
 from ..expressions.conditions import Node, negate
+from ..flow.cfg import ENDS_PATH
 from .branch_follow import (
     falls_to_outer_follow,
     is_added_jump_back,
@@ -35,6 +36,7 @@ class IfStatements:
 
     _bottom_cuts: Any
     _pdoms: Any
+    clause_tails: Any
     _lone_jump: Any
     blocks: Any
     continue_ends_with_body: Any
@@ -89,6 +91,8 @@ class IfStatements:
                 follow = None  # post-dominating only because the other branch raises or returns
         if V.LAYOUT_IN_SOURCE_ORDER:
             follow = self.legacy_if_follow(block_id, then_b, else_b, fall, follow, ctx)
+            if follow is not None and follow in self.clause_tails:
+                follow = None  # (a clause's block past its end, which only raises: an else)
         elif follow is not None:
             follow = joined_before_continue(self, block_id, then_b, else_b, follow, ctx)
         if (
@@ -146,6 +150,10 @@ class IfStatements:
                 orelse = self.walk(self.start_of(else_b), ctx, list(stack))
                 self.sim.emit(_assert_or_if(test, body, orelse))
                 return self.exit
+            if else_b is not None and self._else_that_ends(body, stopped, else_b):
+                orelse = self.walk(self.start_of(else_b), ctx, list(stack))
+                self.sim.emit(_assert_or_if(test, body, orelse))
+                return stopped
             self.sim.emit(_assert_or_if(test, body, []))
             return self.start_of(else_b)
         inner = ctx.stop_at(follow)
@@ -196,6 +204,19 @@ class IfStatements:
             return V.LAYOUT_IN_SOURCE_ORDER
         block = self.blocks[then_b]
         return self._lone_jump(then_b) and block.jump == follow and self.blocks[follow].offset > block.offset
+
+    def _else_that_ends(self, body: List[ast.stmt], stopped: Optional[int], else_b: int) -> bool:
+        """Whether *else_b*, a block that ends the path (a ``raise``, a ``return``), is the if's
+        ``else``: the body, walked, goes on elsewhere (an except clause's body to the clause's
+        end: ``if a: (if b: x else: raise) else: raise``), so it is no code after the if."""
+        block = self.blocks[else_b]
+        return (
+            stopped is not None
+            and stopped != block.start
+            and not (body and isinstance(body[-1], (ast.Return, ast.Raise, ast.Continue, ast.Break)))
+            and not block.succs
+            and self.instrs[block.end - 1].op in ENDS_PATH
+        )
 
     def jump_past_else(self, block_id: int, else_b: Optional[int], ctx: Context) -> Optional[int]:
         """Where the jump that ends the body of the if at *block_id* goes, past *else_b*; or None."""

@@ -116,6 +116,7 @@ class Walker(
         "block_of",
         "blocks",
         "cfg",
+        "clause_tails",
         "code",
         "copied_break_cuts",
         "empty_tries",
@@ -139,6 +140,7 @@ class Walker(
         # (measured). The mixins have no slots: an attribute left out of __slots__ still works,
         # in a dict (test_walkers_keep_every_attribute_in_slots checks that none is)
         self.reraise_joins: FrozenSet[int] = frozenset()
+        self.clause_tails: Set[int] = set()  # see ExceptClauses._clause_tails
         self.entered_with = False  # whether a with's exit can be on the stack (see run_block)
         self._legacy_stacks = None
         self._legacy_setups: List[Instr] = []  # (3.8 - 3.10) see legacy_link_handlers
@@ -274,8 +276,12 @@ class Walker(
                 ):
                     break
                 if pos >= until and not self._break_past_bottom_test(pos, ctx):
-                    stopped = pos
-                    break
+                    if ident not in self.clause_tails or pos != blocks[ident].start:
+                        stopped = pos
+                        break
+                    # an except clause's block laid out past its cut, which ends the path
+                    until = blocks[ident].end
+                    ctx = ctx._replace(until=until)
                 if self.steps > limit:
                     raise self.fail(pos, "structuring does not terminate")
                 block = blocks[ident]
