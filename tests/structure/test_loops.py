@@ -407,6 +407,28 @@ def with_in_endless_loop(manager, lock, poll):
             poll()
 
 
+def branches_before_a_retried_try(fixed, retries, make, log, busy):
+    # the loop goes on only from the except clause: the code before the try, on both branches
+    # of the if, is in the loop
+    attempt = 1
+    while True:
+        if fixed:
+            port = fixed
+        else:
+            port = make()
+        try:
+            return make(port)
+        except RuntimeError as e:
+            if busy(e):
+                if attempt < retries:
+                    log(attempt)
+                    attempt += 1
+                else:
+                    raise RuntimeError(port) from e
+            else:
+                raise
+
+
 def finally_then_break(create, make, close, use, name):
     # the try body's rest and what follows the try only leave the loop: laid out after the jump back
     if create:
@@ -474,6 +496,7 @@ LOOPS_HOLDING_A_TRY = [
     while_test_with_except,
     retry_until_break,
     with_in_endless_loop,
+    branches_before_a_retried_try,
 ]
 
 

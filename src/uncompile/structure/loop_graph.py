@@ -8,7 +8,7 @@ anything.
 
 from __future__ import annotations
 
-from typing import Any, FrozenSet, Iterable, List, Optional, Set
+from typing import Any, Dict, FrozenSet, Iterable, List, Optional, Set
 
 from ..bytecode import versions as V
 from .context import Context, Loop
@@ -212,12 +212,27 @@ class LoopGraph:
         """The blocks of the loop at *header*: those that reach its back edges (or only *sources*)."""
         body = {header}
         work = list(sources) if sources is not None else self.back_edge_sources(header)
+        tried: Optional[Dict[int, List[int]]] = None  # handler block -> the first block of its try
         while work:
             b = work.pop()
             if b in body:
                 continue
             body.add(b)
-            work.extend(self.blocks[b].preds)
+            preds = self.blocks[b].preds
+            if (
+                not preds
+                and V.HAS_EXCEPTION_TABLE
+                and self.instrs[self.blocks[b].start].op == "PUSH_EXC_INFO"
+            ):
+                # an except clause that goes on with the loop: its try is in the loop, and so is
+                # the code on every path to the try's start (``if c: x = 1 / else: x = 2`` first)
+                if tried is None:
+                    tried = {}
+                    for block in self.blocks:
+                        for handler in self._try_handler_blocks(block.id):
+                            tried.setdefault(handler, [block.id])
+                preds = tried.get(b, [])
+            work.extend(preds)
         return frozenset(body)
 
     def back_edge_sources(self, header: int) -> List[int]:
