@@ -372,3 +372,19 @@ def test_bare_returns_written_in_each_branch_in_a_loop_stay_there():
         """
     )
     assert result.source.count("return") + result.source.count("break") == 2, result.source
+
+
+def _keywords_call(middle: str) -> str:
+    """``return g.m(k0=x, ..., s=<middle>, j0=x, ...)``: more keywords than 3.10 passes on the
+    stack, so it builds them into a dict one by one (``MAP_ADD``)."""
+    before = ", ".join("k%d=x" % i for i in range(10))
+    after = ", ".join("j%d=x" % i for i in range(10))
+    return "def f(g, x, c):\n    return g.m(%s, s=%s, %s)\n" % (before, middle, after)
+
+
+@pytest.mark.parametrize("middle", ["None if c else x", "x if c else g(x)"])
+def test_ternary_among_many_keywords_whose_rest_is_copied(middle: str) -> None:
+    # 3.10 copies the rest of the call and its return to each branch of the ternary (an exit
+    # without a line of its own); the first branch jumps to its copy
+    result = round_trip(_keywords_call(middle))
+    assert result.source is not None and result.source.count("s=") == 1, result.source

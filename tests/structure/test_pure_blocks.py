@@ -141,3 +141,19 @@ def test_statement_free_blocks_are_read_from_any_of_their_instructions():
     call = next(b for b in walker.blocks if any(i.op == "MAKE_FUNCTION" for i in instrs[b.start : b.end]))
     assert walker._statement_free(call.id, call.start) is True
     round_trip(BLOCKS_WITH_A_STORE_INSIDE)
+
+
+def test_a_failed_tentative_run_leaves_the_displays_on_the_stack_as_they_were():
+    import ast
+
+    from uncompile.structure.pure_blocks import display_sizes, restore_displays
+
+    mapping = ast.Dict(keys=[ast.Constant("a")], values=[ast.Constant(1)])
+    items = ast.List(elts=[ast.Constant(2)], ctx=ast.Load())
+    sizes = display_sizes([ast.Name("x", ast.Load()), mapping, items])
+    mapping.keys.append(ast.Constant("b"))
+    mapping.values.append(ast.Constant(3))
+    items.elts.append(ast.Constant(4))
+    restore_displays(sizes)
+    assert [k.value for k in mapping.keys] == ["a"] and [v.value for v in mapping.values] == [1]
+    assert [e.value for e in items.elts] == [2]

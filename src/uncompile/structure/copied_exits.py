@@ -156,6 +156,8 @@ def copied_tail_ternary(walker: Any, head: Node, fall: Optional[int], stack: Lis
     elif not stack or all(M.is_marker(value) for value in stack):
         return None  # (no value: most tests are between statements)
     first_end, second_end = _straight_end(walker, first), _straight_end(walker, second)
+    if walker.instrs[second_end - 1].op in ENDS_PATH and walker.instrs[first_end - 1].op == "JUMP":
+        return _jump_to_copied_tail(walker, head, fall, first, second_end, stack)
     if any(walker.instrs[end - 1].op not in ENDS_PATH for end in (first_end, second_end)):
         return None
     size = min(first_end - first.start, second_end - second.start, V.LONGEST_COPIED_EXIT + 1)
@@ -170,6 +172,37 @@ def copied_tail_ternary(walker: Any, head: Node, fall: Optional[int], stack: Lis
             stack.append(ast.IfExp(test=test, body=body, orelse=orelse))
             return second_end - k
     return None
+
+
+def _jump_to_copied_tail(
+    walker: Any, head: Node, fall: int, first: Any, second_end: int, stack: List[Any]
+) -> Optional[int]:
+    """3.10: the first branch (block *first*) jumps to a copy of the rest that the second runs
+    on into (up to *second_end*): an exit without a line of its own is copied for each block
+    that reaches it, whatever its size (``return f(k=None if c else x, j=y)``, the keywords
+    built one by one)."""
+    block = walker.blocks[first.jump] if first.jump is not None else None
+    if block is None or block.preds != [first.id] or block.offset < first.offset:
+        return None
+    tail_end = _straight_end(walker, block)
+    size = tail_end - block.start
+    if (
+        walker.instrs[tail_end - 1].op not in ENDS_PATH
+        or second_end - size <= walker.blocks[first.id + 1].start
+    ):
+        return None
+    for k in range(1, size + 1):
+        p, q = walker.instrs[tail_end - k], walker.instrs[second_end - k]
+        if p.op != q.op or p.arg != q.arg:
+            return None
+    second = walker.blocks[head.false if fall == head.true else head.true]
+    body = pure_value(walker, first.start, first.end - 1, stack)
+    orelse = pure_value(walker, second.start, second_end - size, stack) if body is not None else None
+    if body is None or orelse is None:
+        return None
+    test = head.expr if fall == head.true else negate(head.expr)
+    stack.append(ast.IfExp(test=test, body=body, orelse=orelse))
+    return second_end - size
 
 
 def _straight_end(walker: Any, block: Any) -> int:

@@ -108,6 +108,16 @@ class PureBlocks:
         value of ``b or c`` that ``not (b or c)`` negates where the two meet)."""
         if not self._statement_free(block_id, start):
             return None  # known before running it: most blocks a branch goes to make statements
+        sizes = display_sizes(stack)
+        pure = self._evaluated(block_id, start, stack, operands)
+        if pure is None and sizes:
+            restore_displays(sizes)
+        return pure
+
+    def _evaluated(
+        self, block_id: int, start: int, stack: List[Any], operands: Sequence[Any]
+    ) -> Optional[Tuple[Any, str, int]]:
+        """:meth:`_pure`'s run of the block (which may have added items to displays on *stack*)."""
         block = self.blocks[block_id]
         work = list(stack) + list(operands)
         try:
@@ -290,11 +300,13 @@ class PureBlocks:
         else None."""
         work = list(stack)
         saved_exit = self.exit
+        sizes = display_sizes(stack)
         try:
             with self.sim.scratch():
                 body = self.walk(start, ctx, work)
                 reached = self.exit
         except DecompileError:
+            restore_displays(sizes)
             return None
         finally:
             self.exit = saved_exit
@@ -305,6 +317,7 @@ class PureBlocks:
             or any(a is not b for a, b in zip(work, stack))
             or M.is_marker(work[-1])
         ):
+            restore_displays(sizes)
             return None
         return work[-1]
 
@@ -325,19 +338,48 @@ def pure_value(walker: Any, start: int, end: int, stack: List[Any]) -> Optional[
     """The one value that instructions *start* to *end* (no statement, store or jump) push
     above *stack*, leaving it as it was; None if they do anything else."""
     work = list(stack)
+    sizes = display_sizes(stack)
     try:
         with walker.sim.scratch():
             for ins in walker.instrs[start:end]:
                 if ins.op in _NO_VALUE or ins.target is not None:
+                    restore_displays(sizes)
                     return None
                 walker.sim.step(ins, work)
             if walker.sim.out:
+                restore_displays(sizes)
                 return None
     except DecompileError:
+        restore_displays(sizes)
         return None
     if len(work) != len(stack) + 1 or any(a is not b for a, b in zip(work, stack)) or M.is_marker(work[-1]):
+        restore_displays(sizes)
         return None
     return work[-1]
+
+
+_DISPLAYS = (ast.Dict, ast.List, ast.Set)
+
+
+def display_sizes(stack: List[Any]) -> List[Tuple[Any, int]]:
+    """The item lists of the displays on *stack* (a dict's keys and values, a list's or set's
+    items) with their lengths: a tentative run that adds items to them (``MAP_ADD``, 3.10's
+    keyword arguments built one by one) is undone by :func:`restore_displays`."""
+    sizes: List[Tuple[Any, int]] = []
+    for value in stack:
+        if isinstance(value, _DISPLAYS):
+            if isinstance(value, ast.Dict):
+                sizes.append((value.keys, len(value.keys)))
+                sizes.append((value.values, len(value.values)))
+            else:
+                sizes.append((value.elts, len(value.elts)))
+    return sizes
+
+
+def restore_displays(sizes: List[Tuple[Any, int]]) -> None:
+    """Drop the items a failed tentative run added to the displays of :func:`display_sizes`."""
+    for items, size in sizes:
+        del items[size:]
 
 
 def block_end_of(walker: Any, index: int) -> int:
