@@ -457,8 +457,8 @@ class Simulator(Ops314, TargetOps, ImportOps, LegacyBlockOps, LegacyUnpackOps):
             value.owner.dropped.append(value.position)
             return
         if isinstance(value, ast.NamedExpr) or not isinstance(value, M.Marker):
-            if hasattr(value, "uncompile_submodule"):  # a submodule ``import a.b.c as d`` read
-                return
+            if type(value) is _Attribute and hasattr(value, "uncompile_submodule"):
+                return  # a submodule ``import a.b.c as d`` read
             if value is self.chain_named:
                 self.chain = None
             node = _bare(_Expr)  # ast.Expr(value), without the class's argument checks

@@ -215,7 +215,8 @@ class Conditionals:
             # the nodes past the jumps are no ternary's second condition: the condition ends before
             nodes, falls = nodes[:past_jumps], falls[:past_jumps]
             reduced, sizes = reduce_nodes(nodes)
-        if sizes[0] < len(nodes):
+        if not V.THREADS_JUMPS_TO_WHILE_BACK_EDGE and sizes[0] < len(nodes):
+            # (3.10+: a jump back on a line of its own stays a block of its own)
             reduced, sizes = self._join_exits(nodes, reduced, sizes, self._jumps_back_to_one_place)
         if V.COPIES_SMALL_EXITS and sizes[0] < len(nodes):
             reduced, sizes = self._join_exits(nodes, reduced, sizes, self._copies_of_one_return)
