@@ -145,3 +145,35 @@ def test_a_class_body_that_stores_its_annotate_function_is_searched():
     code = compile("class C:\n    a: int\n", "<test>", "exec", dont_inherit=True).co_consts[0]
     marker = AnnotateFunction(code)
     assert _annotate_function([ast.Pass(), marker], code) is marker
+
+
+# annotations whose values jump: a ternary (its store copied into each branch, 3.14+), ``or``
+ANNOTATIONS_THAT_JUMP = """\
+def f(self):
+    class S:
+        a: M[self.d if self.d is not None else I, 3]
+        b: int
+    return S
+
+
+class T:
+    x: (1 if y else 2)
+    z: a or b
+
+
+def g(a: (b or c), d: e if f else h) -> (x and y):
+    pass
+"""
+
+
+@pytest.mark.parametrize("future", ["", "from __future__ import annotations\n"])
+def test_annotations_whose_values_jump(future):
+    result = verify_code(compile(future + ANNOTATIONS_THAT_JUMP, "<test>", "exec", dont_inherit=True))
+    assert result.identical, result
+    for text in (
+        "a: M[self.d if self.d is not None else I, 3]",
+        "x: 1 if y else 2",
+        "z: a or b",
+        "-> x and y",
+    ):
+        assert text in (result.source or ""), (text, result.source)

@@ -128,10 +128,53 @@ def _entries_one_by_one(code: CodeType, instrs: List[Instr], i: int) -> List[Ent
                 offset=instrs[i].offset,
                 construct="annotation",
             )
-        value = _evaluate(_simulator(code), instrs[i:end])
+        if any(ins.target is not None for ins in instrs[i:end]):
+            # (the dict being filled is below the value)
+            value, end = _walked_value(code, i, end, [ast.Dict(keys=[], values=[])], _STORE_ENTRY)
+        else:
+            value = _evaluate(_simulator(code), instrs[i:end])
         out.append(Entry(instrs[end + 1].arg[0], value, index))
         i = end + 3
     return out
+
+
+_STORE_ENTRY = ("COPY", "LOAD_CONST", "STORE_SUBSCR")
+
+
+def _walked_value(
+    code: CodeType, start: int, end: int, stack: List[Any], then: Tuple[str, ...]
+) -> Tuple[Any, int]:
+    """The value that instructions from *start* of *code* compute above *stack* when they
+    jump (a ternary, ``a or b`` in an annotation), walked as the structurer walks an
+    expression, and where the instructions *then* that use it start: at *end*, or in the
+    copy of them that ends the last branch (3.14+ copy the small rest, up to the return,
+    into each branch)."""
+    from .context import Context
+    from .definitions import Nested
+    from .walker import Walker
+
+    walker = Walker(code, Nested(code))
+    depth = len(stack)
+    try:
+        with walker.sim.scratch():
+            body = walker.walk(start, Context(until=end), stack)
+    except DecompileError:
+        body = [ast.Pass()]
+    reached = walker.exit
+    instrs = walker.instrs
+    if (
+        body
+        or len(stack) != depth + 1
+        or reached is None
+        or tuple(x.op for x in instrs[reached : reached + len(then)]) != then
+    ):
+        raise DecompileError(
+            "annotation is not an expression",
+            function="__annotate__",
+            offset=instrs[start].offset,
+            construct="annotation",
+        )
+    return walker.sim.expr(stack[-1], instrs[reached]), reached
 
 
 def annotate_entries(code: CodeType) -> List[Entry]:
@@ -150,7 +193,10 @@ def annotate_entries(code: CodeType) -> List[Entry]:
     body = [x for x in instrs[i:] if x.op != "RETURN_VALUE"]
     if not body:
         return []
-    mapping = _evaluate(_simulator(code), body)
+    if any(x.target is not None for x in body):  # (a ternary, ``a or b`` in an annotation)
+        mapping, _ = _walked_value(code, i, len(instrs) - 1, [], ("RETURN_VALUE",))
+    else:
+        mapping = _evaluate(_simulator(code), body)
     if not isinstance(mapping, ast.Dict):
         raise DecompileError("__annotate__ returns no dict", function="__annotate__", construct="annotation")
     out = []
