@@ -17,6 +17,18 @@ def target(*args, **kwargs):
 
 
 @cases(
+    (3,),
+)
+def lambdas_passed_in_calls_that_are_statements(n):
+    # a call whose one argument is a lambda is no decorator where its result is dropped
+    done = []
+    done.append(lambda: n)
+    done.extend([lambda: n + 1])
+    done.append(lambda: done)
+    return [f() if f() is not done else "done" for f in done]
+
+
+@cases(
     (1, 2),
 )
 def positional_and_keyword(a, b):

@@ -464,6 +464,8 @@ class Simulator(Ops314, TargetOps, ImportOps, LegacyBlockOps, LegacyUnpackOps):
             node = _bare(_Expr)  # ast.Expr(value), without the class's argument checks
             node.value = value
             self.emit(node)
+        elif isinstance(value, M.FunctionValue):  # a lambda dropped: ``y(lambda: x)`` as a statement
+            self.emit(ast.Expr(self.expr(value, ins)))
 
     def op_COPY(self, ins: Instr, stack: Stack) -> None:
         if ins.arg > len(stack):
