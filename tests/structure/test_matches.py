@@ -275,6 +275,44 @@ def or_pattern_body_ends_in_a_loop(kind, names):
         case _:
             raise ValueError(kind)
 """,
+    # 3.12+: the last case's test in a loop jumps to its body, past the jump back that fails
+    "last_case_in_a_loop_jumps_to_its_body": """\
+def last_case_in_a_loop_jumps_to_its_body(xs, K, h):
+    for x in xs:
+        match x:
+            case K.B:
+                pass
+            case K.C:
+                h(3)
+""",
+    # a case body that starts with a store and ends in a test is no guard (nothing of it is
+    # written before the match)
+    "case_body_ending_in_an_assert": """\
+def case_body_ending_in_an_assert(x, K):
+    match x.kind:
+        case K.A:
+            found = True
+        case K.C:
+            v = x.v
+            assert v
+""",
+    "both_in_a_loop": """\
+def both_in_a_loop(xs, K):
+    found = False
+    sel = 8
+    for x in xs:
+        match x.kind:
+            case K.A:
+                found = True
+            case K.B:
+                pass
+            case K.C:
+                v = x.v
+                assert v is not None
+                sel = min(sel, v)
+                found = True
+    return sel if found else 1
+""",
 }
 
 XFAIL = {

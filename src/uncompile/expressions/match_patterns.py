@@ -285,6 +285,17 @@ class PatternDecoder:
                 top.kind, top.value = "singleton", None
             elif isinstance(top, Place) or (op == "POP_JUMP_IF_NONE") != _is_token(top, "attrs", "values"):
                 raise self.fail("test in a pattern")
+            elif op == "POP_JUMP_IF_TRUE":
+                # 3.12+ (jumps only forward): the check jumps to the success, past the jump on
+                # its line that fails (back to a loop's next iteration: a last case in a loop)
+                instrs = self.walker.instrs
+                fail = instrs[self.pos + 1] if self.pos + 1 < len(instrs) else None
+                if fail is None or fail.op != "JUMP":
+                    raise self.fail("test in a pattern")
+                index_for = self.walker.cfg.index_for
+                self.fails.append((index_for(fail.target), len(stack) - self.base))
+                self.pos = index_for(ins.target) - 1  # (run goes on at the success)
+                return
             self.fails.append((self.walker.cfg.index_for(ins.target), len(stack) - self.base))
         elif op.startswith("LOAD_") or op in ("BUILD_TUPLE", "BINARY_OP", "UNARY_NEGATIVE"):
             self.walker.sim.step(ins, stack)

@@ -200,12 +200,13 @@ class MatchStructurer:
                 break
             stack: List[Any] = []
             try:
-                for k in range(pos if block_id == first else block.start, block.end - 1):
-                    self.sim.step(self.instrs[k], stack)
-                test = self.sim.pop_expr(stack, jump)
+                with self.sim.scratch() as made:  # (a tentative run: a statement there is no guard's)
+                    for k in range(pos if block_id == first else block.start, block.end - 1):
+                        self.sim.step(self.instrs[k], stack)
+                    test = self.sim.pop_expr(stack, jump)
             except (DecompileError, IndexError):
                 break
-            if stack:
+            if stack or made:
                 break
             nodes.append(self._node(block_id, test, block.end - 1, False)[0])
             fail = after if after is not None else self.cfg.index_for(jump.target)
@@ -219,6 +220,8 @@ class MatchStructurer:
             return None, pos
         if after is None:
             decoder.fails.append((best[2], 0))
+        # (the guard's instructions belong to the case's first statement, as a run's would)
+        self.sim.pending.extend(ins.offset for ins in self.instrs[pos : best[1]])
         return best[0], best[1]
 
     def _guard_test(self: Any, nodes: List[Node], success: int, fail: int) -> Optional[ast.expr]:
