@@ -176,3 +176,22 @@ def test_endless_loop_left_by_a_continue_in_a_with(name: str, request: Any) -> N
     source = ENDLESS_LOOP_LEFT_BY_CONTINUE_IN_A_WITH[name]
     result = verify_code(compile(source, "<test>", "exec", dont_inherit=True))
     assert result.identical, (str(result), result.source)
+
+
+# 3.12+: an inlined comprehension's cleanup (which puts its loop variable back) is laid out after
+# the code that follows the with, still covered by the with's handler: no part of the with body
+WITH_HOLDING_AN_INLINED_COMPREHENSION = """\
+def f(m, xs, p, g, fm):
+    with m:
+        ys = [p(i) for i in xs]
+        if fm:
+            fm.r()
+    g(ys)
+    return 1
+"""
+
+
+def test_code_after_a_with_holding_a_comprehension_stays_after_it() -> None:
+    result = verify_code(compile(WITH_HOLDING_AN_INLINED_COMPREHENSION, "<test>", "exec", dont_inherit=True))
+    assert result.identical, (str(result), result.source)
+    assert result.source is not None and "\n    g(ys)\n" in result.source

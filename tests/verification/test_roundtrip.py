@@ -168,3 +168,22 @@ def test_units_below_a_function() -> None:
     method = [code for code in nested_code(body) if code.co_name == "m"][0]
     names = [name for name, _ in iter_units(method, qualname="C.m")]
     assert names == ["C.m", "C.m.<locals>.inner", "C.m.<locals>.inner.<locals>.<lambda>"]
+
+
+def test_a_difference_that_leaves_code_out_names_what_is_lost():
+    from uncompile.verification.roundtrip import UnitResult, failure_reason
+
+    code = compile("def f(y, done):\n    done.append(y)\n    return y\n", "<test>", "exec").co_consts[0]
+
+    def leaves_the_call_out(_code: CodeType) -> str:
+        return "def f(y, done):\n    return y\n"
+
+    def lays_it_out_otherwise(_code: CodeType) -> str:
+        return "def f(y, done):\n    done.append(y)\n    return y if y else y\n"
+
+    outcome, detail, _ = check_unit(code, "f", decompile=leaves_the_call_out)
+    assert outcome == "different" and detail.startswith("names lost: append; "), detail
+    result = UnitResult("<test>", "f", "function", outcome, detail, 0.0)
+    assert failure_reason(result) == "different: names lost (code left out)"
+    outcome, detail, _ = check_unit(code, "f", decompile=lays_it_out_otherwise)
+    assert outcome == "different" and not detail.startswith("names lost"), detail

@@ -169,7 +169,9 @@ class HandlerRegions:
         inline = [
             e
             for e in entries
-            if self._op_at(e.start) not in ("CLEANUP_THROW", "PUSH_EXC_INFO") and not self._tail(e, tails)
+            if self._op_at(e.start) not in ("CLEANUP_THROW", "PUSH_EXC_INFO")
+            and not self._tail(e, tails)
+            and not (V.INLINED_COMPREHENSIONS and self._comprehension_cleanup(e))
         ]
         inline = inline or entries
         return min(e.start for e in inline), self._past_nested(target, max(e.end for e in inline))
@@ -214,6 +216,19 @@ class HandlerRegions:
             else:
                 return False
         return True
+
+    def _comprehension_cleanup(self, entry: Any) -> bool:
+        """An entry covering only an inlined comprehension's cleanup (3.12+: ``SWAP 2; POP_TOP;
+        SWAP 2; STORE_FAST x; RERAISE 0``, which puts the loop variable back when the loop
+        raises), laid out after the code that follows the construct it is in."""
+        i = self.index_at(entry.start)
+        if not any(e.target == entry.start for e in self.handlers):
+            return False  # (the cleanup is the comprehension's own handler)
+        ops = []
+        while i < len(self.instrs) and self.instrs[i].offset < entry.end:
+            ops.append(self.instrs[i].op)
+            i += 1
+        return bool(ops) and set(ops) <= {"SWAP", "POP_TOP", "STORE_FAST", "RERAISE"} and ops[0] == "SWAP"
 
     def _clears_name(self, i: int) -> bool:
         """Whether ``name = None; del name`` (the end of an ``except ... as name``) is at *i*."""

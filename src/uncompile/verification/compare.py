@@ -34,7 +34,7 @@ import dataclasses
 import dis
 import inspect
 from types import CodeType
-from typing import Any, Dict, List, NamedTuple, Optional, Tuple
+from typing import Any, Dict, List, NamedTuple, Optional, Set, Tuple
 
 #: Instructions that carry no meaning of their own; see the module docstring.
 LAYOUT_NOISE = frozenset(
@@ -270,6 +270,20 @@ def child_path(parent_path: str, parent: CodeType, child: CodeType) -> str:
 def nested_code(code: CodeType) -> List[CodeType]:
     """The code objects among ``co_consts``, in order."""
     return [const for const in code.co_consts if isinstance(const, CodeType)]
+
+
+def _names_used(code: CodeType) -> Set[str]:
+    names = set(code.co_names) | set(code.co_varnames) | set(code.co_cellvars) | set(code.co_freevars)
+    for child in nested_code(code):
+        names |= _names_used(child)
+    return names
+
+
+def lost_names(expected: CodeType, got: CodeType) -> List[str]:
+    """The names that *expected* or the code nested in it uses and *got* does not, sorted: a
+    sign that the source left code out (rather than laid it out another way). The compiler's
+    own names (``.0``, comprehension temporaries) are left out."""
+    return sorted(name for name in _names_used(expected) - _names_used(got) if not name.startswith("."))
 
 
 def compare_code(expected: CodeType, got: CodeType, path: Optional[str] = None) -> Optional[Difference]:

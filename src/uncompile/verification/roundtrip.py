@@ -8,7 +8,9 @@ recursively in a file compiled from source) is checked with
   limit ran out;
 * ``decompile-error``: a clean ``DecompileError``;
 * ``uncompilable``: the source did not compile back;
-* ``different``: it compiled, but the bytecode differs;
+* ``different``: it compiled, but the bytecode differs (the detail starts with ``names lost:``
+  when the recompiled code no longer uses some name the original does: code left out, the
+  worst kind of difference, rather than code laid out another way);
 * ``identical``: it compiled to identical bytecode.
 
 ``compiles`` counts ``different`` and ``identical``.
@@ -25,7 +27,7 @@ from types import CodeType
 from typing import Callable, Dict, Iterator, List, NamedTuple, Optional, Sequence, Tuple
 
 from . import Verification, verify_code
-from .compare import child_path, nested_code
+from .compare import child_path, lost_names, nested_code
 
 OUTCOMES = ("crash", "decompile-error", "uncompilable", "different", "identical")
 #: Scopes the compiler creates for annotations and type parameters; they are checked
@@ -113,6 +115,10 @@ def check_unit(
         detail = ""
     elif verification.difference is not None:
         detail = str(verification.difference)
+        recompiled = verification.recompiled
+        lost = lost_names(code, recompiled) if recompiled is not None else []
+        if lost:
+            detail = "names lost: %s; %s" % (", ".join(lost[:5]), detail)
     else:
         detail = verification.error or ""
     return outcome, detail, verification
@@ -204,6 +210,8 @@ _QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")
 
 def _difference_reason(detail: str) -> str:
     """``path instruction N (offset M): expected X arg, got Y arg`` -> what kind of difference."""
+    if detail.startswith("names lost:"):
+        return "names lost (code left out)"
     match = re.search(r": expected (.*), got (.*)$", detail)
     if match is None:
         return detail[:120]
