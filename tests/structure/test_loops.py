@@ -429,6 +429,25 @@ def branches_before_a_retried_try(fixed, retries, make, log, busy):
                 raise
 
 
+def return_inside_a_loop_in_nested_tries(pop, sentinel, close, dumps, send, acquire):
+    # the return leaves every handler's cover before it returns: the outer try's region goes
+    # on past it, over the rest of the inner loop (3.11+)
+    while 1:
+        try:
+            acquire()
+            try:
+                while 1:
+                    obj = pop()
+                    if obj is sentinel:
+                        return
+                    obj = dumps(obj)
+                    send(obj)
+            except IndexError:
+                pass
+        except Exception as e:
+            close(e)
+
+
 def finally_then_break(create, make, close, use, name):
     # the try body's rest and what follows the try only leave the loop: laid out after the jump back
     if create:
@@ -497,6 +516,7 @@ LOOPS_HOLDING_A_TRY = [
     retry_until_break,
     with_in_endless_loop,
     branches_before_a_retried_try,
+    return_inside_a_loop_in_nested_tries,
 ]
 
 

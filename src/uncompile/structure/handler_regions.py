@@ -181,8 +181,23 @@ class HandlerRegions:
         bodies of nested regions that follow (the ``NOP`` before them, which is dropped, is
         left uncovered)."""
         start = i = self.index_at(hi)
-        while i < len(self.instrs) and self.instrs[i].op != "PUSH_EXC_INFO":
-            entry = self.handler_of(self.instrs[i].offset)
+        instrs = self.instrs
+        while i < len(instrs) and instrs[i].op != "PUSH_EXC_INFO":
+            entry = self.handler_of(instrs[i].offset)
+            if entry is None and i > start:
+                # a ``return`` inside a nested body leaves every cover before it returns: the
+                # nested body goes on after it (``try: (try: while 1: (if c: return) ...)``)
+                k = i
+                while (
+                    k < len(instrs)
+                    and self.handler_of(instrs[k].offset) is None
+                    and instrs[k].op != "RETURN_VALUE"
+                ):
+                    k += 1
+                after = self.handler_of(instrs[k + 1].offset) if k + 1 < len(instrs) else None
+                if k < len(instrs) and k - i < 3 and after is not None and self.nested_in(after, target):
+                    i = k + 1
+                    continue
             if entry is None or not self.nested_in(entry, target):
                 break
             i += 1
