@@ -66,6 +66,15 @@ SNIPPETS = {
     "continue_ends_with_body": CONTINUE_ENDS_WITH_BODY,
     "constant_return_in_with": CONSTANT_RETURN_IN_WITH,
     "with_ends_if_body": WITH_ENDS_IF_BODY,
+    # the with body returns: the code after it runs only where the exit swallows the exception
+    "code_after_a_with_that_returns": """
+class F(C):
+    def n(self):
+        with suppress(AttributeError):
+            return self.x
+        self.x = super(F, self).n()
+        return self.x
+""",
 }
 
 

@@ -84,6 +84,18 @@ class WithStatements:
         node.uncompile_handler = entry.target  # type: ignore[union-attr]
         self.sim.emit(node)
         if after_index is None:
+            # the body never goes on (``with suppress(E): return x``): the code after the with
+            # is where its exit goes on when it swallows the exception, when only that path
+            # goes there (else it is an enclosing statement's follow: ``if c: (with ...:
+            # return x)`` then more)
+            resume = self._with_resumes_at(entry.target)
+            if resume is None:
+                return None
+            block = self.blocks[self.block_of[resume]]
+            if block.start != resume:  # (3.11: in the block of the path that swallows it)
+                return resume if block.offset > entry.target else None
+            if block.preds and all(self.blocks[p].offset > entry.target for p in block.preds):
+                return resume
             return None
         n = self.exit_call_at(after_index)
         return after_index + n if n else None
