@@ -136,3 +136,36 @@ def test_a_clause_ending_in_an_else_that_raises_keeps_it(name: str) -> None:
     source = CLAUSES_ENDING_IN_AN_ELSE_THAT_RAISES[name]
     result = verify_code(compile(source, "<test>", "exec", dont_inherit=True))
     assert result.identical, (str(result), result.source)
+
+
+# 3.13+ end each branch of the clause with its own copy of the clause's exit (POP_EXCEPT, the
+# name's cleanup, a jump back to the finally copy laid out before the handler)
+BRANCHES_EACH_LEAVING_A_CLAUSE_UNDER_A_FINALLY = """
+def f(self, w, done):
+    try:
+        self.run()
+        exitcode = 0
+    except SystemExit as e:
+        if e.code is None:
+            exitcode = 0
+        elif isinstance(e.code, int):
+            exitcode = e.code
+        else:
+            w(str(e.code))
+            exitcode = 1
+    finally:
+        done()
+    return exitcode
+"""
+
+
+def test_branches_each_leaving_a_clause_under_a_finally(request) -> None:
+    import sys
+
+    from snippets import known_failure
+
+    if sys.version_info >= (3, 13):
+        known_failure(request, "3.13+: the clause's body is cut at the first branch's copy of its exit")
+    source = BRANCHES_EACH_LEAVING_A_CLAUSE_UNDER_A_FINALLY
+    result = verify_code(compile(source, "<test>", "exec", dont_inherit=True))
+    assert result.identical, (str(result), result.source)
