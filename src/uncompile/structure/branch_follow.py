@@ -16,7 +16,8 @@ from ..bytecode import versions as V
 from ..flow.dominators import immediate_postdominators
 from .context import Context
 
-_TERMINAL = (ast.Return, ast.Raise, ast.Continue, ast.Break)
+#: The statements after which a body does not go on.
+TERMINAL = (ast.Return, ast.Raise, ast.Continue, ast.Break)
 #: The last instructions of blocks whose paths never merge back (in :func:`region_follow`).
 _RAISING = ("RAISE_VARARGS", "RERAISE")
 
@@ -221,7 +222,7 @@ def falls_to_outer_follow(
     walker: Any, body: List[ast.stmt], stopped: Optional[int], else_b: int, ctx: Context
 ) -> bool:
     """Whether *body* (walked from the if's body) stopped at one of *ctx*'s stops."""
-    if stopped is None or (body and isinstance(body[-1], _TERMINAL)):
+    if stopped is None or (body and isinstance(body[-1], TERMINAL)):
         return False
     if stopped == walker.start_of(else_b):
         return False
@@ -280,7 +281,7 @@ def outer_loop_jump(
     stop at the enclosing loop's header or exit instead is an explicit jump there.
     """
     loop = ctx.loop
-    if loop is None or stopped is None or (orelse and isinstance(orelse[-1], _TERMINAL)):
+    if loop is None or stopped is None or (orelse and isinstance(orelse[-1], TERMINAL)):
         return None
     if break_to is not None and stopped == walker.start_of(break_to):
         return None

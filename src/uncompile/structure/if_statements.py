@@ -16,6 +16,7 @@ from ..bytecode import versions as V
 from ..expressions.conditions import Node, negate
 from ..flow.cfg import ENDS_PATH
 from .branch_follow import (
+    TERMINAL,
     falls_to_outer_follow,
     is_added_jump_back,
     is_lone_continue,
@@ -213,7 +214,7 @@ class IfStatements:
         return (
             stopped is not None
             and stopped != block.start
-            and not (body and isinstance(body[-1], (ast.Return, ast.Raise, ast.Continue, ast.Break)))
+            and not (body and isinstance(body[-1], TERMINAL))
             and not block.succs
             and self.instrs[block.end - 1].op in ENDS_PATH
         )

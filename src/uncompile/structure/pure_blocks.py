@@ -337,23 +337,27 @@ class PureBlocks:
 def pure_value(walker: Any, start: int, end: int, stack: List[Any]) -> Optional[Any]:
     """The one value that instructions *start* to *end* (no statement, store or jump) push
     above *stack*, leaving it as it was; None if they do anything else."""
-    work = list(stack)
     sizes = display_sizes(stack)
+    value = _run_value(walker, start, end, stack)
+    if value is None:
+        restore_displays(sizes)
+    return value
+
+
+def _run_value(walker: Any, start: int, end: int, stack: List[Any]) -> Optional[Any]:
+    """:func:`pure_value`'s run (which may have added items to displays on *stack*)."""
+    work = list(stack)
     try:
         with walker.sim.scratch():
             for ins in walker.instrs[start:end]:
                 if ins.op in _NO_VALUE or ins.target is not None:
-                    restore_displays(sizes)
                     return None
                 walker.sim.step(ins, work)
             if walker.sim.out:
-                restore_displays(sizes)
                 return None
     except DecompileError:
-        restore_displays(sizes)
         return None
     if len(work) != len(stack) + 1 or any(a is not b for a, b in zip(work, stack)) or M.is_marker(work[-1]):
-        restore_displays(sizes)
         return None
     return work[-1]
 
