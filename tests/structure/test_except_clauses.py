@@ -159,13 +159,153 @@ def f(self, w, done):
 """
 
 
-def test_branches_each_leaving_a_clause_under_a_finally(request) -> None:
-    import sys
-
-    from snippets import known_failure
-
-    if sys.version_info >= (3, 13):
-        known_failure(request, "3.13+: the clause's body is cut at the first branch's copy of its exit")
+def test_branches_each_leaving_a_clause_under_a_finally() -> None:
     source = BRANCHES_EACH_LEAVING_A_CLAUSE_UNDER_A_FINALLY
+    result = verify_code(compile(source, "<test>", "exec", dont_inherit=True))
+    assert result.identical, (str(result), result.source)
+
+
+# more clauses whose branches each end with a copy of the clause's exit (3.13+): the jump on past
+# the try, or the code after the try that ends the function copied with it (a return, a raise)
+BRANCHES_EACH_LEAVING_A_CLAUSE = {
+    "if_else": """
+def f(a, g, h, done):
+    try:
+        g()
+    except ValueError as e:
+        if a:
+            h(1)
+        else:
+            h(e)
+    finally:
+        done()
+    return a
+""",
+    "if_elif_without_else": """
+def f(a, b, g, h, done):
+    try:
+        x = g()
+    except ValueError as e:
+        if a:
+            x = 1
+        elif b:
+            x = e
+    finally:
+        done()
+    return x
+""",
+    "without_as": """
+def f(a, b, g, h, done):
+    try:
+        x = g()
+    except ValueError:
+        if a:
+            x = 1
+        elif b:
+            x = 2
+        else:
+            x = h()
+    finally:
+        done()
+    return x
+""",
+    "several_statements": """
+def f(a, b, g, h, done):
+    try:
+        g()
+    except (KeyError, ValueError) as e:
+        if a:
+            h(1)
+            x = h(2)
+        elif b:
+            h(3)
+            x = h(e)
+        else:
+            h(5)
+            x = 6
+        h(x)
+    finally:
+        done()
+""",
+    "one_branch_returns": """
+def f(a, b, g, h, done):
+    try:
+        x = g()
+    except ValueError as e:
+        if a:
+            return h(e)
+        elif b:
+            x = 2
+        else:
+            x = 3
+    finally:
+        done()
+    return x
+""",
+    "one_branch_breaks": """
+def f(a, b, g, h):
+    while a:
+        try:
+            g()
+        except ValueError as e:
+            if a:
+                h(1)
+            elif b:
+                break
+            else:
+                h(3)
+        finally:
+            h(0)
+    return b
+""",
+    "nested_if_and_next_clause": """
+def f(a, b, g, h):
+    try:
+        g()
+    except ValueError as e:
+        if a:
+            if b:
+                h(1)
+            else:
+                h(2)
+        else:
+            h(e)
+    except KeyError:
+        if a:
+            h(4)
+        else:
+            h(5)
+    h(6)
+""",
+    "return_after_the_try": """
+def f(a, g, h):
+    try:
+        x = g()
+    except ValueError as e:
+        if a:
+            x = h(1)
+        elif g:
+            x = h(e)
+        else:
+            x = 3
+    return x
+""",
+    "in_a_while_loop": """
+def f(a, g, h):
+    while a:
+        try:
+            a = g()
+        except ValueError as e:
+            if a:
+                h(1)
+            else:
+                h(e)
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(BRANCHES_EACH_LEAVING_A_CLAUSE))
+def test_branches_each_leaving_a_clause_keep_every_branch(name: str) -> None:
+    source = BRANCHES_EACH_LEAVING_A_CLAUSE[name]
     result = verify_code(compile(source, "<test>", "exec", dont_inherit=True))
     assert result.identical, (str(result), result.source)

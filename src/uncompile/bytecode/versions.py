@@ -39,6 +39,12 @@ COPIES_SMALL_EXITS = VERSION >= (3, 10)
 #: of its own (a written ``return``); 3.11 copies only blocks without one (the implicit return).
 COPIES_EXITS_WITH_LINES = VERSION >= (3, 10) and VERSION[:2] != (3, 11)
 
+#: 3.13+ also replace an unconditional jump to a block without a line number that does not fall
+#: through by a copy of that block (an except clause's exit: ``POP_EXCEPT``, the name's cleanup,
+#: the jump on past the try, or the code after the try copied there): each branch of an if that
+#: ends a clause ends with its own copy of the clause's exit, the last falls into the original.
+COPIES_JUMP_TARGETS_WITHOUT_LINES = VERSION >= (3, 13)
+
 #: The longest exit block the compiler copies, in the reader's instructions: CPython copies at
 #: most 4 of its own (``MAX_COPY_SIZE``), and the reader may read one of those as two (a
 #: ``RETURN_CONST`` as ``LOAD_CONST; RETURN_VALUE``, a pair of loads as two loads).

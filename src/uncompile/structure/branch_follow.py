@@ -36,6 +36,9 @@ def region_follow(walker: Any, block: int, ctx: Context) -> Optional[int]:
         for b in nodes:
             node = blocks[b]
             succs[b] = node.succs + _handler_edges(blocks, b) if node.handlers else node.succs
+        for b, last in walker.clause_exit_copies.items():
+            if b in succs:
+                succs[b] = [last]  # (3.13+) a copy of a clause's exit goes on where its last copy does
         # (found among the instructions that end a path, each the last of its block: fewer than
         # the blocks)
         block_of = walker.block_of

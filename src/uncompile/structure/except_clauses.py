@@ -5,13 +5,15 @@ body ends on its normal path with a ``POP_EXCEPT`` that the handler around the w
 (the ``POP_EXCEPT``s of nested tries' clauses are under the clause's own cleanup). A clause
 that leaves (``return``, ``break``, ``continue``) first pops the handlers it is inside and
 calls the exits of the with blocks it leaves; :meth:`ExceptClauses._clause_end` tells where
-the normal path goes after the clause.
+the normal path goes after the clause. 3.13+ copy the clause's exit into each branch that jumps
+there (:meth:`ExceptClauses._last_exit_copy`): the clause ends at the last copy, and the walk
+of a branch that reaches an earlier one goes on there.
 """
 
 from __future__ import annotations
 
 import ast
-from typing import Any, List, Optional, Set, Tuple
+from typing import Any, Dict, List, Optional, Set, Tuple
 
 from ..bytecode import versions as V
 from ..expressions import values as M
@@ -26,6 +28,9 @@ class ExceptClauses(HandlerRegions):
 
     _walked_to: Any
     clause_tails: Set[int]  # the walker's: blocks its walks take in past where they are cut
+    clause_exit_copies: Dict[int, int]  # the walker's: copies of a clause's exit -> its last copy
+    line_of: Any
+    _pdoms: Any
     sim: Any
     walk: Any
 
@@ -111,6 +116,8 @@ class ExceptClauses(HandlerRegions):
         follows the clause: one that gets there without a ``POP_EXCEPT`` only raises or returns."""
         end = self._clause_exit(i, limit, name, ctx, owner)
         exit_index = self._clause_end(end + 1, name, ctx) if end < limit else None
+        if V.COPIES_JUMP_TARGETS_WITHOUT_LINES and end < limit:
+            end, exit_index = self._past_exit_copies(end, exit_index, limit, name, ctx, owner)
         loop = ctx.loop
         to_next = False  # the clause goes on to the loop's next iteration
         if (
@@ -133,6 +140,82 @@ class ExceptClauses(HandlerRegions):
             i, ctx._replace(until=until, except_name=name, lo=-1, hi=1 << 60), stack, entering=True
         )
         return body, exit_index, to_next
+
+    def _past_exit_copies(
+        self,
+        end: int,
+        exit_index: Optional[int],
+        limit: int,
+        name: Optional[str],
+        ctx: Context,
+        owner: Optional[int],
+    ) -> Tuple[int, Optional[int]]:
+        """The clause's normal exit and where it goes on, when the ``POP_EXCEPT`` at *end* is the
+        first of several copies of its exit (3.13+): the last copy, and where it goes on; the code
+        after the try that ends the path (a ``return``, a ``raise``), copied into each copy as it
+        is into the exit (COPIES_SMALL_EXITS), follows its name cleanup."""
+        last = self._last_exit_copy(end, limit, owner)
+        if last == end:
+            return end, exit_index
+        goes_to = self._clause_end(last + 1, name, ctx)
+        after = self._past_name_cleanup(last + 1, name)
+        if goes_to is None and not self._loop_exit_copy_at(after, ctx):
+            goes_to = after  # (no return written in the clause: it would have its own line)
+        return last, goes_to
+
+    def _last_exit_copy(self, end: int, limit: int, owner: Optional[int]) -> int:
+        """The last copy before *limit* of the clause's exit whose first copy is the
+        ``POP_EXCEPT`` at *end* (3.13+: each branch that jumps to the exit ends with its own copy
+        of it, the last one falls into the original, see V.COPIES_JUMP_TARGETS_WITHOUT_LINES);
+        the walker takes the earlier ones for it (clause_exit_copies); *end* if there is none."""
+        first = self.block_of[end]
+        shape = self._exit_shape(first)
+        if (
+            shape is None
+            or self.blocks[first].start != end
+            or limit > len(self.instrs)
+            or not self._copied_exit(first)
+        ):
+            return end
+        copies = [first]
+        for b in range(first + 1, self.block_of[limit - 1] + 1):
+            block = self.blocks[b]
+            if (
+                self.instrs[block.start].op == "POP_EXCEPT"
+                and self._own_pop_except(block.start, owner)
+                and self._exit_shape(b) == shape
+                and self._copied_exit(b)
+            ):
+                copies.append(b)
+        if len(copies) == 1:
+            return end
+        known = self.clause_exit_copies
+        if any(known.get(b) != copies[-1] for b in copies[:-1]):  # (a clause may be walked again)
+            known.update((b, copies[-1]) for b in copies[:-1])
+            self._pdoms.clear()  # (the copies now lead to the last one: see region_follow)
+        return self.blocks[copies[-1]].start
+
+    def _exit_shape(self, b: int) -> Optional[Tuple[Tuple[str, Any, Optional[int]], ...]]:
+        """The instructions of block *b* (an except clause's exit from its ``POP_EXCEPT``), to
+        compare with its copies: the compiler copies a block that does not fall through (it
+        jumps on or ends the path); None for one that falls through."""
+        block = self.blocks[b]
+        if block.fall is not None:
+            return None
+        return tuple((ins.op, ins.arg, ins.target) for ins in self.instrs[block.start : block.end])
+
+    def _copied_exit(self, b: int) -> bool:
+        """Whether block *b*, which starts with a ``POP_EXCEPT``, may be the compiler's copy of the
+        clause's exit: the normal path enters it with nothing on the stack above the exception (a
+        ``return x`` swaps its value under the exception first, ``SWAP 2``), and it has no source
+        line of its own: a copy takes the line of the code it is copied into, or none (a ``return``
+        or ``continue`` written in the clause, the same instructions, has its own line)."""
+        preds = self.blocks[b].preds
+        ends = [self.instrs[self.blocks[p].end - 1] for p in preds]
+        if any(ins.op == "SWAP" for ins in ends):
+            return False
+        line = self.line_of(self.instrs[self.blocks[b].start].offset)
+        return line is None or any(self.line_of(ins.offset) == line for ins in ends)
 
     def _clause_tails(self, i: int, end: int, limit: int) -> Set[int]:
         """The blocks of the clause whose body starts at *i* that are laid out past its normal
@@ -235,6 +318,8 @@ class ExceptClauses(HandlerRegions):
     def _clause_end(self, k: int, name: Optional[str], ctx: Context) -> Optional[int]:
         """Where the normal path goes after a clause's ``POP_EXCEPT`` at ``k - 1``."""
         k = self._past_name_cleanup(k, name)
+        if self._starts_clause_exit_copy(k):
+            return k  # the end of the clause around this one's try
         past = self._past_outer_handlers(k)
         if self._past_exit_calls(past) != past:
             return None  # a return, break or continue leaves with blocks, calling their exits
@@ -269,6 +354,15 @@ class ExceptClauses(HandlerRegions):
         ):
             return None
         return k if V.VERSION >= (3, 11) else None
+
+    def _starts_clause_exit_copy(self, k: int) -> bool:
+        """Whether one of the copies of an enclosing clause's exit starts at *k* (3.13+, see
+        _last_exit_copy): a try nested in that clause goes on there, to the clause's end (not a
+        ``return`` that leaves both, which the code after the outer try copied there looks like)."""
+        copies = self.clause_exit_copies
+        if not copies or k >= len(self.instrs) or self.blocks[self.block_of[k]].start != k:
+            return False
+        return self.block_of[k] in copies or self.block_of[k] in copies.values()
 
     def _past_name_cleanup(self, k: int, name: Optional[str]) -> int:
         """Past ``name = None; del name`` at *k*, after the ``POP_EXCEPT`` of ``except ... as name``."""

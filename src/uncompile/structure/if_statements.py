@@ -38,6 +38,7 @@ class IfStatements:
     _bottom_cuts: Any
     _pdoms: Any
     clause_tails: Any
+    clause_exit_copies: Any
     _lone_jump: Any
     blocks: Any
     continue_ends_with_body: Any
@@ -225,16 +226,18 @@ class IfStatements:
             return None
         before = self.blocks[else_b - 1]
         last = self.instrs[before.end - 1]
+        # (3.13+) a copy of an except clause's exit ends the body: it goes where its last copy is
+        jump = self.clause_exit_copies.get(before.id, before.jump)
         if (
-            last.op == "JUMP"
+            (last.op == "JUMP" or jump != before.jump)
             and [ins.op for ins in self.instrs[before.start : before.end - 1]]
             != ["POP_TOP"]  # a chain's cleanup
-            and before.jump is not None
+            and jump is not None
             and before.offset >= self.blocks[block_id].offset
-            and self.blocks[before.jump].offset > self.blocks[else_b].offset
-            and (ctx.loop is None or before.jump in ctx.loop.body and before.jump != ctx.loop.header)
+            and self.blocks[jump].offset > self.blocks[else_b].offset
+            and (ctx.loop is None or jump in ctx.loop.body and jump != ctx.loop.header)
         ):
-            return before.jump
+            return jump
         return None
 
 

@@ -116,6 +116,7 @@ class Walker(
         "block_of",
         "blocks",
         "cfg",
+        "clause_exit_copies",
         "clause_tails",
         "code",
         "copied_break_cuts",
@@ -141,6 +142,7 @@ class Walker(
         # in a dict (test_walkers_keep_every_attribute_in_slots checks that none is)
         self.reraise_joins: FrozenSet[int] = frozenset()
         self.clause_tails: Set[int] = set()  # see ExceptClauses._clause_tails
+        self.clause_exit_copies: Dict[int, int] = {}  # see ExceptClauses._last_exit_copy
         self.entered_with = False  # whether a with's exit can be on the stack (see run_block)
         self._legacy_stacks = None
         self._legacy_setups: List[Instr] = []  # (3.8 - 3.10) see legacy_link_handlers
@@ -259,6 +261,7 @@ class Walker(
             n = len(self.instrs)
             limit = 50 * n + 5000  # each block is walked a few times at most
             handlers, blocks, block_of = self.handlers, self.blocks, self.block_of
+            exit_copies = self.clause_exit_copies
             # (all fields at once: one unpacking, not an attribute load each)
             stops, lo, hi, loop, _, finally_bodies, _, until, _ = ctx
             # 3.8 - 3.10: a jump out of a block to a loop's header or exit, or the dead final return
@@ -291,6 +294,11 @@ class Walker(
                         pos, first = nxt, False
                         continue
                 elif pos == block.start:  # (not the region's entry)
+                    if ident in exit_copies:
+                        # (3.13+) an except clause's exit copied into a branch: the branch ends
+                        # where the last copy starts (see ExceptClauses._last_exit_copy)
+                        pos = blocks[exit_copies[ident]].start
+                        continue
                     outside = not lo <= block.offset < hi
                     if (
                         loop is not None
