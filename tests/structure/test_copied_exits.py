@@ -388,3 +388,25 @@ def test_ternary_among_many_keywords_whose_rest_is_copied(middle: str) -> None:
     # without a line of its own); the first branch jumps to its copy
     result = round_trip(_keywords_call(middle))
     assert result.source is not None and result.source.count("s=") == 1, result.source
+
+
+# 3.12+: the ternary's branches each end with their own copy of the rest of the f-string (its
+# FORMAT_VALUE, BUILD_STRING and the return): the ternary is of what the field formats
+TERNARY_FIELDS_OF_A_RETURNED_FSTRING = {
+    "plain": "def f(a, c):\n    return f\"x{a} argument{'s' if c else ''}\"\n",
+    "with_a_spec": "def f(a, c):\n    return f\"x{a} argument{'s' if c else '':>3}\"\n",
+    "with_a_conversion_and_more_after": "def f(a, c):\n    return f\"x{a}{'s' if c else ''!r}{a}\"\n",
+    "a_formatted_branch": "def f(c, x, y):\n    return f\"{x}\" if c else f\"{y!r}\"\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(TERNARY_FIELDS_OF_A_RETURNED_FSTRING))
+def test_ternary_field_of_a_returned_fstring(name: str) -> None:
+    result = round_trip(TERNARY_FIELDS_OF_A_RETURNED_FSTRING[name])
+    assert result.identical, (str(result), result.source)
+
+
+@pytest.mark.skipif(sys.version_info < (3, 14), reason="t-strings are 3.14+")
+def test_ternary_field_of_a_returned_tstring() -> None:
+    result = round_trip("def f(a, c):\n    return t\"x{a} argument{'s' if c else ''}\"\n")
+    assert result.identical, (str(result), result.source)

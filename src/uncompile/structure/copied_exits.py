@@ -167,11 +167,21 @@ def copied_tail_ternary(walker: Any, head: Node, fall: Optional[int], stack: Lis
             return None
         body = pure_value(walker, first.start, first_end - k, stack)
         orelse = pure_value(walker, second.start, second_end - k, stack) if body is not None else None
-        if body is not None and orelse is not None:
+        if body is not None and orelse is not None and not (_string_part(body) or _string_part(orelse)):
             test = head.expr if fall == head.true else negate(head.expr)
             stack.append(ast.IfExp(test=test, body=body, orelse=orelse))
             return second_end - k
     return None
+
+
+def _string_part(value: Any) -> bool:
+    """Whether *value* is a replacement field of an f-string (or t-string) being built, which the
+    string's ``BUILD_STRING`` takes: no value of its own (``f"{'s' if c else ''}"`` returned, its
+    ``FORMAT_VALUE`` copied into each branch with the rest: the ternary is of what it formats)."""
+    return type(value).__name__ in _STRING_PARTS
+
+
+_STRING_PARTS = frozenset(["FormattedValue", "Interpolation"])
 
 
 def _jump_to_copied_tail(
