@@ -157,6 +157,40 @@ def test_generator_expression_code() -> None:
     assert compare_code(genexpr, new) is None
 
 
+@pytest.mark.skipif(sys.version_info >= (3, 12), reason="3.12+ inline list, set and dict comprehensions")
+@pytest.mark.parametrize(
+    "comprehension", ["[x async for x in _0_]", "{x: y async for x in _0_}", "[await x for x in _0_]"]
+)
+@pytest.mark.parametrize("given_qualname", [True, False])
+def test_async_comprehension_is_recompiled_in_an_async_function(
+    comprehension: str, given_qualname: bool
+) -> None:
+    # an async comprehension compiles only in an async function: the scaffold's innermost one
+    # (plain ``def`` from the qualified name) or one of its own when the name tells of none
+    source = "async def outer(y):\n    return %s\n" % comprehension.replace("_0_", "y")
+    outer = compile(source, "<test>", "exec", dont_inherit=True).co_consts[0]
+    inner = [const for const in nested_code(outer) if const.co_name.startswith("<")][0]
+    assert code_kind(inner) == "comprehension"
+    name = "outer.<locals>." + inner.co_name if given_qualname else None
+    assert scaffold_for(inner, name)[-1].startswith("async def ")
+    new = recompile(inner, source=comprehension, qualname=name)
+    assert compare_code(inner, new) is None
+
+
+def test_async_generator_expression_needs_no_async_function() -> None:
+    def outer(values):
+        return (value async for value in values)
+
+    genexpr = [const for const in nested_code(outer.__code__) if const.co_name == "<genexpr>"][0]
+    assert not any(
+        scope.startswith("async") for scope in scaffold_for(genexpr, qualname(outer) + ".<locals>.<genexpr>")
+    )
+    new = recompile(
+        genexpr, source="(value async for value in _0_)", qualname=qualname(outer) + ".<locals>.<genexpr>"
+    )
+    assert compare_code(genexpr, new) is None
+
+
 def test_class_body_and_module() -> None:
     source = (
         "class Point:\n    dimensions = 2\n\n    def norm(self):\n        return abs(self.x) + abs(self.y)\n"

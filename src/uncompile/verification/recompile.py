@@ -108,6 +108,7 @@ class _Scope:
     def __init__(self, name: str, is_class: bool) -> None:
         self.name = name
         self.is_class = is_class
+        self.is_async = False  # an ``async def`` (around an async comprehension)
         self.cells: List[str] = []
 
     def qualname_part(self) -> str:
@@ -133,6 +134,11 @@ def _scopes_from_qualname(qualname: str) -> List[_Scope]:
 def _plan_scaffold(code: CodeType, qualname: str) -> List[_Scope]:
     """The scopes to build around the decompiled code, with the cells each must define."""
     scopes = _scopes_from_qualname(qualname)
+    if code.co_flags & inspect.CO_COROUTINE and code_kind(code) == "comprehension":
+        # an async comprehension (or one that awaits) compiles only in an async function
+        if not scopes or scopes[-1].is_class:
+            scopes.append(_Scope(_SCOPE_NAME, is_class=False))
+        scopes[-1].is_async = True
     free = [name for name in code.co_freevars if name != "__class__"]
     if "__class__" in code.co_freevars and not any(scope.is_class for scope in scopes):
         scopes.append(_Scope(_CLASS_NAME, is_class=True))
@@ -269,7 +275,7 @@ def _build(tree: ast.Module, scopes: List[_Scope], imports: Set[str]) -> ast.Mod
         if scope.is_class:
             statement = ast.ClassDef(name=scope.name, bases=[], keywords=[], body=body, decorator_list=[])
         else:
-            statement = ast.FunctionDef(
+            statement = (ast.AsyncFunctionDef if scope.is_async else ast.FunctionDef)(
                 name=scope.name,
                 args=_no_arguments(),
                 body=cells + body,
@@ -398,4 +404,7 @@ def recompile(
 def scaffold_for(code: CodeType, qualname: Optional[str] = None) -> Tuple[str, ...]:
     """Describe the scaffold that :func:`recompile` builds around *code* (for messages and tests)."""
     scopes = _plan_scaffold(code, qualname or qualname_of(code))
-    return tuple(("class " if scope.is_class else "def ") + scope.name for scope in scopes)
+    return tuple(
+        ("class " if scope.is_class else "async def " if scope.is_async else "def ") + scope.name
+        for scope in scopes
+    )
