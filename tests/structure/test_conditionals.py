@@ -330,6 +330,32 @@ TERNARY_BRANCHES_HOLDING_BOOLEAN_VALUES = {
             y = g(a or b) if c else g(b and a)
             return y
     """,
+    # the first branch computes with the value where its operands meet, then jumps past the second
+    "operation_on_or_as_first_branch": """
+        def f(x, y):
+            z = (x or y) + 1 if x else 0
+            return z
+    """,
+    "operation_on_a_ternary_as_first_branch": """
+        def f(x, y, n):
+            z = (x if n else y) + 1 if x else 0
+            return z
+    """,
+    "comparison_of_a_ternary_as_first_branch_in_a_loop": """
+        def f(xs, n):
+            for x, y in xs:
+                z = (x if n else y) is not None if x else not (x if n else y)
+            return z
+    """,
+    "comparison_of_a_ternary_as_first_branch_in_a_comprehension": """
+        def f(args, kwargs, m, n):
+            return any(
+                (args[p] if n > p else kwargs.get(a)) is not None
+                if not a.startswith("not ")
+                else not (args[p] if n > p else kwargs.get(a[4:], True))
+                for a, p in m.items()
+            )
+    """,
 }
 
 

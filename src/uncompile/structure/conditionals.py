@@ -516,6 +516,18 @@ class Conditionals:
             if fall is None or not any(into in (n.true, n.false) for n in nodes[:j]):
                 return None
             node = Node(merge, result, into, into)
+        elif kind == "jump":  # ``(a or b) + 1 if c else d``: a ternary's first branch goes on
+            # past its second (the block after the jump, where an earlier node's test goes)
+            last = self.block_of[end]
+            target, after = self.blocks[last].jump, last + 1
+            if (
+                target is None
+                or self.blocks[target].offset <= self.blocks[last].offset
+                or after >= len(self.blocks)
+                or not any(after in (n.true, n.false) for n in nodes[:j])
+            ):
+                return None
+            node, fall = Node(merge, result, (VALUE, target), (VALUE, target)), after
         else:
             return None
         node.entry = nodes[j].entry
