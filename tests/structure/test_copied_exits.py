@@ -396,7 +396,7 @@ TERNARY_FIELDS_OF_A_RETURNED_FSTRING = {
     "plain": "def f(a, c):\n    return f\"x{a} argument{'s' if c else ''}\"\n",
     "with_a_spec": "def f(a, c):\n    return f\"x{a} argument{'s' if c else '':>3}\"\n",
     "with_a_conversion_and_more_after": "def f(a, c):\n    return f\"x{a}{'s' if c else ''!r}{a}\"\n",
-    "a_formatted_branch": "def f(c, x, y):\n    return f\"{x}\" if c else f\"{y!r}\"\n",
+    "a_formatted_branch": 'def f(c, x, y):\n    return f"{x}" if c else f"{y!r}"\n',
 }
 
 

@@ -707,3 +707,59 @@ def test_endless_loop_breaks_to_the_code_after_it_not_to_a_raise():
     # exit of the loop, the jump past it is
     result = round_trip(ENDLESS_LOOP_WITH_A_RAISING_ELSE)
     assert result.source is not None and result.source.count("while ") == 2
+
+
+# the loop's else returns, so the code after the loop is reached only by a break: each break
+# (a block of statements and a jump there) goes past the else
+WHILE_ELSE_THAT_RETURNS = {
+    "one_break": """
+def f(n, tree, s):
+    v = n
+    while v is not None:
+        if v in s:
+            d = 0
+            break
+        v = tree[v]
+    else:
+        return False
+    return d
+""",
+    "break_in_if_and_elif": """
+def f(n, tree, s, t):
+    v = n
+    while v is not None:
+        if v in s:
+            d = 0
+            break
+        elif v in t:
+            d = 1
+            break
+        v = tree[v]
+    else:
+        return False
+    return d
+""",
+    "breaks_then_a_loop_after": """
+def f(n, tree, s, t, path):
+    v = n
+    while v is not None:
+        path.append(v)
+        if v in s:
+            d = 0
+            break
+        if v in t:
+            d = 1
+            break
+        v = tree[v]
+    else:
+        raise ValueError(v)
+    for i, u in enumerate(path, 1):
+        tree[u] = d + i
+    return True
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(WHILE_ELSE_THAT_RETURNS))
+def test_while_else_that_returns_is_skipped_by_each_break(name: str) -> None:
+    round_trip(WHILE_ELSE_THAT_RETURNS[name])

@@ -13,6 +13,7 @@ import ast
 from typing import Any, FrozenSet, List, Optional, Tuple
 
 from ..bytecode import versions as V
+from ..bytecode.readings import ENDS_PATH
 from ..expressions.conditions import Node, negate, reduce_nodes, tested_blocks
 from .branch_follow import is_written_continue
 from .context import Context, Loop
@@ -79,7 +80,20 @@ class BottomTestedLoops(LoopGraph):
         outer = ctx.loop
         if outer is not None and is_written_continue(self, exit_b, outer.header):
             return (later[0], exit_b) if later else (exit_b, None)
-        later = [b for b in later if self._runs_forward_into(exit_b, b)]
+        forward = [b for b in later if self._runs_forward_into(exit_b, b)]
+        if not forward:
+            # (a ``break`` after statements of its own is no lone jump: its block jumps there)
+            jumped = later or sorted(
+                (
+                    b
+                    for b in (self._jump_ending(e) for e in exits)
+                    if b is not None and self.blocks[b].offset > exit_off
+                ),
+                key=lambda b: self.blocks[b].offset,
+            )
+            if jumped and self._else_ends_path(exit_b, jumped[0]):
+                forward = jumped[:1]
+        later = forward
         if outer is not None and not later and self._leads_to(exit_b) != outer.continue_to:
             # the loop ends the enclosing loop's body: ``break`` goes to that loop's next
             # iteration (by a jump there), past the ``else`` at *exit_b* (which may only jump)
@@ -87,6 +101,23 @@ class BottomTestedLoops(LoopGraph):
             if to_next is not None:
                 return to_next, exit_b
         return (later[0], exit_b) if later else (exit_b, None)
+
+    def _jump_ending(self, block_id: int) -> Optional[int]:
+        """Where block *block_id* jumps when it ends in an unconditional jump; else None."""
+        block = self.blocks[block_id]
+        return block.jump if self.instrs[block.end - 1].op == "JUMP" else None
+
+    def _else_ends_path(self, exit_b: int, after: int) -> bool:
+        """``while c: ... break ... else: return x`` then code: the loop's ``else`` at *exit_b*
+        ends the path (returns or raises), so the code after the loop, at *after* (where a
+        ``break`` goes), is reached only by a ``break``; not when *after* is a copy of that
+        ``else`` (3.10+ copy a small exit: a ``break`` to the return after the loop)."""
+        block, other = self.blocks[exit_b], self.blocks[after]
+        if self.instrs[block.end - 1].op not in ENDS_PATH:
+            return False
+        mine = [(ins.op, ins.arg) for ins in self.instrs[block.start : block.end]]
+        theirs = [(ins.op, ins.arg) for ins in self.instrs[other.start : other.end]]
+        return mine != theirs
 
     def _jump_to_next_iteration(self, exits: List[int], header: int) -> Optional[int]:
         """The block that a loop's exit (or the jump ending it) goes to when that leads to the
