@@ -5,7 +5,7 @@ import contextlib
 import sys
 
 import pytest
-from snippets import decompiled, known_failure, round_trip
+from snippets import decompiled, known_failure, round_trip, with_known_failures
 
 from uncompile.verification import verify_code
 
@@ -410,3 +410,62 @@ def test_ternary_field_of_a_returned_fstring(name: str) -> None:
 def test_ternary_field_of_a_returned_tstring() -> None:
     result = round_trip("def f(a, c):\n    return t\"x{a} argument{'s' if c else ''}\"\n")
     assert result.identical, (str(result), result.source)
+
+
+#: 16 keywords before the one tested: more than the call passes on the stack, so (3.9+) it builds
+#: them into a dict one by one (``MAP_ADD``, then ``CALL_FUNCTION_EX``)
+_MANY = ", ".join("a%d=%d" % (i, i) for i in range(1, 17))
+_MANY_ITEMS = ", ".join("'a%d': %d" % (i, i) for i in range(1, 17))
+
+# a ternary inside a returned (or raised) expression whose branches test values of their own: each
+# branch, and on 3.10 each operand of its ``or``/``and``, ends in its own copy of the rest of the
+# expression, or jumps to one laid out after the second branch (3.10: a longer rest)
+TERNARIES_WITH_TESTED_BRANCHES = {
+    "or_first_among_many_keywords": "return g(%s, s=(x or c) if c else g(x))" % _MANY,
+    "plain_among_many_keywords": "return g(%s, s=x if c else y)" % _MANY,
+    "and_first_among_many_keywords": "return g(%s, s=(x and c) if c else y)" % _MANY,
+    "or_second_among_many_keywords": "return g(%s, s=y if c else (x or c))" % _MANY,
+    "in_two_keywords": "return g(%s, s=(x or c) if c else g(x), t=y if x else (c and y))" % _MANY,
+    "both_tested_in_two_keywords": "return g(%s, s=(x or c) if c else g(x), t=(x and c) if c else y)" % _MANY,
+    "among_many_keywords_and_double_star": "return g(%s, s=(x or c) if c else g(x), **k)" % _MANY,
+    "among_many_keywords_after_star": "return g(x, *k, %s, s=(x or c) if c else g(x))" % _MANY,
+    "both_tested_before_more_keywords": "return g(%s, s=(x or c) if c else (y and x), t=1, u=2)" % _MANY,
+    "or_second_before_more_keywords": "return g(%s, s=y if c else (x or c), t=1, u=2)" % _MANY,
+    "compound_test_among_many_keywords": "return g(%s, s=(x or c) if c and y else g(x))" % _MANY,
+    "dict_display": "return {%s, 's': (x or c) if c else g(x)}" % _MANY_ITEMS,
+    "dict_display_two": "return {%s, 's': x if c else y, 't': (x and c) if c else y}" % _MANY_ITEMS,
+    "call_argument": "return g(x, (x or c) if c else g(x))",
+    "keyword": "return g(s=(x or c) if c else g(x))",
+    "list_display": "return [x, (x or c) if c else g(x)]",
+    "or_second": "return g(x, y if c else (x or c))",
+    "both_tested": "return g(x, (x or c) if c else (y and x))",
+    "nested_ternary_first": "return g(x, (x if y else c) if c else y)",
+    "raised": "raise g(x, (x or c) if c else y)",
+    "compound_and_test": "return g(x if c and y else c)",
+    "compound_or_test": "return g(x if c or y else c)",
+    # (no ternary: 3.10 copies the long rest into the ``or``'s last operand)
+    "or_before_more_keywords": "return g(%s, s=x or c, t=1, u=2)" % _MANY,
+    "three_operand_or_among_many_keywords": "return g(%s, s=(x or y or c) if c else g(x))" % _MANY,
+}
+
+NOT_YET = {
+    # 3.10 gives each of the three operands a copy of the rest: two merge points for one value
+    "three_operand_or_among_many_keywords": ({(3, 10)}, "an or of three operands, each with its copy"),
+}
+
+
+@pytest.mark.parametrize("name", with_known_failures(TERNARIES_WITH_TESTED_BRANCHES, NOT_YET))
+def test_ternary_whose_branches_test_before_their_copies_of_the_rest(name: str) -> None:
+    source = "def f(g, x, c, y, k):\n    %s\n" % TERNARIES_WITH_TESTED_BRANCHES[name]
+    result = round_trip(source)
+    assert result.source is not None and result.source.count("return") + result.source.count("raise") == 1, (
+        result.source
+    )
+
+
+@pytest.mark.parametrize("middle", ["(x or c) if c else g(x)", "g(x) if c else (x and c)"])
+def test_ternary_testing_a_branch_among_many_keywords_whose_rest_is_copied(middle: str) -> None:
+    # the keywords after the ternary make the rest longer: 3.10 copies it for the first
+    # branch's jump past the second all the same (a rest without a line of its own)
+    result = round_trip(_keywords_call(middle))
+    assert result.source is not None and result.source.count("s=") == 1, result.source

@@ -50,6 +50,13 @@ COPIES_JUMP_TARGETS_WITHOUT_LINES = VERSION >= (3, 13)
 #: ``RETURN_CONST`` as ``LOAD_CONST; RETURN_VALUE``, a pair of loads as two loads).
 LONGEST_COPIED_EXIT = 8
 
+#: 3.10 copies an exit block without a line number of its own into each jump to it whatever its
+#: size: the rest of a returned expression after ``a or b`` or a ternary, which 3.10 leaves
+#: without a line (``return g(k0=x, ..., s=a or b, j=y)``, the keywords built one by one: an
+#: operand that runs into the rest ends in a copy of its own). 3.11+ copy no exit longer than
+#: :data:`LONGEST_COPIED_EXIT` instructions.
+COPIES_LINELESS_EXITS_OF_ANY_SIZE = VERSION[:2] == (3, 10)
+
 #: 3.8 - 3.9 leave unreachable code in place (e.g. a clause's exit after its ``break``);
 #: 3.10+ remove it.
 KEEPS_DEAD_CODE = VERSION < (3, 10)

@@ -230,7 +230,11 @@ class Conditionals:
             stack.append(head.expr)
             return self.start_of(head.true[1])
         fall_block = falls[used - 1]
-        tail = copied_tail_ternary(self, head, fall_block, stack) if V.COPIES_SMALL_EXITS else None
+        tail = (
+            copied_tail_ternary(self, head, fall_block, nodes[:used], ctx, stack)
+            if V.COPIES_SMALL_EXITS
+            else None
+        )
         if tail is not None:
             return tail
         if V.DUPLICATES_WHILE_CONDITION:

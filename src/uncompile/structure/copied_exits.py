@@ -33,11 +33,11 @@ was copied with the exit.
 
 import ast
 import dis
-from typing import Any, List, Optional
+from typing import Any, List, Optional, Tuple
 
 from ..bytecode import versions as V
 from ..expressions import values as M
-from ..expressions.conditions import Node, negate
+from ..expressions.conditions import Node, negate, tested_blocks
 from ..flow.cfg import ENDS_PATH
 from .context import Context
 from .pure_blocks import pure_value
@@ -132,9 +132,13 @@ def _first_exit_block(walker: Any, start: int) -> Optional[Any]:
     return None
 
 
-def copied_tail_ternary(walker: Any, head: Node, fall: Optional[int], stack: List[Any]) -> Optional[int]:
+def copied_tail_ternary(
+    walker: Any, head: Node, fall: Optional[int], nodes: List[Node], ctx: Context, stack: List[Any]
+) -> Optional[int]:
     """``f(a if c else b)`` returned: push the ternary and return where the walk goes on (the
     copied rest of the expression in the second branch), or None if the test is no such one.
+    The test may be several (``f(a if c and d else b)``, the condition *nodes* reduced to
+    *head*): the blocks that test them are the only ones that reach the branches.
 
     Only while an expression is being built (a value on *stack*): a test between statements
     is an ``if`` whose branches may well end alike; unless the second branch is a small exit
@@ -148,16 +152,20 @@ def copied_tail_ternary(walker: Any, head: Node, fall: Optional[int], stack: Lis
     ):
         return None
     first, second = walker.blocks[fall], walker.blocks[head.false if fall == head.true else head.true]
-    if len(first.preds) != 1 or len(second.preds) not in (1, 2):
+    tests = tested_blocks(nodes)
+    if any(p not in tests for p in first.preds):
         return None
-    if len(second.preds) == 2:  # the chain's last test and its cleanup
-        if not exit_after_chain_cleanup(walker, second.id):
-            return None
+    if len(second.preds) == 2 and exit_after_chain_cleanup(walker, second.id):
+        pass  # the chain's last test and its cleanup
+    elif any(p not in tests for p in second.preds):
+        return None
     elif not stack or all(M.is_marker(value) for value in stack):
         return None  # (no value: most tests are between statements)
     first_end, second_end = _straight_end(walker, first), _straight_end(walker, second)
     if walker.instrs[second_end - 1].op in ENDS_PATH and walker.instrs[first_end - 1].op == "JUMP":
         return _jump_to_copied_tail(walker, head, fall, first, second_end, stack)
+    if any(walker.instrs[end - 1].op in V.CONDITIONAL_JUMPS for end in (first_end, second_end)):
+        return _tested_branches_ternary(walker, head, fall, ctx, stack)
     if any(walker.instrs[end - 1].op not in ENDS_PATH for end in (first_end, second_end)):
         return None
     size = min(first_end - first.start, second_end - second.start, V.LONGEST_COPIED_EXIT + 1)
@@ -213,6 +221,103 @@ def _jump_to_copied_tail(
     test = head.expr if fall == head.true else negate(head.expr)
     stack.append(ast.IfExp(test=test, body=body, orelse=orelse))
     return second_end - size
+
+
+def _tested_branches_ternary(
+    walker: Any, head: Node, fall: int, ctx: Context, stack: List[Any]
+) -> Optional[int]:
+    """``f((a or b) if c else d)``, ``f(d if c else (a and b))`` returned: a ternary whose
+    branches (one or both) test values of their own, each ending in a copy of the rest of the
+    expression. The first branch's blocks lie before the second's; its value meets in the last
+    of them, a copy of the rest, or in a jump to a copy laid out after the second branch
+    (:func:`_first_branch_rest`). The second branch's value meets in a later copy
+    (:func:`_second_branch_ends`). As in :func:`copied_tail_ternary`, the rest is the shortest
+    one after which the two branches have each pushed one value; the walk goes on with the
+    second branch's copy."""
+    first = walker.blocks[fall]
+    second = walker.blocks[head.false if fall == head.true else head.true]
+    if second.offset < first.offset:
+        return None
+    rest = _first_branch_rest(walker, first, second)
+    if rest is None:
+        return None
+    rest_end, sizes, jump = rest
+    instrs = walker.instrs
+    ends = _second_branch_ends(walker, second)
+    for size in sizes:
+        tail = instrs[rest_end - size : rest_end]
+        cuts = [
+            end - size
+            for end in ends
+            if end - size > second.start
+            and all(p.op == q.op and p.arg == q.arg for p, q in zip(tail, instrs[end - size : end]))
+        ]
+        if not cuts:
+            continue
+        body = _value_up_to(walker, first.start, rest_end - size if jump is None else jump, ctx, stack)
+        if body is None:
+            continue
+        for cut in cuts:
+            orelse = _value_up_to(walker, second.start, cut, ctx, stack)
+            if orelse is not None:
+                test = head.expr if fall == head.true else negate(head.expr)
+                stack.append(ast.IfExp(test=test, body=body, orelse=orelse))
+                return cut
+    return None
+
+
+def _first_branch_rest(walker: Any, first: Any, second: Any) -> Optional[Tuple[int, range, Optional[int]]]:
+    """Where the copy of the rest that the first branch (from block *first* up to block *second*)
+    leaves through ends, the sizes that rest may have, and the index of the branch's jump to it
+    (None where the branch runs into it): its last block ends the path, a copy of the rest
+    where the paths of its value meet (with the code after the value that the copy holds), or
+    jumps to a block laid out after *second* that only it reaches (3.10 copies a rest without a
+    line of its own, of any size, for the jump: that whole block is the rest)."""
+    instrs = walker.instrs
+    last = walker.blocks[second.id - 1]
+    if instrs[last.end - 1].op in ENDS_PATH:
+        # (a branch run straight keeps one instruction of its value; a merge block may all be the rest)
+        most = (
+            last.end - first.start - 1 if _straight_end(walker, first) == last.end else last.end - last.start
+        )
+        return last.end, range(1, min(most, V.LONGEST_COPIED_EXIT) + 1), None
+    if instrs[last.end - 1].op != "JUMP" or last.jump is None:
+        return None
+    block = walker.blocks[last.jump]
+    if block.preds != [last.id] or block.offset < second.offset:
+        return None
+    end = _straight_end(walker, block)
+    if instrs[end - 1].op not in ENDS_PATH:
+        return None
+    return end, range(end - block.start, end - block.start + 1), last.end - 1
+
+
+#: The most ends of the second branch of a ternary tried (copies of the rest that its value's
+#: operands run into, 3.10, and the one where they meet).
+_MOST_SECOND_ENDS = 4
+
+
+def _second_branch_ends(walker: Any, second: Any) -> List[int]:
+    """The ends of the blocks laid out from block *second* on that end the path, in order: where
+    the second branch of a ternary may end with its copy of the rest (3.10 copies it also into
+    the operands of a boolean value there, before the copy where they meet)."""
+    ends: List[int] = []
+    for block in walker.blocks[second.id :]:
+        if walker.instrs[block.end - 1].op in ENDS_PATH:
+            ends.append(block.end)
+            if len(ends) == _MOST_SECOND_ENDS:
+                break
+    return ends
+
+
+def _value_up_to(walker: Any, start: int, stop: int, ctx: Context, stack: List[Any]) -> Optional[Any]:
+    """The one value that the code from instruction *start* to *stop* pushes above *stack*: run
+    straight, or where it tests (a boolean value, a ternary of its own) walked as a side run;
+    None if it does anything else."""
+    value = pure_value(walker, start, stop, stack)
+    if value is None and any(ins.op in V.CONDITIONAL_JUMPS for ins in walker.instrs[start:stop]):
+        value = walker._walked_to(start, ctx._replace(until=stop), stack, stop)
+    return value
 
 
 def _straight_end(walker: Any, block: Any) -> int:

@@ -248,7 +248,7 @@ class PureBlocks:
                 continue
             size = self.blocks[merge].end - self.blocks[merge].start
             copy = block.end - size
-            if not start < copy or size >= V.LONGEST_COPIED_EXIT or not self._copied_return(copy, merge):
+            if not start < copy or not _copyable(size) or not self._copied_return(copy, merge):
                 continue
             value = pure_value(self, start, copy, stack)
             return None if value is None else (value, "chain-return", copy)
@@ -332,6 +332,12 @@ class PureBlocks:
                 break
             n += 1
         return n
+
+
+def _copyable(size: int) -> bool:
+    """Whether an exit of *size* instructions is one the compiler may have copied into an
+    operand of ``a or b`` that runs into it (3.10: one without a line of its own, of any size)."""
+    return size < V.LONGEST_COPIED_EXIT or V.COPIES_LINELESS_EXITS_OF_ANY_SIZE
 
 
 def pure_value(walker: Any, start: int, end: int, stack: List[Any]) -> Optional[Any]:
