@@ -347,6 +347,27 @@ TERNARY_BRANCHES_HOLDING_BOOLEAN_VALUES = {
                 z = (x if n else y) is not None if x else not (x if n else y)
             return z
     """,
+    # the first branch's ``or`` starts with a named expression: its store is part of the value
+    "or_of_a_named_expression_as_first_branch": """
+        def f(k):
+            z = (val := k) or val if k else k
+            return z
+    """,
+    "or_of_a_call_of_a_named_expression_in_a_comprehension": """
+        def f(xs, o):
+            return [o(val := k) or val if k else k for k in xs]
+    """,
+    "named_expressions_in_both_branches_and_the_test_of_a_dict_comprehension": """
+        def f(graphs, o, l):
+            return {
+                o.add(val := k[:-1]) or val
+                if (last := k[-1]) == "?"
+                else l.add(val := k[1:-1]) or val
+                if last == "]"
+                else k: v
+                for k, v in graphs.items()
+            }
+    """,
     "comparison_of_a_ternary_as_first_branch_in_a_comprehension": """
         def f(args, kwargs, m, n):
             return any(

@@ -73,15 +73,19 @@ def _value_intrinsic(ins: Any) -> bool:
 _NO_VALUE = _PURE_FORBIDDEN | frozenset(name for name in dis.opmap if name.startswith("STORE"))
 
 #: Those of :data:`_NO_VALUE` that :func:`_value_after_all` may find computing a value, and the rest.
-_VALUE_AT_TIMES = frozenset(("GET_ITER", "CALL_INTRINSIC_1"))
+_NAMED_STORES = frozenset(("STORE_FAST", "STORE_NAME", "STORE_DEREF", "STORE_GLOBAL"))
+_VALUE_AT_TIMES = frozenset(("GET_ITER", "CALL_INTRINSIC_1")) | _NAMED_STORES
 _NEVER_VALUE = _NO_VALUE - _VALUE_AT_TIMES
 
 
 def _value_after_all(instrs: List[Any], i: int, end: int) -> bool:
     """Whether instruction *i* (one of :data:`_NO_VALUE`, in a block ending at *end*) computes a
-    value: a generator expression's ``GET_ITER`` before its call (``f(x for x in y)``), or an
-    intrinsic of a value."""
+    value: a generator expression's ``GET_ITER`` before its call (``f(x for x in y)``), an
+    intrinsic of a value, or the store of ``(x := v)`` (``COPY 1`` before it, the copy used on;
+    ``x = y = v`` ends in a store without one, which stays a statement's)."""
     ins = instrs[i]
+    if ins.op in _NAMED_STORES:
+        return i > 0 and instrs[i - 1].op == "COPY" and instrs[i - 1].arg == 1
     return (ins.op == "GET_ITER" and i < end and instrs[i + 1].op == "CALL") or _value_intrinsic(ins)
 
 
