@@ -208,3 +208,56 @@ def test_only_tests_leaving_to_a_loop_header_are_read_as_a_copied_loop_test(monk
     assert not negated and not reduced
     result = round_trip(TESTS_OF_IFS_AND_LOOPS, "guarded_loop")
     assert "while items and items[-1]:" in result.source
+
+
+# a while loop ending a for loop's body, whose ``continue`` goes back to its test at the top and
+# whose ``break`` jumps straight back to the for's header; 3.12 - 3.13 invert the test there (it
+# jumps into the body and falls through to a lone jump back to the for)
+WHILE_ENDING_A_FOR_BODY_WITH_CONTINUE_AND_BREAK = {
+    "break": """
+def f(niter, ntries, G, d):
+    for i in niter:
+        while n < ntries:
+            if d:
+                continue
+            if G:
+                break
+            n += 1
+    return G
+""",
+    "break_in_an_else": """
+def f(niter, ntries, G, c, d):
+    for i in niter:
+        while n < ntries:
+            if d:
+                continue
+            if G:
+                if c:
+                    G.r()
+                else:
+                    break
+            n += 1
+    return G
+""",
+    "break_as_the_last_statement": """
+def f(niter, ntries, G, d):
+    for i in niter:
+        while n < ntries:
+            if d:
+                continue
+            if G:
+                break
+    return G
+""",
+}
+
+
+@pytest.mark.parametrize(
+    "name",
+    with_known_failures(
+        WHILE_ENDING_A_FOR_BODY_WITH_CONTINUE_AND_BREAK,
+        {"break_in_an_else": ({(3, 11)}, "3.11: the break's jump forward to the loop's exit loses the else")},
+    ),
+)
+def test_while_ending_a_for_body_with_continue_and_break(name: str) -> None:
+    round_trip(WHILE_ENDING_A_FOR_BODY_WITH_CONTINUE_AND_BREAK[name])

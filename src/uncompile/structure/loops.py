@@ -267,6 +267,11 @@ class LoopStructurer(BottomTestedLoops):
             }
         body |= self._straight_line_ends(body)
         chain_exit = self._chain_exit(head)
+        jump_exit = self._exit_by_jump_back(head, body)
+        if jump_exit is not None:
+            chain_exit = jump_exit
+        if V.DUPLICATES_WHILE_CONDITION:
+            body -= self._jumps_before(head, body)
         outs = self._exits(body, None) or self._handler_exits(head, body)
         # where ``break`` goes on, rather than an exit that only raises (3.14+ lay out the
         # ``else: raise`` of an if in the body before the code after the loop)
@@ -321,6 +326,36 @@ class LoopStructurer(BottomTestedLoops):
         if after is None and V.KEEPS_DEAD_CODE:
             after = self.legacy_dead_code_after(body, ctx)  # statements after an endless loop
         return after
+
+    def _exit_by_jump_back(self, head: Any, body: Set[int]) -> Optional[int]:
+        """Where a ``while`` test inside an enclosing loop leaves, when the compiler inverted it
+        (3.12, 3.13): the test jumps into the body on true and falls through to a block that only
+        jumps back to the enclosing loop's header (laid out before the body); None otherwise."""
+        if not V.DUPLICATES_WHILE_CONDITION or self.instrs[head.end - 1].op not in V.CONDITIONAL_JUMPS:
+            return None
+        fall = head.fall
+        if (
+            fall is None
+            or head.jump not in body
+            or not self._lone_jump(fall)
+            or self.blocks[fall].preds != [head.id]
+        ):
+            return None
+        to = self.blocks[fall].jump
+        return fall if to is not None and self.blocks[to].offset < head.offset else None
+
+    def _jumps_before(self, head: Any, body: Set[int]) -> Set[int]:
+        """The blocks laid out in a loop's body that only jump back to before its header (to an
+        enclosing loop's header: ``break``, or the test's exit): they leave the loop (3.10+, whose
+        while loops jump back to their body's start from a copy of the test at the bottom)."""
+        return {
+            b
+            for b in body
+            if b != head.id
+            and self._lone_jump(b)
+            and self.blocks[b].jump is not None
+            and self.blocks[self.blocks[b].jump].offset < head.offset
+        }
 
     def _only_raises(self, block_id: int) -> bool:
         block = self.blocks[block_id]
