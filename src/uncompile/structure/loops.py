@@ -266,10 +266,11 @@ class LoopStructurer(BottomTestedLoops):
                 and self.instrs[b.start].op == "JUMP"
             }
         body |= self._straight_line_ends(body)
-        chain_exit = self._chain_exit(head)
-        jump_exit = self._exit_by_jump_back(head, body)
-        if jump_exit is not None:
-            chain_exit = jump_exit
+        # where the test leaves when that is not its jump: the end of a chained comparison, or
+        # (3.12 - 3.13) the lone jump back that an inverted test falls through to
+        test_exit = self._exit_by_jump_back(head, body)
+        if test_exit is None:
+            test_exit = self._chain_exit(head)
         if V.DUPLICATES_WHILE_CONDITION:
             body -= self._jumps_before(head, body)
         outs = self._exits(body, None) or self._handler_exits(head, body)
@@ -278,10 +279,10 @@ class LoopStructurer(BottomTestedLoops):
         exit_b = next((b for b in outs if not self._only_raises(b)), outs[0]) if outs else None
         last = self.instrs[head.end - 1]
         break_to, else_b = exit_b, None
-        if last.op in V.CONDITIONAL_JUMPS and (head.jump in outs or chain_exit in outs):
+        if last.op in V.CONDITIONAL_JUMPS and (head.jump in outs or test_exit in outs):
             # where the test leaves (past a chained comparison's cleanup); an earlier exit is a
             # ``break`` written before it
-            exit_b = head.jump if chain_exit is None else chain_exit
+            exit_b = head.jump if test_exit is None else test_exit
             break_to, else_b = self._while_else(frozenset(body), exit_b, ctx)
         info = Loop(header, header, break_to, frozenset(body))
         inner = ctx.loop_body(info)
