@@ -309,3 +309,86 @@ def test_branches_each_leaving_a_clause_keep_every_branch(name: str) -> None:
     source = BRANCHES_EACH_LEAVING_A_CLAUSE[name]
     result = verify_code(compile(source, "<test>", "exec", dont_inherit=True))
     assert result.identical, (str(result), result.source)
+
+
+# 3.10, 3.12+: the code after the try that ends the path (a return, a raise) is copied into the
+# clause's exit, and that exit into each branch that reaches it: the clause ends at the last copy
+# (3.12 lost the branches after the first copy; 3.10 wrote the copies as returns in the clause)
+CLAUSE_BRANCHES_ENDING_IN_THE_CODE_AFTER_THE_TRY = {
+    "return_value": """
+def f(a, g, h):
+    try:
+        x = g()
+    except ValueError:
+        if a:
+            x = h(1)
+        else:
+            x = h(2)
+    return x
+""",
+    "test_of_a_ternary_value": """
+def f(a, b, g, h):
+    try:
+        g()
+    except ValueError:
+        x = 1 if a else 2
+        if x and b:
+            h(1)
+        elif x or b:
+            h(2)
+        else:
+            h(3)
+    return a
+""",
+    "nested_if_then_constant_return": """
+def f(a, b, g, h):
+    try:
+        g()
+    except ValueError:
+        if a:
+            if b:
+                h(1)
+            else:
+                h(2)
+    return 1
+""",
+    "nested_if_then_raise": """
+def f(a, b, g, h):
+    try:
+        x = g()
+    except ValueError:
+        if a:
+            if b:
+                x = 1
+            else:
+                x = 4
+        else:
+            x = h()
+    raise ValueError(x)
+""",
+    "two_clauses": """
+def f(a, b, g, h):
+    try:
+        x = g()
+    except ValueError:
+        if a:
+            x = 1
+        elif b:
+            x = 2
+        else:
+            x = h()
+    except KeyError as e:
+        if a:
+            x = e
+        else:
+            x = 3
+    return x
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(CLAUSE_BRANCHES_ENDING_IN_THE_CODE_AFTER_THE_TRY))
+def test_clause_branches_ending_in_the_code_after_the_try_keep_every_branch(name: str) -> None:
+    source = CLAUSE_BRANCHES_ENDING_IN_THE_CODE_AFTER_THE_TRY[name]
+    result = verify_code(compile(source, "<test>", "exec", dont_inherit=True))
+    assert result.identical, (str(result), result.source)

@@ -45,6 +45,12 @@ COPIES_EXITS_WITH_LINES = VERSION >= (3, 10) and VERSION[:2] != (3, 11)
 #: ends a clause ends with its own copy of the clause's exit, the last falls into the original.
 COPIES_JUMP_TARGETS_WITHOUT_LINES = VERSION >= (3, 13)
 
+#: 3.10 and 3.12+ copy an except clause's exit into each branch that jumps there also where it
+#: ends the path: the code after the try copied into it (COPIES_EXITS_WITH_LINES) makes
+#: ``POP_EXCEPT; return x`` (or ``raise E``) a small exit block, and each jump to it gets a copy
+#: (3.11 copies no exit with a line; 3.12 none that jumps on, see COPIES_JUMP_TARGETS_WITHOUT_LINES).
+COPIES_CLAUSE_EXITS_THAT_END_PATH = COPIES_EXITS_WITH_LINES
+
 #: The longest exit block the compiler copies, in the reader's instructions: CPython copies at
 #: most 4 of its own (``MAX_COPY_SIZE``), and the reader may read one of those as two (a
 #: ``RETURN_CONST`` as ``LOAD_CONST; RETURN_VALUE``, a pair of loads as two loads).

@@ -12,11 +12,53 @@ statement. A clause that leaves with ``break``/``continue``/``return`` jumps els
 from __future__ import annotations
 
 import ast
-from typing import Any, List, Optional, Tuple
+from typing import Any, Callable, Dict, FrozenSet, List, Optional, Tuple
 
 from ..bytecode import versions as V
 from ..expressions import values as M
 from .context import Context
+
+
+def copied_clause_exit_leaders(
+    instrs: List[Any], ends: List[int], line_of: Callable[[int], Optional[int]]
+) -> FrozenSet[int]:
+    """The ``POP_EXCEPT``s of 3.10 code that start a copy of an except clause's exit, each of
+    which starts a block of its own (among *ends*, the indices of the instructions that end a path).
+
+    3.10 copies the small exit after a try (``return x``, ``raise E``) into a clause's exit, and
+    that exit into each branch of the clause that jumps there (V.COPIES_CLAUSE_EXITS_THAT_END_PATH):
+    two or more ``POP_EXCEPT``s followed by the same code that ends the path. A ``return`` written
+    in the clause computes its value first (``ROT_FOUR`` moves it under the exception) or, for a
+    constant, loads it after the ``POP_EXCEPT`` on the same line; a copy's code keeps the line of
+    the statement after the try. Not a return from inside a ``for`` loop, which drops the iterator
+    first (``POP_TOP``): the walk reads those copies as returns of the clause, as the loop's.
+    """
+    if not V.COPIES_CLAUSE_EXITS_THAT_END_PATH or V.HAS_EXCEPTION_TABLE:
+        return frozenset()
+    runs: Dict[Tuple[Tuple[str, Any], ...], List[int]] = {}
+    for end in ends:
+        k = end - 1
+        while end - k <= V.LONGEST_COPIED_EXIT and k > 0 and instrs[k].target is None:
+            if instrs[k].op == "POP_EXCEPT":
+                if k < end - 1 and instrs[k - 1].op != "ROT_FOUR" and instrs[k + 1].op != "POP_TOP":
+                    run = tuple((ins.op, ins.arg) for ins in instrs[k + 1 : end + 1])
+                    runs.setdefault(run, []).append(k)
+                break
+            if instrs[k].op in _NOT_IN_COPIED_EXITS:
+                break
+            k -= 1
+    leaders = [
+        k
+        for group in runs.values()
+        if len(group) > 1
+        for k in group
+        if line_of(instrs[k].offset) != line_of(instrs[k + 1].offset)
+    ]
+    return frozenset(leaders)
+
+
+#: Instructions that the small exit after a try (copied into a clause's exit) does not hold.
+_NOT_IN_COPIED_EXITS = frozenset({"POP_BLOCK", "SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH", "RERAISE"})
 
 
 class LegacyExceptClauses:
@@ -31,6 +73,9 @@ class LegacyExceptClauses:
     _clause_type: Any
     _clause_tails: Any
     clause_tails: Any
+    clause_exit_copies: Dict[int, int]
+    _pdoms: Any
+    line_of: Any
     _legacy_body_end: Any
     cfg: Any
     _legacy_last: Any
@@ -178,8 +223,10 @@ class LegacyExceptClauses:
             end = None
             q = self._legacy_skip_name_cleanup(last + 1, name) if last is not None else len(instrs)
             copied_break = self._legacy_copied_loop_exit(q, ctx)
-            if last is not None and (copied_break or self._legacy_clause_ends(q, ctx, limit, name)):
+            copies = self._legacy_exit_copies(j, last, h) if last is not None else []
+            if last is not None and (copied_break or copies or self._legacy_clause_ends(q, ctx, limit, name)):
                 end = last
+                self._legacy_take_exit_copies(copies, last)
                 self.clause_tails |= self._clause_tails(j, end, limit)  # (an ``else: raise`` past the end)
             clause_body = self._legacy_walk_to(
                 j,
@@ -200,6 +247,46 @@ class LegacyExceptClauses:
                 break
             k = next_k
         return clauses, afters, dead_afters
+
+    def _legacy_exit_copies(self, start: int, last: int, h: int) -> List[int]:
+        """The blocks of the copies of a clause's exit before its last ``POP_EXCEPT`` at *last*,
+        when that is one too (3.10: the code after the try that ends the path, copied into each
+        branch of the clause that jumps to its exit, see :func:`copied_clause_exit_leaders`):
+        the clause ends at *last* also where that code is a ``return`` of a constant."""
+        blocks, block_of, instrs = self.blocks, self.block_of, self.instrs
+        if not self._legacy_copied_exit_at(last):
+            return []
+        run = [(ins.op, ins.arg) for ins in instrs[last + 1 : blocks[block_of[last]].end]]
+        stacks = self.block_stacks()
+        return [
+            block_of[k]
+            for k in range(start, last)
+            if self._legacy_copied_exit_at(k)
+            and [(ins.op, ins.arg) for ins in instrs[k + 1 : blocks[block_of[k]].end]] == run
+            and stacks[k]
+            and stacks[k][-1] == ("exc", h)
+        ]
+
+    def _legacy_copied_exit_at(self, k: int) -> bool:
+        """Whether a copy of a clause's exit starts at *k* (3.10): a ``POP_EXCEPT`` that starts a
+        block (see :func:`copied_clause_exit_leaders`), whose next instruction, the first of the
+        code after the try copied there, has a line of its own."""
+        instrs = self.instrs
+        return (
+            instrs[k].op == "POP_EXCEPT"
+            and self.blocks[self.block_of[k]].start == k
+            and k + 1 < len(instrs)
+            and self.line_of(instrs[k].offset) != self.line_of(instrs[k + 1].offset)
+        )
+
+    def _legacy_take_exit_copies(self, copies: List[int], last: int) -> None:
+        """Take the copies of a clause's exit, *copies*, for jumps to its last one at *last*: the
+        walker goes on there (clause_exit_copies), where the clause ends."""
+        own = self.block_of[last]
+        known = self.clause_exit_copies
+        if copies and any(known.get(b) != own for b in copies):
+            known.update((b, own) for b in copies)
+            self._pdoms.clear()  # (the copies now lead to the last one: see region_follow)
 
     def _legacy_chain_end(self, start: int) -> int:
         """Index just past the last (bare) clause starting at *start*: its dead re-raise (3.8, 3.9)."""

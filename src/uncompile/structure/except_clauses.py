@@ -6,8 +6,8 @@ body ends on its normal path with a ``POP_EXCEPT`` that the handler around the w
 that leaves (``return``, ``break``, ``continue``) first pops the handlers it is inside and
 calls the exits of the with blocks it leaves; :meth:`ExceptClauses._clause_end` tells where
 the normal path goes after the clause. 3.13+ copy the clause's exit into each branch that jumps
-there (:meth:`ExceptClauses._last_exit_copy`): the clause ends at the last copy, and the walk
-of a branch that reaches an earlier one goes on there.
+there, 3.12 where it ends the path (:meth:`ExceptClauses._last_exit_copy`): the clause ends at
+the last copy, and the walk of a branch that reaches an earlier one goes on there.
 """
 
 from __future__ import annotations
@@ -116,7 +116,7 @@ class ExceptClauses(HandlerRegions):
         follows the clause: one that gets there without a ``POP_EXCEPT`` only raises or returns."""
         end = self._clause_exit(i, limit, name, ctx, owner)
         exit_index = self._clause_end(end + 1, name, ctx) if end < limit else None
-        if V.COPIES_JUMP_TARGETS_WITHOUT_LINES and end < limit:
+        if (V.COPIES_JUMP_TARGETS_WITHOUT_LINES or V.COPIES_CLAUSE_EXITS_THAT_END_PATH) and end < limit:
             end, exit_index = self._past_exit_copies(end, exit_index, limit, name, ctx, owner)
         loop = ctx.loop
         to_next = False  # the clause goes on to the loop's next iteration
@@ -151,7 +151,7 @@ class ExceptClauses(HandlerRegions):
         owner: Optional[int],
     ) -> Tuple[int, Optional[int]]:
         """The clause's normal exit and where it goes on, when the ``POP_EXCEPT`` at *end* is the
-        first of several copies of its exit (3.13+): the last copy, and where it goes on; the code
+        first of several copies of its exit (3.12+): the last copy, and where it goes on; the code
         after the try that ends the path (a ``return``, a ``raise``), copied into each copy as it
         is into the exit (COPIES_SMALL_EXITS), follows its name cleanup."""
         last = self._last_exit_copy(end, limit, owner)
@@ -166,7 +166,8 @@ class ExceptClauses(HandlerRegions):
     def _last_exit_copy(self, end: int, limit: int, owner: Optional[int]) -> int:
         """The last copy before *limit* of the clause's exit whose first copy is the
         ``POP_EXCEPT`` at *end* (3.13+: each branch that jumps to the exit ends with its own copy
-        of it, the last one falls into the original, see V.COPIES_JUMP_TARGETS_WITHOUT_LINES);
+        of it, the last one falls into the original, see V.COPIES_JUMP_TARGETS_WITHOUT_LINES; 3.12
+        where the exit ends the path, V.COPIES_CLAUSE_EXITS_THAT_END_PATH);
         the walker takes the earlier ones for it (clause_exit_copies); *end* if there is none."""
         first = self.block_of[end]
         shape = self._exit_shape(first)
@@ -198,9 +199,11 @@ class ExceptClauses(HandlerRegions):
     def _exit_shape(self, b: int) -> Optional[Tuple[Tuple[str, Any, Optional[int]], ...]]:
         """The instructions of block *b* (an except clause's exit from its ``POP_EXCEPT``), to
         compare with its copies: the compiler copies a block that does not fall through (it
-        jumps on or ends the path); None for one that falls through."""
+        jumps on or ends the path; 3.12 only one that ends the path); None for one it does not copy."""
         block = self.blocks[b]
         if block.fall is not None:
+            return None
+        if not V.COPIES_JUMP_TARGETS_WITHOUT_LINES and self.instrs[block.end - 1].op not in ENDS_PATH:
             return None
         return tuple((ins.op, ins.arg, ins.target) for ins in self.instrs[block.start : block.end])
 

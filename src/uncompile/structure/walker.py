@@ -25,6 +25,7 @@ from ..expressions.stack_shuffles import simulator_for
 from ..flow.cfg import ENDS_PATH, ControlFlowGraph
 from .block_stacks_legacy import has_block_setups, reraise_leaders
 from .blocks_legacy import LegacyBlocks
+from .clauses_legacy import copied_clause_exit_leaders
 from .compare_chains import CompareChains
 from .conditionals import Conditionals
 from .context import Context
@@ -142,13 +143,14 @@ class Walker(
         # in a dict (test_walkers_keep_every_attribute_in_slots checks that none is)
         self.reraise_joins: FrozenSet[int] = frozenset()
         self.clause_tails: Set[int] = set()  # see ExceptClauses._clause_tails
-        self.clause_exit_copies: Dict[int, int] = {}  # see ExceptClauses._last_exit_copy
+        self.clause_exit_copies: Dict[int, int] = {}  # ExceptClauses._last_exit_copy, _legacy_exit_copies
         self.entered_with = False  # whether a with's exit can be on the stack (see run_block)
         self._legacy_stacks = None
         self._legacy_setups: List[Instr] = []  # (3.8 - 3.10) see legacy_link_handlers
         self._covering: Dict[int, Any] = {}  # offset -> the handler entry that covers it, filled as asked
         self._statement_free_at: Dict[Tuple[int, int], bool] = {}  # see PureBlocks._statement_free
         self.code = code
+        self._line_of: Optional[Callable[[int], Optional[int]]] = None
         self.instrs, index_of, self.handlers, self.empty_tries, branches = parts or read_code(code)
         # (a try with an empty body is one statement, walked once)
         reraises = finally_reraises(self.instrs, self.handlers, index_of) if self.handlers else []
@@ -159,6 +161,7 @@ class Walker(
             leaders = frozenset(k for group in reraises for k in group)
         elif setups:
             leaders = reraise_leaders(self.instrs, branches[1])  # (3.10)
+            leaders |= copied_clause_exit_leaders(self.instrs, branches[1], self.line_of)
         self.cfg = ControlFlowGraph(self.instrs, self.handlers, leaders, index_of, branches)
         self.blocks = self.cfg.blocks
         if setups:
@@ -182,7 +185,6 @@ class Walker(
         self._bottom_cuts: Dict[int, int] = {}  # bottom-tested loop header -> where its copied test starts
         self.copied_break_cuts: Dict[int, int] = {}  # for loop header -> where its copied break target starts
         self._line_at: Optional[Callable[[int], Optional[int]]] = None
-        self._line_of: Optional[Callable[[int], Optional[int]]] = None
         self.match_starts = self.match_start_ops(code)
         checked = _CHECKED_OPS.get(self.match_starts)
         if checked is None:
