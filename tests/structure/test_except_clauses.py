@@ -392,3 +392,54 @@ def test_clause_branches_ending_in_the_code_after_the_try_keep_every_branch(name
     source = CLAUSE_BRANCHES_ENDING_IN_THE_CODE_AFTER_THE_TRY[name]
     result = verify_code(compile(source, "<test>", "exec", dont_inherit=True))
     assert result.identical, (str(result), result.source)
+
+
+# the same in a for loop, the code after the try leaving it (3.12+: the copy of the clause's exit
+# in the first branch ends the if's body, not a return that leaves the loop: the else was lost)
+CLAUSE_BRANCHES_ENDING_IN_A_RETURN_FROM_A_LOOP = {
+    "return": """
+def f(a, g, h):
+    for y in a:
+        try:
+            g()
+        except ValueError:
+            if a:
+                h(1)
+            else:
+                h(2)
+        return
+""",
+    "return_constant": """
+def f(a, g, h):
+    for y in a:
+        try:
+            g()
+        except ValueError:
+            if a:
+                h(1)
+            elif y:
+                h(2)
+            else:
+                h(3)
+        return 1
+""",
+    "raise": """
+def f(a, g, h):
+    for y in a:
+        try:
+            g()
+        except ValueError:
+            if a:
+                h(1)
+            else:
+                h(2)
+        raise KeyError
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(CLAUSE_BRANCHES_ENDING_IN_A_RETURN_FROM_A_LOOP))
+def test_clause_branches_ending_in_a_return_from_a_loop_keep_every_branch(name: str) -> None:
+    source = CLAUSE_BRANCHES_ENDING_IN_A_RETURN_FROM_A_LOOP[name]
+    result = verify_code(compile(source, "<test>", "exec", dont_inherit=True))
+    assert result.identical, (str(result), result.source)

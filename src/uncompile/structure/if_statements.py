@@ -226,16 +226,18 @@ class IfStatements:
             return None
         before = self.blocks[else_b - 1]
         last = self.instrs[before.end - 1]
-        # (3.13+) a copy of an except clause's exit ends the body: it goes where its last copy is
-        jump = self.clause_exit_copies.get(before.id, before.jump)
+        # (3.10, 3.12+) a copy of an except clause's exit ends the body: it goes where its last
+        # copy is, the clause's end, also in a loop where that copy leaves it (a return)
+        copied = before.id in self.clause_exit_copies
+        jump = self.clause_exit_copies[before.id] if copied else before.jump
         if (
-            (last.op == "JUMP" or jump != before.jump)
+            (last.op == "JUMP" or copied)
             and [ins.op for ins in self.instrs[before.start : before.end - 1]]
             != ["POP_TOP"]  # a chain's cleanup
             and jump is not None
             and before.offset >= self.blocks[block_id].offset
             and self.blocks[jump].offset > self.blocks[else_b].offset
-            and (ctx.loop is None or jump in ctx.loop.body and jump != ctx.loop.header)
+            and (ctx.loop is None or copied or jump in ctx.loop.body and jump != ctx.loop.header)
         ):
             return jump
         return None
