@@ -435,6 +435,33 @@ def f(a, g, h):
                 h(2)
         raise KeyError
 """,
+    # (3.12: the exit is too long to copy, the body jumps to it: the jump ends the if's body)
+    "return_value": """
+def f(a, g, h):
+    x = 0
+    for y in a:
+        try:
+            g()
+        except ValueError:
+            if a:
+                h(1)
+            else:
+                h(2)
+        return x
+""",
+    "return_from_nested_loops": """
+def f(a, g, h):
+    for y in a:
+        for z in y:
+            try:
+                g()
+            except ValueError:
+                if a:
+                    h(1)
+                else:
+                    h(2)
+            return h
+""",
 }
 
 

@@ -237,10 +237,23 @@ class IfStatements:
             and jump is not None
             and before.offset >= self.blocks[block_id].offset
             and self.blocks[jump].offset > self.blocks[else_b].offset
-            and (ctx.loop is None or copied or jump in ctx.loop.body and jump != ctx.loop.header)
+            and (
+                ctx.loop is None
+                or copied
+                or jump in ctx.loop.body
+                and jump != ctx.loop.header
+                or self._ends_clause_walked(jump, ctx)
+            )
         ):
             return jump
         return None
+
+    def _ends_clause_walked(self, b: int, ctx: Context) -> bool:
+        """Whether block *b* starts with the ``POP_EXCEPT`` that ends the except clause being
+        walked (3.11+: the clause's walk is cut just past it, see ExceptClauses._clause_body): a
+        jump there ends an if's body, also in a loop that the code after the try leaves (a return)."""
+        start = self.blocks[b].start
+        return start + 1 == ctx.until and self.instrs[start].op == "POP_EXCEPT"
 
 
 def _assert_or_if(test: ast.expr, body: List[ast.stmt], orelse: List[ast.stmt]) -> ast.stmt:
