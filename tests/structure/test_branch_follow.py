@@ -5,6 +5,7 @@ import sys
 import pytest
 from snippets import decompiled, known_failure
 
+from uncompile import decompile as decompile_source
 from uncompile.structure.branch_follow import region_follow
 from uncompile.structure.context import Context
 from uncompile.structure.definitions import Nested
@@ -276,7 +277,22 @@ def body_ends_in_if_that_returns(items, seen, out):
     return None
 
 
+def if_body_breaks_in_for_inside_while(stack, visited):
+    # 3.12+: the if ends the for body with a break; the test is inverted over a jump back on
+    # its line, inside a while whose test is copied to its bottom (the walk ends there)
+    while stack:
+        for child in stack:
+            if child not in visited:
+                visited.add(child)
+                if len(visited) > 2:
+                    break
+        else:
+            stack.pop()
+    return visited
+
+
 CASES = [
+    if_body_breaks_in_for_inside_while,
     body_ends_in_if_that_returns,
     if_breaks_then_join_before_break,
     chained_test_else_raises_in_loop,
@@ -297,6 +313,7 @@ CASES = [
     for_else_continue,
 ]
 INPUTS = {
+    if_body_breaks_in_for_inside_while: [([1, 2, 3, 4], set()), ([1, 1], {1}), ([], set())],
     body_ends_in_if_that_returns: [([1, 2], set(), []), ([1], {1}, [1]), ([], set(), [])],
     if_breaks_then_join_before_break: [([None, 1], [0]), ([2], [3]), ([], [])],
     chained_test_else_raises_in_loop: [("1f",), ("",), ("1x",)],
@@ -340,6 +357,12 @@ def test_behaves_the_same(function):
     again = decompiled(function)
     for args in INPUTS[function]:
         assert _call(again, args) == _call(function, args)
+
+
+def test_an_if_ending_a_loop_body_with_a_break_keeps_its_test():
+    # not ``if child in visited: continue`` before the body (the same bytecode but for CONTAINS_OP)
+    source = decompile_source(if_body_breaks_in_for_inside_while)
+    assert "if child not in visited:" in source and "continue" not in source, source
 
 
 def raise_in_else(a):

@@ -250,12 +250,23 @@ def is_added_jump_back(walker: Any, then_b: Optional[int], else_b: Optional[int]
         loop is None
         or else_b is None
         or V.LAYOUT_IN_SOURCE_ORDER
-        or ctx.until != walker._bottom_cuts.get(loop.header, 1 << 60)
         or not ctx.stops <= {loop.continue_to, loop.break_to}
+        or _ends_inside_body(walker, loop, ctx)
     ):
         return False  # inside a statement of the loop body (a try's else) the jump can be a continue
     lines = _jump_back_lines(walker, then_b, loop.continue_to, ctx)
     return lines is not None and lines[0] is not None and lines[0] == lines[1]
+
+
+def _ends_inside_body(walker: Any, loop: Any, ctx: Context) -> bool:
+    """Whether the walk in *loop*'s body ends before the body does: inside a statement of the body
+    (a try's else), not where the loop's copied test starts (a bottom-tested loop) nor past the
+    loop (where an enclosing loop's copied test starts)."""
+    cut = walker._bottom_cuts.get(loop.header)
+    if cut is not None:
+        return ctx.until != cut
+    blocks = walker.blocks
+    return ctx.until < max(blocks[b].end for b in loop.body)
 
 
 def _jump_back_lines(
