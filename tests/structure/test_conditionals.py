@@ -161,13 +161,32 @@ JUMPS_BACK_COPIED_TO_EACH_TEST = {
         def f(items, known, names):
             return [item for item in items if item not in known or (item in known and item in names)]
     """,
+    # the first test's jump back, on its line, is the compiler's: the condition goes on past it
+    # (the ``not`` is kept: ``t not in a`` would be another CONTAINS_OP)
+    "not_of_or_in_a_loop": """
+        def f(items, a, b, out):
+            for t in items:
+                if not (t in a or t in b):
+                    out.append(t)
+                out.append(a)
+    """,
+    "not_of_or_in_a_comprehension": """
+        def f(items, a, b):
+            return [t for t in items if not (t in a or t in b)]
+    """,
+    "not_of_or_of_identities_in_a_comprehension": """
+        def f(items, a, b):
+            return [t for t in items if not (t is a or t is b)]
+    """,
 }
 
 
 @pytest.mark.parametrize("name", sorted(JUMPS_BACK_COPIED_TO_EACH_TEST))
 def test_condition_whose_jump_back_is_copied_to_each_test(name: str) -> None:
     result = round_trip(JUMPS_BACK_COPIED_TO_EACH_TEST[name])
-    assert result.source is not None and " or " in result.source
+    # one condition (3.14+ may print the tests of ``not (a or b)`` as ``not a and not b``)
+    assert result.source is not None and (" or " in result.source or " and " in result.source)
+    assert "continue" not in result.source, result.source
 
 
 RETURNS_COPIED_TO_EACH_TEST = {

@@ -273,13 +273,17 @@ class Conditionals:
         (to the loop's next iteration) jumps past a block of its own that jumps back (*fall*), to
         the block right after it, where the rest of the condition is: an earlier test jumps past
         that block (``x or (a and b)``: x to the if's body)."""
-        if not V.CONDITIONAL_JUMPS_FORWARD_ONLY or len(nodes) < 2 or not self._lone_jump(fall):
+        if not V.CONDITIONAL_JUMPS_FORWARD_ONLY or not self._lone_jump(fall):
             return False
         block = self.blocks[fall]
         node = nodes[-1]
         other = node.true if node.false == fall else node.false
         if block.jump is None or self.blocks[block.jump].offset > block.offset or other != fall + 1:
             return False
+        if len(nodes) == 1:
+            # the first test: a jump back on its line is the compiler's (``continue`` has a line
+            # of its own), so the condition may go on past it (``if not (a in x or b in y):``)
+            return self._jump_back_on_test_line(fall)
         past = self.blocks[other].offset
         return any(
             isinstance(side, int) and self.blocks[side].offset > past
@@ -426,17 +430,26 @@ class Conditionals:
                 continue
             if joined == fall:
                 return True
-            if V.CONDITIONAL_JUMPS_FORWARD_ONLY and self._lone_jump(fall) and joined == fall + 1:
-                block = self.blocks[fall]
-                jump, test = self.instrs[block.start], self.instrs[block.start - 1]
-                if (
-                    block.jump is not None
-                    and self.blocks[block.jump].offset < block.offset
-                    and test.op in V.CONDITIONAL_JUMPS
-                    and self.line_at(jump.offset) == self.line_at(test.offset)
-                ):
-                    return True
+            if (
+                V.CONDITIONAL_JUMPS_FORWARD_ONLY
+                and joined == fall + 1
+                and self._lone_jump(fall)
+                and self._jump_back_on_test_line(fall)
+            ):
+                return True
         return False
+
+    def _jump_back_on_test_line(self, fall: int) -> bool:
+        """Whether block *fall*, a lone jump, jumps back on the line of the test right before it
+        (3.12+: the test jumping back was inverted over it)."""
+        block = self.blocks[fall]
+        jump, test = self.instrs[block.start], self.instrs[block.start - 1]
+        return (
+            block.jump is not None
+            and self.blocks[block.jump].offset < block.offset
+            and test.op in V.CONDITIONAL_JUMPS
+            and self.line_at(jump.offset) == self.line_at(test.offset)
+        )
 
     def _leads_to(self, exit: Any) -> Any:
         """Where a condition's exit leads: past blocks that only jump."""
