@@ -134,6 +134,22 @@ def run_elsewhere(python: str, arguments: List[str]) -> Optional[Dict[str, Any]]
     return json.loads(completed.stdout.strip().splitlines()[-1])
 
 
+def _failures_path(path: str, python: str, several: bool) -> str:
+    """Where the run under *python* writes its failures: *path*, or with *several* interpreters
+    *path* with the interpreter's version before its extension (``out.jsonl`` -> ``out.3.12.jsonl``)."""
+    path = os.path.abspath(path)
+    if not several:
+        return path
+    version = subprocess.run(
+        [python, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
+        stdout=subprocess.PIPE,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    stem, extension = os.path.splitext(path)
+    return "%s.%s%s" % (stem, version, extension)
+
+
 def write_failures(path: str, results: List[UnitResult]) -> None:
     """One JSON object per function that did not round-trip: file, qualname, outcome, reason."""
     with open(path, "w") as stream:
@@ -159,7 +175,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument(
         "--failures",
         metavar="FILE",
-        help="write each function that is not identical, one JSON per line (this interpreter only)",
+        help="write each function that is not identical, one JSON per line (with several --python, "
+        "one file each: FILE's name with the interpreter's version added, e.g. out.3.12.jsonl)",
     )
     parser.add_argument(
         "--same-source",
@@ -181,6 +198,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     sample_size = None if options.all else options.sample
 
     rows: List[Tuple[str, Summary, List[Any]]] = []
+    if options.python and (options.same_source or options.source_diffs):
+        parser.error("--same-source and --source-diffs run under this interpreter only: leave out --python")
     if options.python:
         forwarded = [
             "--seed",
@@ -193,7 +212,10 @@ def main(argv: Optional[List[str]] = None) -> int:
         forwarded += ["--all"] if options.all else ["--sample", str(options.sample)]
         forwarded += ["--root", options.root] if options.root else []
         for python in options.python:
-            data = run_elsewhere(python, forwarded)
+            extra: List[str] = []
+            if options.failures:
+                extra = ["--failures", _failures_path(options.failures, python, len(options.python) > 1)]
+            data = run_elsewhere(python, forwarded + extra)
             if data is not None:
                 counts = {outcome: data["counts"].get(outcome, 0) for outcome in OUTCOMES}
                 rows.append((data["label"], Summary(data["total"], counts), data["failures"]))
