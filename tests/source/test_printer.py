@@ -319,3 +319,27 @@ def test_node_class_made_outside_ast_is_printed_by_its_name() -> None:
     Pass = type("Pass", (ast.stmt,), {"_fields": ()})
     body = [Pass(), ast.Expr(value=ast.Call(func=Name(id="f", ctx=ast.Load()), args=[], keywords=[]))]
     assert emit(body).text == "pass\nf()\n"
+
+
+def test_comprehension_tests_marked_below_the_element_go_on_a_line_of_their_own() -> None:
+    # (the decompiler marks them where the bytecode shows the tests stood on another line)
+    tree = ast.parse(
+        "def f(rows):\n    if rows:\n        return [r for r in rows if r if r > 1]\n    y = 2\n"
+    )
+    comprehension = tree.body[0].body[0].body[0].value.generators[0]  # type: ignore[attr-defined]
+    comprehension.uncompile_ifs_below = True
+    emitted = emit(tree)
+    assert emitted.text == (
+        "def f(rows):\n"
+        "    if rows:\n"
+        "        return [r for r in rows\n"
+        "            if r\n"
+        "            if r > 1]\n"
+        "    y = 2\n"
+    )
+    assert ast.dump(ast.parse(emitted.text)) == ast.dump(
+        ast.parse("def f(rows):\n    if rows:\n        return [r for r in rows if r if r > 1]\n    y = 2\n")
+    )
+    function = tree.body[0]
+    assert emitted.spans[function.body[0].body[0]] == (3, 5)  # type: ignore[attr-defined]
+    assert emitted.spans[function.body[1]] == (6, 6)  # type: ignore[attr-defined]

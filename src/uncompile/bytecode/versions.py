@@ -265,6 +265,11 @@ LOCALS_PLUS_CELLS = VERSION >= (3, 11)
 #: an unconditional ``JUMP_BACKWARD``.
 CONDITIONAL_JUMPS_FORWARD_ONLY = VERSION >= (3, 12)
 
+#: 3.10 - 3.12 thread the jump of a comprehension's test (or a loop's) to the jump back after
+#: the element only where both stand on one line: a test that jumps to that jump had the element
+#: on another line (3.8 - 3.9 thread it always, 3.13+ copy the jump back to each test instead).
+THREADS_JUMPS_ON_ONE_LINE_ONLY = (3, 10) <= VERSION < (3, 13)
+
 #: Relative jumps that go backwards (3.11+); 3.14+ ``END_ASYNC_FOR`` is encoded as one too.
 BACKWARD_JUMPS: FrozenSet[str] = frozenset(
     name for name in dis.opname if "JUMP_BACKWARD" in name or (name == "END_ASYNC_FOR" and VERSION >= (3, 14))

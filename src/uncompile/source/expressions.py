@@ -32,6 +32,9 @@ from .precedence import (
 
 Rendered = Tuple[str, int]
 
+#: One level of indentation.
+INDENT = "    "
+
 _SET_CONTEXT_COMPARISONS = (ast.In, ast.NotIn)
 _SET_CONTEXT_COMPARISON_KINDS = frozenset(_SET_CONTEXT_COMPARISONS)
 
@@ -71,11 +74,14 @@ class MethodsByNode(Dict[type, Callable[..., Any]]):
 class ExpressionPrinter:
     """Renders ``ast.expr`` nodes (and argument lists, comprehensions, type parameters)."""
 
-    __slots__ = ("forbidden_quotes",)
+    __slots__ = ("forbidden_quotes", "indent")
 
     def __init__(self) -> None:
         #: Quotes of the f-strings being written around the current expression.
         self.forbidden_quotes: List[str] = []
+        #: The indentation of the statement being written (set by the statement writer): a line
+        #: broken inside the expression goes on one level deeper.
+        self.indent = ""
 
     # -- entry points --------------------------------------------------------------
 
@@ -296,8 +302,13 @@ class ExpressionPrinter:
     def _comprehension_clause(self, node: ast.comprehension) -> str:
         text = " async for " if getattr(node, "is_async", None) else " for "
         text += self.target_list(node.target) + " in " + self.iterable(node.iter, Precedence.OR)
+        # (3.10 - 3.12: tests written on another line than the element compile otherwise, see
+        # versions.THREADS_JUMPS_ON_ONE_LINE_ONLY)
+        before = (
+            "\n%s%sif " % (self.indent, INDENT) if getattr(node, "uncompile_ifs_below", False) else " if "
+        )
         for condition in getattr(node, "ifs", ()):
-            text += " if " + self.expression(condition, Precedence.OR)
+            text += before + self.expression(condition, Precedence.OR)
         return text
 
     # -- operators -----------------------------------------------------------------

@@ -15,7 +15,7 @@ import ast
 from ast import If, Name, NamedExpr
 from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
 
-from .expressions import ExpressionPrinter, MethodsByNode
+from .expressions import INDENT, ExpressionPrinter, MethodsByNode
 from .literals import (
     CLEANS_DOCSTRINGS,
     KEEPS_DOCSTRINGS,
@@ -25,8 +25,6 @@ from .literals import (
 )
 from .patterns import pattern_source
 from .precedence import BINARY_OPERATORS, Precedence
-
-INDENT = "    "
 
 _DEFINITIONS = frozenset([ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef])
 #: Around definitions: one blank line in a block, two at the top level.
@@ -124,6 +122,8 @@ class _StatementWriter:
             lines.append(indent + "pass")
             self.indent = outer
             return
+        expressions = self.expressions
+        expressions.indent = indent  # (where a line break inside an expression indents to)
         spans, record_spans = self.spans, self.record_spans
         after_definition = False
         start = len(lines)  # (every statement writes at least one line)
@@ -151,7 +151,7 @@ class _StatementWriter:
                 lines.append(indent + text)
             if record_spans:
                 spans[node] = (first, len(lines))
-        self.indent = outer
+        self.indent = expressions.indent = outer
 
     def _docstring(self, node: ast.Expr) -> str:
         constant = node.value
@@ -357,7 +357,7 @@ class _StatementWriter:
         self.indent = outer + INDENT
         for case in node.cases:  # type: ignore[attr-defined]
             self.statement(case)
-        self.indent = outer
+        self.indent = self.expressions.indent = outer
 
     def _match_case(self, node: ast.AST) -> None:
         header = "case " + pattern_source(self.expressions, node.pattern)  # type: ignore[attr-defined]

@@ -26,14 +26,16 @@ def _item(stmts: List[ast.stmt], generators: List[ast.comprehension]) -> Any:
     while stmts:
         first = stmts[0]
         if isinstance(first, (ast.For, ast.AsyncFor)) and len(stmts) == 1 and not first.orelse:
-            generators.append(
-                ast.comprehension(
-                    target=first.target,
-                    iter=first.iter,
-                    ifs=[],
-                    is_async=int(isinstance(first, ast.AsyncFor)),
-                )
+            clause = ast.comprehension(
+                target=first.target,
+                iter=first.iter,
+                ifs=[],
+                is_async=int(isinstance(first, ast.AsyncFor)),
             )
+            if getattr(first, "uncompile_tests_below_item", False):
+                # (3.10 - 3.12) its tests stood on another line than the element: printed below it
+                clause.uncompile_ifs_below = True  # type: ignore[attr-defined]
+            generators.append(clause)
             stmts = first.body
             continue
         if isinstance(first, ast.If) and len(stmts) == 1 and not _does_more_than_continue(first.orelse):

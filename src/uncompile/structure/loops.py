@@ -208,6 +208,8 @@ class LoopStructurer(BottomTestedLoops):
             orelse=orelse,
             type_comment=None,
         )
+        if V.THREADS_JUMPS_ON_ONE_LINE_ONLY and self._tests_jump_to_jump_back(header, body):
+            loop_node.uncompile_tests_below_item = True  # type: ignore[union-attr]  # see comprehensions
         if stack and hasattr(stack[-1], "uncompile_comprehension") and contains_item(stmts):
             comprehension = loop_to_comprehension(loop_node, None)
             result = next(
@@ -221,6 +223,23 @@ class LoopStructurer(BottomTestedLoops):
             return after
         self.sim.emit(loop_node)
         return after
+
+    def _tests_jump_to_jump_back(self, header: int, body: Set[int]) -> bool:
+        """(3.10 - 3.12) Whether a test in the for loop's *body* jumps to a lone jump back to *header*,
+        not threaded to the header (over a jump of its own): the test is on another line than the
+        code before that jump (a comprehension's element)."""
+        blocks, instrs = self.blocks, self.instrs
+        for b in body:
+            block = blocks[b]
+            target = block.jump
+            if (
+                target is not None
+                and instrs[block.end - 1].op in V.CONDITIONAL_JUMPS
+                and blocks[target].jump == header
+                and self._lone_jump(target)
+            ):
+                return True
+        return False
 
     def while_loop(
         self, header: int, body: set, ctx: Context, stack: List[Any], end: Optional[int] = None
