@@ -469,3 +469,46 @@ def test_ternary_testing_a_branch_among_many_keywords_whose_rest_is_copied(middl
     # branch's jump past the second all the same (a rest without a line of its own)
     result = round_trip(_keywords_call(middle))
     assert result.source is not None and result.source.count("s=") == 1, result.source
+
+
+# a returned (or raised) ternary whose second branch holds a ternary of its own: that ternary's
+# first branch jumps past the second to where they meet, the rest of the branch and the return
+# after the outer ternary (3.10, 3.12+ copy the outer ternary's lone return into its first
+# branch). The rest was no exit of its own when the jump was made: it is not copied there, as it
+# would be for ``if c: return 0`` followed by ``return (a if b else c) + 1``
+SECOND_BRANCHES_MEETING_PAST_A_COPY = {
+    "operation": "return 0 if x else (x if n else y) + 1",
+    "unary": "return 0 if x else -(x if n else y)",
+    "attribute": "return 0 if x else (x if n else y).real",
+    "nested_in_the_inner_second_branch": "return 0 if x else (x if n else (y if x else n)) + 1",
+    "second_ternary_in_the_second_branch": "return 0 if x else 1 if n else (x if y else n) + 1",
+    "compound_test": "return 0 if x and n else (x if n else y) + 1",
+    "compound_inner_test": "return 0 if x else (x if n and y else y) + 1",
+    "raised": "raise (0 if x else (x if n else y) + 1)",
+    "longer_rest": "return 0 if x else (x if n else y) + n + y + x + 1",
+    "in_a_loop": "for i in y:\n        return 0 if x else (x if n else y) + 1",
+    "in_a_try": "try:\n        return 0 if x else (x if n else y) + 1\n    except ValueError:\n        pass",
+    "in_a_with": "with y:\n        return 0 if x else (x if n else y) + 1",
+}
+
+
+@pytest.mark.parametrize("name", sorted(SECOND_BRANCHES_MEETING_PAST_A_COPY))
+def test_returned_ternary_whose_second_branch_meets_past_a_copy(name: str) -> None:
+    result = round_trip("def f(x, n, y):\n    %s\n" % SECOND_BRANCHES_MEETING_PAST_A_COPY[name])
+    assert result.identical, (str(result), result.source)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "if x:\n        return 0\n    return (x if n else y) + 1",
+        "if x:\n        return 0\n    return (x if n else y) + n + y + x + 1",
+        "if x:\n        return 0\n    if n:\n        return x + 1\n    return y + 1",
+        "if x:\n        return 0\n    return g(n, (x if n else y))",
+    ],
+)
+def test_if_returning_then_a_returned_ternary_stays_an_if(body: str) -> None:
+    # the statement after the if, a ternary's rest copied into its first branch (or too long to
+    # copy): the code after the if is no second branch of a ternary
+    result = round_trip("def f(g, x, n, y):\n    %s\n" % body)
+    assert result.identical, (str(result), result.source)

@@ -142,7 +142,10 @@ def copied_tail_ternary(
 
     Only while an expression is being built (a value on *stack*): a test between statements
     is an ``if`` whose branches may well end alike; unless the second branch is a small exit
-    that a chained comparison's cleanup falls into (a follow would be copied there).
+    that a chained comparison's cleanup falls into (a follow would be copied there), or the
+    second branch's value meets where a jump reaches a small exit that was not copied for it
+    (:func:`_meets_past_copy`: ``return 0 if x else (a if b else c) + 1``; 3.10, 3.12+, which
+    copy such an exit also where it has a line).
     """
     if (
         not V.COPIES_SMALL_EXITS
@@ -155,13 +158,18 @@ def copied_tail_ternary(
     tests = tested_blocks(nodes)
     if any(p not in tests for p in first.preds):
         return None
+    between_statements = False
     if len(second.preds) == 2 and exit_after_chain_cleanup(walker, second.id):
         pass  # the chain's last test and its cleanup
     elif any(p not in tests for p in second.preds):
         return None
     elif not stack or all(M.is_marker(value) for value in stack):
-        return None  # (no value: most tests are between statements)
+        between_statements = True  # (no value: most tests are between statements)
     first_end, second_end = _straight_end(walker, first), _straight_end(walker, second)
+    if between_statements:
+        if not V.COPIES_EXITS_WITH_LINES or walker.instrs[second_end - 1].op not in V.CONDITIONAL_JUMPS:
+            return None
+        return _tested_branches_ternary(walker, head, fall, ctx, stack, past_copy=True)
     if walker.instrs[second_end - 1].op in ENDS_PATH and walker.instrs[first_end - 1].op == "JUMP":
         return _jump_to_copied_tail(walker, head, fall, first, second_end, stack)
     if any(walker.instrs[end - 1].op in V.CONDITIONAL_JUMPS for end in (first_end, second_end)):
@@ -224,7 +232,7 @@ def _jump_to_copied_tail(
 
 
 def _tested_branches_ternary(
-    walker: Any, head: Node, fall: int, ctx: Context, stack: List[Any]
+    walker: Any, head: Node, fall: int, ctx: Context, stack: List[Any], past_copy: bool = False
 ) -> Optional[int]:
     """``f((a or b) if c else d)``, ``f(d if c else (a and b))`` returned: a ternary whose
     branches (one or both) test values of their own, each ending in a copy of the rest of the
@@ -233,7 +241,8 @@ def _tested_branches_ternary(
     (:func:`_first_branch_rest`). The second branch's value meets in a later copy
     (:func:`_second_branch_ends`). As in :func:`copied_tail_ternary`, the rest is the shortest
     one after which the two branches have each pushed one value; the walk goes on with the
-    second branch's copy."""
+    second branch's copy. With *past_copy* (a test between statements), only a copy where the
+    second branch's value meets past a jump that was not replaced by it (:func:`_meets_past_copy`)."""
     first = walker.blocks[fall]
     second = walker.blocks[head.false if fall == head.true else head.true]
     if second.offset < first.offset:
@@ -251,6 +260,7 @@ def _tested_branches_ternary(
             for end in ends
             if end - size > second.start
             and all(p.op == q.op and p.arg == q.arg for p, q in zip(tail, instrs[end - size : end]))
+            and (not past_copy or _meets_past_copy(walker, second, end - size))
         ]
         if not cuts:
             continue
@@ -290,6 +300,34 @@ def _first_branch_rest(walker: Any, first: Any, second: Any) -> Optional[Tuple[i
     if instrs[end - 1].op not in ENDS_PATH:
         return None
     return end, range(end - block.start, end - block.start + 1), last.end - 1
+
+
+def _meets_past_copy(walker: Any, second: Any, cut: int) -> bool:
+    """Whether the block of *cut*, a small exit, is reached by a jump from the branch that starts
+    at block *second* (a ternary's first branch there, jumping past the other to where they
+    meet): a ``return`` or ``raise`` written after the branch's value would have been copied
+    into that jump with the rest. The rest was no exit when the jump was made: the value goes
+    on to the end of an enclosing expression (the ternary the branch is of) before the return.
+    The exit may start in an earlier block that runs on into it alone (a try's range ends
+    before the return).
+    """
+    blocks, instrs = walker.blocks, walker.instrs
+    block = blocks[walker.block_of[cut]]
+    end = block.end
+    if instrs[end - 1].op not in ENDS_PATH:
+        return False
+    while end - block.start <= V.LONGEST_COPIED_EXIT:
+        for p in block.preds:
+            pred = blocks[p]
+            if second.id <= p < block.id and instrs[pred.end - 1].op == "JUMP" and pred.jump == block.id:
+                return True
+        if len(block.preds) != 1:
+            return False
+        pred = blocks[block.preds[0]]
+        if pred.fall != block.id or pred.jump is not None or pred.id < second.id:
+            return False
+        block = pred
+    return False
 
 
 #: The most ends of the second branch of a ternary tried (copies of the rest that its value's
