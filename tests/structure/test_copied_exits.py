@@ -5,7 +5,7 @@ import contextlib
 import sys
 
 import pytest
-from snippets import decompiled, known_failure, round_trip, with_known_failures
+from snippets import decompiled, known_failure, round_trip
 
 from uncompile.verification import verify_code
 
@@ -445,22 +445,26 @@ TERNARIES_WITH_TESTED_BRANCHES = {
     "compound_or_test": "return g(x if c or y else c)",
     # (no ternary: 3.10 copies the long rest into the ``or``'s last operand)
     "or_before_more_keywords": "return g(%s, s=x or c, t=1, u=2)" % _MANY,
+    # 3.10 gives each operand that jumps a copy of the rest of its own (merge points of one value)
     "three_operand_or_among_many_keywords": "return g(%s, s=(x or y or c) if c else g(x))" % _MANY,
+    "four_operand_or_among_many_keywords": "return g(%s, s=(x or y or c or k) if c else g(x))" % _MANY,
+    "or_of_an_and_among_many_keywords": "return g(%s, s=(x or (y and c)) if c else g(x))" % _MANY,
+    "three_operand_and_among_many_keywords": "return g(%s, s=(x and y and c) if c else g(x))" % _MANY,
+    "three_operand_or_second_among_many_keywords": "return g(%s, s=g(x) if c else (x or y or c))" % _MANY,
+    "three_operand_or_before_more_keywords": "return g(%s, s=(x or y or c) if c else g(x), t=1)" % _MANY,
+    "three_operand_or_in_a_dict_display": "return {%s, 's': (x or y or c) if c else g(x)}" % _MANY_ITEMS,
+    "three_operand_or_among_many_keywords_no_ternary": "return g(%s, s=x or y or c, t=1, u=2)" % _MANY,
 }
 
-NOT_YET = {
-    # 3.10 gives each of the three operands a copy of the rest: two merge points for one value
-    "three_operand_or_among_many_keywords": ({(3, 10)}, "an or of three operands, each with its copy"),
-}
 
-
-@pytest.mark.parametrize("name", with_known_failures(TERNARIES_WITH_TESTED_BRANCHES, NOT_YET))
+@pytest.mark.parametrize("name", sorted(TERNARIES_WITH_TESTED_BRANCHES))
 def test_ternary_whose_branches_test_before_their_copies_of_the_rest(name: str) -> None:
     source = "def f(g, x, c, y, k):\n    %s\n" % TERNARIES_WITH_TESTED_BRANCHES[name]
     result = round_trip(source)
     assert result.source is not None and result.source.count("return") + result.source.count("raise") == 1, (
         result.source
     )
+    assert result.identical, (str(result), result.source)
 
 
 @pytest.mark.parametrize("middle", ["(x or c) if c else g(x)", "g(x) if c else (x and c)"])

@@ -172,6 +172,9 @@ class Conditionals:
                 new, nxt = self._chain_exits(item, end, nodes), end
             elif kind == "chain-return":  # a value (chain) ending in a copy of the merge's return
                 returns = [m for m in merges if m is not None and self._copied_return(end, m)]
+                if len(returns) > 1:
+                    returns = self._join_copied_merges(nodes, returns)
+                    merges = {side[1] for n in nodes for side in (n.true, n.false) if isinstance(side, tuple)}
                 if len(returns) != 1:
                     break
                 new = Node(fall, expr_item, (VALUE, returns[0]), (VALUE, returns[0]))
@@ -267,6 +270,23 @@ class Conditionals:
                         setattr(node, side, other)
                         break
         return node
+
+    def _join_copied_merges(self, nodes: List[Node], returns: List[int]) -> List[int]:
+        """``return g(k0=x, ..., s=a or b or c)``: the merge points *returns* of the value that
+        *nodes* make, blocks that each hold a copy of one return (3.10 copies a rest without a
+        line of its own into each jump to it, whatever its size: each operand of the ``or``
+        jumps to a copy of its own), made one, the last laid out (where the walk goes on: a
+        ternary's first branch ends there, before its second). The merge points left: that one,
+        or *returns* where they are no copies of one another."""
+        last = max(returns, key=lambda m: self.blocks[m].offset)
+        if not all(self._copied_return(self.blocks[m].start, last) for m in returns):
+            return returns
+        for node in nodes:
+            for side in ("true", "false"):
+                exit = getattr(node, side)
+                if isinstance(exit, tuple) and exit[1] in returns:
+                    setattr(node, side, (exit[0], last))
+        return [last]
 
     def _inverted_jump_back(self, nodes: List[Node], fall: int) -> bool:
         """3.12+ (conditional jumps only go forward): the last test of *nodes* that jumps back
