@@ -360,6 +360,24 @@ TERNARY_BRANCHES_HOLDING_BOOLEAN_VALUES = {
             z = (x if n else y) + 1 if x else 0
             return z
     """,
+    # ... as an argument of a call, the attribute (subscript) of the operands' meeting point
+    "attribute_of_or_as_first_branch_in_a_call": """
+        def f(g, x, c, y):
+            return g(x, (x or c).real if c else y)
+    """,
+    "attribute_of_and_as_first_branch_in_a_call": """
+        def f(g, x, c, y):
+            return g(x, (x and c).real if c else y)
+    """,
+    "subscript_of_or_as_first_branch_in_a_call": """
+        def f(g, x, c, y):
+            return g(x, (x or c)[0] if c else y)
+    """,
+    "attribute_of_or_as_first_branch_in_a_call_stored": """
+        def f(g, x, c, y):
+            r = g(x, (x or c).real if c else y)
+            return r
+    """,
     "comparison_of_a_ternary_as_first_branch_in_a_loop": """
         def f(xs, n):
             for x, y in xs:
