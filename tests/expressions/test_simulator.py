@@ -262,3 +262,30 @@ def test_stored_definitions_skip_only_checks_that_would_not_take_them(name: str,
         general = _simulator()._stored_marker(target, value, [], instruction(0, "STORE_NAME", name))
         monkeypatch.undo()
         assert fast is general is False
+
+
+PARALLEL_COMPREHENSIONS = {
+    # 3.12+: the first comprehension's value is stored last, after the second's and after the
+    # restore of the comprehensions' variable (the compiler moved those stores past the swaps)
+    "two_lists": """
+        def f(a, b):
+            x, y = [n for n in a], [n for n in b]
+            return x, y
+    """,
+    "with_tests_and_calls": """
+        def f(log, a, b):
+            x, y = [log.append(n) or n for n in a if n], {log.append(-n) or n for n in b if n}
+            return x, y, log
+    """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(PARALLEL_COMPREHENSIONS))
+def test_comprehensions_assigned_in_parallel_stay_in_their_order(name: str) -> None:
+    from snippets import decompiled, define
+
+    result = round_trip(PARALLEL_COMPREHENSIONS[name])
+    assert result.source is not None and "x, y = " in result.source, result.source
+    function = define(PARALLEL_COMPREHENSIONS[name])
+    if name == "with_tests_and_calls":
+        assert decompiled(function)([], [1, 2], [3]) == function([], [1, 2], [3])

@@ -69,6 +69,14 @@ _DEFINITIONS = (M.ClassValue,) if V.ANNOTATE_NAMES else (M.FunctionValue, M.Clas
 _TYPE_PARAM_VALUES = (M.TypeParam, M.TypeParams, M.Discard)
 
 
+def _below_saved_locals(stack: Stack) -> Any:
+    """The top item of *stack* below the comprehensions' saved variables on it (None: none)."""
+    for item in reversed(stack):
+        if type(item) is not M.SavedLocal:
+            return item
+    return None
+
+
 class _Scratch:
     """:meth:`Simulator.scratch`'s context (a class: structuring enters one per tentative run,
     and a generator-based context manager costs several calls more)."""
@@ -192,11 +200,17 @@ class Simulator(Ops314, TargetOps, ImportOps, LegacyBlockOps, LegacyUnpackOps):
             self.chain = ast.Assign([target], value, None)
             self.chain_named = named
             return
+        if stack and type(stack[-1]) is M.SavedLocal:
+            # (3.12+) a comprehension's saved variable, restored after the store of its value
+            # (the compiler moved that store before it): the value below goes on being stored
+            below = _below_saved_locals(stack)
+        else:
+            below = stack[-1] if stack else None
         if self.parallel or (
-            stack and isinstance(stack[-1], ast.expr) and self._fresh(stack[-1]) and self._fresh(value)
+            isinstance(below, ast.expr) and self._fresh(below) and self._fresh(value)
         ):  # (the top of a loop's or with's stack is a marker: no call of _fresh then)
             pairs = self.parallel + [(target, value)]
-            if stack and self._fresh(stack[-1]) and stack[-1] is not value:
+            if below is not None and self._fresh(below) and below is not value:
                 self.parallel = pairs
                 return
             self.parallel = []

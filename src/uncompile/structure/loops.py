@@ -183,6 +183,7 @@ class LoopStructurer(BottomTestedLoops):
         target = M.LoopTarget()
         self.sim.pending.append(self.instrs[head.start].offset)
         inner = ctx.loop_body(info)
+        statement_seq = self.sim.statement_seq
         stmts = self.walk(self.start_of(head.fall), inner, stack + [iterator] + slots + [target])
         if V.LAYOUT_IN_SOURCE_ORDER:
             self.legacy_mark_written_continues(stmts, header)
@@ -219,7 +220,11 @@ class LoopStructurer(BottomTestedLoops):
             if comprehension is None or result is None:
                 raise self.fail(head.start, "comprehension")
             stack[result] = comprehension
+            self.sim.order.tops.append(comprehension)  # computed now (see ComputationOrder)
             self.sim.pending = []
+            # the statements of its body are none of the code's: the values computed before it
+            # are as fresh as they were (``x, y = [..], [..]`` stores the first one last)
+            self.sim.statement_seq = statement_seq
             return after
         self.sim.emit(loop_node)
         return after
