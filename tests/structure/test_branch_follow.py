@@ -291,7 +291,24 @@ def if_body_breaks_in_for_inside_while(stack, visited):
     return visited
 
 
+def branches_return_then_join(init, n, items):
+    # not in a loop: each branch ends in an if that returns; both go on to the code after the if
+    if init == "greedy":
+        cycle = list(items)
+        if n == 2:
+            return cycle
+    else:
+        cycle = [init]
+        if n == 2:
+            return [cycle]
+    cost = sum(items[u] for u in range(len(cycle)))
+    while cost > 1:
+        cost -= 2
+    return cost
+
+
 CASES = [
+    branches_return_then_join,
     if_body_breaks_in_for_inside_while,
     body_ends_in_if_that_returns,
     if_breaks_then_join_before_break,
@@ -313,6 +330,7 @@ CASES = [
     for_else_continue,
 ]
 INPUTS = {
+    branches_return_then_join: [("greedy", 2, [1, 2]), ("greedy", 3, [4, 5]), (0, 3, [7]), (0, 2, [1])],
     if_body_breaks_in_for_inside_while: [([1, 2, 3, 4], set()), ([1, 1], {1}), ([], set())],
     body_ends_in_if_that_returns: [([1, 2], set(), []), ([1], {1}, [1]), ([], set(), [])],
     if_breaks_then_join_before_break: [([None, 1], [0]), ([2], [3]), ([], [])],

@@ -137,9 +137,10 @@ def joined_before_break(
 def returning_branch_follow(
     walker: Any, then_b: Optional[int], else_b: Optional[int], ctx: Context
 ) -> Optional[int]:
-    """Where the branches of an if in a loop meet when its body ends in an if that returns
-    (``if a: if b: return x / else: y`` then more): the block that the inner if's other
-    branch and the else both go to; None otherwise."""
+    """Where the branches of an if meet when its body ends in an if that returns (``if a:
+    if b: return x / else: y`` then more): the block that the inner if's other branch and the
+    else both go to; None otherwise. (The returns go to the function's exit, so no block
+    post-dominates the test; 3.12 lays the inner if's return out where its test falls.)"""
     if then_b is None or else_b is None:
         return None
     block = walker.blocks[then_b]

@@ -106,7 +106,7 @@ class IfStatements:
             follow = else_b  # the body goes on there (also by a loop's break when its else continues)
         elif follow is None:
             follow = self.jump_past_else(block_id, else_b, ctx)
-            if follow is None and not V.LAYOUT_IN_SOURCE_ORDER and ctx.loop is not None:
+            if follow is None and not V.LAYOUT_IN_SOURCE_ORDER:
                 # the body ends in an if that returns: the branches meet where both go on
                 follow = returning_branch_follow(self, then_b, else_b, ctx)
         loop = ctx.loop
