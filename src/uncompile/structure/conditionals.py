@@ -208,8 +208,7 @@ class Conditionals:
                 merges = {side[1] for n in nodes for side in (n.true, n.false) if isinstance(side, tuple)}
             falls.append(nxt)
             fall = nxt
-        if V.LAYOUT_IN_SOURCE_ORDER:
-            self.legacy_thread_exits(nodes)
+        threaded = self.legacy_thread_exits(nodes) if V.LAYOUT_IN_SOURCE_ORDER else None
         # (one node reduces to itself: most conditions)
         reduced, sizes = reduce_nodes(nodes, self._leads_to) if len(nodes) > 1 else (list(nodes), [1])
         if past_jumps is not None and not (
@@ -217,6 +216,13 @@ class Conditionals:
         ):
             # the nodes past the jumps are no ternary's second condition: the condition ends before
             nodes, falls = nodes[:past_jumps], falls[:past_jumps]
+            if threaded:
+                # (3.8 - 3.10) an exit seen through a lone jump to where the nodes left out go stays
+                # the jump (``if a: pass`` then ``elif b:``: the pass jumps past the elif)
+                for node, side, jump, target in threaded:
+                    kept = node in nodes and getattr(node, side) == target
+                    if kept and not _exit_elsewhere(nodes, node, side):
+                        setattr(node, side, jump)
             reduced, sizes = reduce_nodes(nodes)
         if not V.THREADS_JUMPS_TO_WHILE_BACK_EDGE and sizes[0] < len(nodes):
             # (3.10+: a jump back on a line of its own stays a block of its own)
@@ -596,3 +602,14 @@ class Conditionals:
 
 def _value_node(node: Node) -> bool:
     return isinstance(node.true, tuple) or isinstance(node.false, tuple)
+
+
+def _exit_elsewhere(nodes: List[Node], node: Node, side: str) -> bool:
+    """Whether the exit on *side* of *node* is also an exit of another side of *nodes*."""
+    exit = getattr(node, side)
+    return any(
+        other is not node or name != side
+        for other in nodes
+        for name in ("true", "false")
+        if getattr(other, name) == exit
+    )

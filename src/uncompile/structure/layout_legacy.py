@@ -179,12 +179,14 @@ class LegacyLayout:
         block = self.blocks[block_id]
         return block.end - block.start == 1 and self.instrs[block.start].op == "JUMP"
 
-    def legacy_thread_exits(self, nodes: List[Any]) -> None:
+    def legacy_thread_exits(self, nodes: List[Any]) -> List[Tuple[Any, str, int, int]]:
         """Point condition exits at a lone jump block to that jump's target, when shared.
 
         ``if a or not b: break`` compiles ``b``'s false exit to the ``break`` (a block that
         only jumps to the loop exit) while the peephole optimizer sends ``a`` straight to
-        the loop exit; seen through the jump, both exits are the same.
+        the loop exit; seen through the jump, both exits are the same. Returns the exits changed
+        (node, side, the lone jump it went to, the jump's target), for the caller to undo where
+        they do not help.
         """
         blocks, instrs = self.blocks, self.instrs
         lone_jumps = []  # (node, side's name, the jump's target)
@@ -200,11 +202,14 @@ class LegacyLayout:
                 ):
                     lone_jumps.append((node, name, block.jump))
         if not lone_jumps:
-            return  # (most conditions)
+            return []  # (most conditions)
         exits = {side for node in nodes for side in (node.true, node.false) if isinstance(side, int)}
+        changed = []
         for node, name, target in lone_jumps:
             if target in exits:
+                changed.append((node, name, getattr(node, name), target))
                 setattr(node, name, target)
+        return changed
 
     def legacy_if_follow(
         self,
