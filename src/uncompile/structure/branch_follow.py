@@ -62,9 +62,10 @@ def region_follow(walker: Any, block: int, ctx: Context) -> Optional[int]:
         loop = ctx.loop
         if loop is not None:
             header = loop.header
+            copy, body_start = walker.copied_test_jump(ctx)  # (its jump back is one too)
             for b, out in succs.items():
-                if header in out:
-                    succs[b] = [repeat if s == header else s for s in out]
+                if header in out or (b >= copy and body_start in out):
+                    succs[b] = [repeat if s == header or (s == body_start and b >= copy) else s for s in out]
             nodes.append(repeat)
             succs[repeat] = []
             if region is not None and loop.break_to is not None:

@@ -8,15 +8,18 @@ anything.
 
 from __future__ import annotations
 
-from typing import Any, Dict, FrozenSet, Iterable, List, Optional, Set
+from typing import Any, Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 from ..bytecode import versions as V
 from .context import Context, Loop
+
+_NO_COPIED_TEST = (1 << 60, -1)  # (see LoopGraph.copied_test_jump)
 
 
 class LoopGraph:
     """Graph queries about loops for the walker; uses the walker's blocks and handlers."""
 
+    _copied_test_jumps: Any
     _headers: Any
     _reachable: Any
     _try_handlers: Any
@@ -122,6 +125,7 @@ class LoopGraph:
         header = ctx.loop.header if ctx.loop is not None else None
         blocks = self.blocks
         through_tries = raising and V.HAS_EXCEPTION_TABLE  # (see _try_handler_blocks)
+        copy, body_start = self.copied_test_jump(ctx)
         seen = {start}
         work = [] if start == goal else [start]
         while work:
@@ -130,6 +134,8 @@ class LoopGraph:
                 continue
             block = blocks[b]
             succs = block.succs
+            if b >= copy and body_start in succs:
+                succs = [s for s in succs if s != body_start]  # (the next iteration)
             if raising and block.handlers:
                 succs = succs + block.handlers
             if through_tries:
@@ -141,6 +147,15 @@ class LoopGraph:
                         return seen  # (found where it is first seen: a branch's end often goes there)
                     work.append(succ)
         return seen
+
+    def copied_test_jump(self, ctx: Context) -> Tuple[int, int]:
+        """(the first block of the copy of a ``while`` test at the bottom of the body of the loop
+        being walked, the block that copy jumps back to) when a ``continue`` jumps back to the
+        test at the top, the loop's header: that jump back to the start of the body is the
+        loop's next iteration, as a jump to the header is; (a large number, -1) for no such copy."""
+        loop = ctx.loop
+        found = self._copied_test_jumps.get(loop.header) if loop is not None else None
+        return found if found is not None else _NO_COPIED_TEST
 
     def _try_handler_blocks(self, block_id: int) -> List[int]:
         """The except/finally handler that an exception in the block goes to (as a block list)."""

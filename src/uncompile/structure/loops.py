@@ -26,6 +26,7 @@ class LoopStructurer(BottomTestedLoops):
     """Loop statements for the walker; uses the walker's graph, simulator and helpers."""
 
     _bottom_cuts: Any
+    _copied_test_jumps: Any
     copied_break_cuts: Any
     _node: Any
     compare_chain: Any
@@ -339,6 +340,7 @@ class LoopStructurer(BottomTestedLoops):
                 if copied is not None and start == self.start_of(copied[1]):
                     # ``continue`` jumps back to this test, the end of the body to its copy
                     self._bottom_cuts[header] = copied[3]
+                    self._copied_test_jumps[header] = (self.block_of[copied[3]], copied[1])
                     inner = inner._replace(until=copied[3])
                     stmts = self.walk(start, inner, list(stack), entering=True)
                     return self._emit_while(test, stmts, True, break_to, else_b, ctx, stack)

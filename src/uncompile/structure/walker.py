@@ -104,6 +104,7 @@ class Walker(
     __slots__ = (
         "_bottom_cuts",
         "_checked_ops",
+        "_copied_test_jumps",
         "_covering",
         "_headers",
         "_legacy_setups",
@@ -183,6 +184,7 @@ class Walker(
         self._try_handlers: Dict[int, List[int]] = {}  # block -> the try handler it raises to
         self.finally_exits: Set[int] = set()
         self._bottom_cuts: Dict[int, int] = {}  # bottom-tested loop header -> where its copied test starts
+        self._copied_test_jumps: Dict[int, Tuple[int, int]] = {}  # see LoopGraph.copied_test_jump
         self.copied_break_cuts: Dict[int, int] = {}  # for loop header -> where its copied break target starts
         self._line_at: Optional[Callable[[int], Optional[int]]] = None
         self.match_starts = self.match_start_ops(code)
