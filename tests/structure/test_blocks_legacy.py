@@ -322,7 +322,7 @@ CASES = {
 #: Cases rebuilt on 3.8 - 3.10 that newer layouts do not round-trip yet: the versions, and why.
 NOT_YET = {
     "break_in_except_with_else": (
-        {(3, 10), (3, 11)},
+        {(3, 10)},
         "the layout rule needs the dead code 3.8 - 3.9 keep (3.10+ copy the loop's exit into the break)",
     ),
     "return_through_finally_and_with": ({(3, 11), (3, 12), (3, 13)}, "a 3.8 - 3.10 layout rule"),

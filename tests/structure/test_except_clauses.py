@@ -470,3 +470,106 @@ def test_clause_branches_ending_in_a_return_from_a_loop_keep_every_branch(name: 
     source = CLAUSE_BRANCHES_ENDING_IN_A_RETURN_FROM_A_LOOP[name]
     result = verify_code(compile(source, "<test>", "exec", dont_inherit=True))
     assert result.identical, (str(result), result.source)
+
+
+# a ``break`` in an except clause of a while loop whose test is copied to the bottom of the body
+# (3.11+ lay the clause out past that copy): its jump to the loop's exit (or the enclosing loop's
+# next iteration, or a copy of the return after the loop) is part of the clause
+BREAK_IN_A_CLAUSE_OF_A_BOTTOM_TESTED_LOOP = {
+    # (3.12 - 3.13 lost the break: the clause was walked only up to its POP_EXCEPT)
+    "break": """
+def f(d, t, v):
+    while v != t:
+        try:
+            v = d[v]
+        except KeyError:
+            break
+    print(v, t, d, 1, 2)
+    return 1
+""",
+    "break_before_more_of_the_body": """
+def f(d, v):
+    while v:
+        try:
+            v = d[v]
+        except KeyError:
+            print(1)
+            break
+        print(2)
+    print(v)
+""",
+    # (3.11, 3.14 lost the else: the clause's exit is no exit of the loop's blocks)
+    "break_past_an_else": """
+def f(d, t, v):
+    while v != t:
+        try:
+            v = d[v]
+        except KeyError:
+            break
+    else:
+        print(t)
+    print(v, t, d, 1, 2)
+    return 1
+""",
+    # (3.11 - 3.13 lost the break, copied as the return after the loop, and the else)
+    "break_as_a_copy_of_the_return_after_an_else": """
+def f(d, t, v):
+    while v != t:
+        try:
+            v = d[v]
+        except KeyError:
+            break
+    else:
+        print(t)
+    return 1
+""",
+    # the break jumps to the for loop's next iteration (3.12 - 3.13 wrote it after the try)
+    "break_ending_a_for_body": """
+def f(d, t):
+    for v in d:
+        while v != t:
+            try:
+                v = d[v]
+            except KeyError:
+                break
+""",
+    # (3.12 - 3.15 recursed until 'nesting too deep', 3.11 lost the else)
+    "break_past_an_else_ending_a_for_body": """
+def f(d, t):
+    for v in d:
+        while v != t:
+            try:
+                v = d[v]
+            except KeyError:
+                break
+        else:
+            print(t)
+""",
+    "break_past_an_else_in_a_generator": """
+def f(flow_dict, s, t, cutoff):
+    paths_found = 0
+    for v in list(flow_dict[s]):
+        if paths_found >= cutoff:
+            break
+        path = [s]
+        u = v
+        while u != t:
+            path.append(u)
+            try:
+                u, _ = flow_dict[u].popitem()
+            except KeyError:
+                break
+        else:
+            path.append(t)
+            yield path
+            paths_found += 1
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(BREAK_IN_A_CLAUSE_OF_A_BOTTOM_TESTED_LOOP))
+def test_a_break_in_a_clause_of_a_bottom_tested_loop_is_kept(name: str) -> None:
+    result = verify_code(
+        compile(BREAK_IN_A_CLAUSE_OF_A_BOTTOM_TESTED_LOOP[name], "<test>", "exec", dont_inherit=True)
+    )
+    assert result.identical, (str(result), result.source)

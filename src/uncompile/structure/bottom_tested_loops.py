@@ -24,6 +24,7 @@ class BottomTestedLoops(LoopGraph):
     """Bottom-tested ``while`` loops for the walker; uses the walker's graph, simulator and helpers."""
 
     _emit_while: Any
+    _handler_exits: Any
     _bottom_cuts: Any
     _leads_to: Any
     _pure_suffix: Any
@@ -75,6 +76,10 @@ class BottomTestedLoops(LoopGraph):
         exit_off = self.blocks[exit_b].offset
         # a ``break`` that is a block of its own is only a jump to where it goes
         exits = self._exits(set(body), exit_b)
+        if not exits and body:
+            # (3.11+) a ``break`` in an except clause, laid out past the body, jumps from there
+            head = self.blocks[min(body, key=lambda b: self.blocks[b].offset)]
+            exits = [b for b in self._handler_exits(head, set(body)) if b != exit_b]
         outs = [self.blocks[b].jump if self._lone_jump(b) else b for b in exits]
         later = [b for b in outs if b is not None and self.blocks[b].offset > exit_off]
         outer = ctx.loop

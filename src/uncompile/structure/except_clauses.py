@@ -120,22 +120,35 @@ class ExceptClauses(HandlerRegions):
             end, exit_index = self._past_exit_copies(end, exit_index, limit, name, ctx, owner)
         loop = ctx.loop
         to_next = False  # the clause goes on to the loop's next iteration
+        breaks = False  # the clause jumps to the loop's exit: ``break``
         if (
             exit_index is not None
             and loop is not None
             and exit_index < len(self.instrs)
-            and self.block_of[exit_index] in (loop.continue_to, loop.break_to)
+            and (
+                self.block_of[exit_index] == loop.continue_to
+                or self.is_break(self.block_of[exit_index], loop)  # type: ignore[attr-defined]
+            )
             and self.blocks[self.block_of[exit_index]].start == exit_index
         ):
             to_next = self.block_of[exit_index] == loop.continue_to and self._last_exit(end, limit, owner)
+            breaks = self.block_of[exit_index] != loop.continue_to
             exit_index = None
-        # a clause laid out past a bottom-tested loop's copied test still ends at its own end,
-        # or with the ``return`` that leaves enclosing clauses too
+        # a clause laid out past a bottom-tested loop's copied test still ends at its own end
+        # (past its jump to the loop's exit, a ``break``), or with the ``return`` that leaves
+        # enclosing clauses too
         until = end + 1 if exit_index is not None or ctx.until <= i else ctx.until
+        if breaks and until == end + 1:
+            until = self._past_name_cleanup(end + 1, name) + 1
         if until == end + 1:
             self.clause_tails |= self._clause_tails(i, end, limit)
         if exit_index is None and until <= end + 1:
-            until = self._outer_return_end(end + 1) or self._loop_exit_copy_end(end + 1, name, ctx) or until
+            until = (
+                self._outer_return_end(end + 1)
+                or self._loop_exit_copy_end(end + 1, name, ctx)
+                or self._return_end(end + 1, name)
+                or until
+            )
         body = self.walk(
             i, ctx._replace(until=until, except_name=name, lo=-1, hi=1 << 60), stack, entering=True
         )
@@ -386,6 +399,17 @@ class ExceptClauses(HandlerRegions):
         if not self._loop_exit_copy_at(k, ctx):
             return None
         return self.blocks[self.block_of[k]].end
+
+    def _return_end(self, k: int, name: Optional[str]) -> Optional[int]:
+        """Past the ``return`` of the clause at *k*, after its ``POP_EXCEPT`` (and the clearing of
+        its *name*): also one copied there from the code after the loop, a ``break``; None if
+        there is none."""
+        k = self._past_name_cleanup(k, name)
+        if not self._returns_at(k):
+            return None
+        while self.instrs[k].op != "RETURN_VALUE":
+            k += 1
+        return k + 1
 
     def _reraises_outer(self, k: int) -> bool:
         """A bare ``raise`` at *k*, after a clause's ``POP_EXCEPT``: it raises the exception of an
