@@ -150,7 +150,6 @@ _LOST_ENDLESS_LOOP = (
     with_known_failures(
         ["endless_loop_first", "else_breaks_the_inner_loop", "try_in_the_innermost_loop", "in_a_for_loop"],
         {
-            "else_breaks_the_inner_loop": ({(3, 8), (3, 9)}, _LOST_ENDLESS_LOOP),
             "try_in_the_innermost_loop": ({(3, 8), (3, 9), (3, 14), (3, 15)}, _LOST_ENDLESS_LOOP),
             "in_a_for_loop": ({(3, 8), (3, 9)}, _LOST_ENDLESS_LOOP),
         },

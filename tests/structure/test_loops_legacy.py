@@ -26,6 +26,35 @@ CASES = {
                 g(key)
                 continue
     """,
+    # 3.8 - 3.9: a body that never reaches its end keeps the loop's jump back and the break
+    # before it, both dead; the test of the if before the break, threaded past it to the loop's
+    # exit, is no ``while`` test (it was written ``while c: return 1``)
+    "break_after_an_if_that_returns": """
+        def f(x):
+            while True:
+                if x:
+                    return 1
+                break
+            return 2
+    """,
+    "break_after_an_if_of_two_tests_that_returns": """
+        def f(x, y):
+            while True:
+                if x and y:
+                    return 1
+                break
+            return 2
+    """,
+    "break_after_an_if_that_returns_ending_a_for_body": """
+        def f(x, y):
+            for a in x:
+                while True:
+                    if a:
+                        return 1
+                    break
+                y()
+            return 2
+    """,
 }
 
 

@@ -47,6 +47,7 @@ class LoopStructurer(BottomTestedLoops):
     legacy_dead_code_after: Any
     legacy_loop_span: Any
     legacy_mark_written_continues: Any
+    legacy_threaded_last_break: Any
     sim: Any
     span: Any
     start_of: Any
@@ -313,7 +314,11 @@ class LoopStructurer(BottomTestedLoops):
         inner = ctx.loop_body(info)
         test: ast.expr = ast.Constant(value=True)
         start: Optional[int] = head.start
-        if last.op in V.CONDITIONAL_JUMPS and exit_b is not None:
+        if (
+            last.op in V.CONDITIONAL_JUMPS
+            and exit_b is not None
+            and not (V.KEEPS_DEAD_CODE and self.legacy_threaded_last_break(head, body, exit_b))
+        ):
             # while <condition>: the header evaluates the condition and leaves on false
             work = list(stack)
             saved_out = self.sim.out

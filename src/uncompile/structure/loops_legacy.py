@@ -111,6 +111,26 @@ class LegacyLoopLayout:
                 return True
         return False
 
+    def legacy_threaded_last_break(self, head: Any, body: Any, exit_b: int) -> bool:
+        """``while True: (if c: return x); break`` (3.8 - 3.9): the body never reaches its end, so
+        the loop's jump back is dead, and so is the ``break`` before it, a lone jump to the exit
+        that the test of the ``if`` was threaded past: that test, in the loop's first block,
+        jumps to the exit like a ``while c`` test would, yet it is the body's first statement
+        (a ``while c`` whose body ends the path keeps no ``break`` after it)."""
+        if not V.KEEPS_DEAD_CODE:
+            return False
+        last = max(body)
+        if last < 1 or not self._legacy_dead_jump_to(self.blocks[last].start, head.id):
+            return False
+        before = self.blocks[last - 1]
+        return (
+            before.id != head.id
+            and not before.preds
+            and self._legacy_lone_jump(before.id)
+            and before.jump == exit_b
+            and head.jump == exit_b
+        )
+
     def legacy_dead_code_after(self, body: Any, ctx: Context) -> Optional[int]:
         """Where the statements written after a loop that never ends start (3.8 - 3.9 keep them,
         unreachable, right after the loop's last block); None where none follow (a lone jump
