@@ -4,11 +4,7 @@ code after it."""
 
 from __future__ import annotations
 
-import sys
-from typing import Any
-
 import pytest
-from snippets import known_failure
 
 from uncompile.verification import verify_code
 
@@ -175,13 +171,7 @@ def f(self):
 
 
 @pytest.mark.parametrize("name", sorted(ENDLESS_LOOP_LEFT_BY_CONTINUE_IN_A_WITH))
-def test_endless_loop_left_by_a_continue_in_a_with(name: str, request: Any) -> None:
-    if name == "break_in_the_with_and_no_jump_back" and sys.version_info < (3, 10):
-        known_failure(
-            request,
-            "3.8 - 3.9: a loop with no jump back at all is no loop in the graph; the break's jump "
-            "out of the with is read as the end of an if",
-        )
+def test_endless_loop_left_by_a_continue_in_a_with(name: str) -> None:
     source = ENDLESS_LOOP_LEFT_BY_CONTINUE_IN_A_WITH[name]
     result = verify_code(compile(source, "<test>", "exec", dont_inherit=True))
     assert result.identical, (str(result), result.source)

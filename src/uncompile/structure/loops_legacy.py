@@ -10,10 +10,14 @@ beside :class:`.layout_legacy.LegacyLayout` (branches) and :class:`.blocks_legac
 from __future__ import annotations
 
 import ast
-from typing import Any, List, Optional
+import dis
+from typing import Any, Dict, List, Optional
 
 from ..bytecode import versions as V
 from .context import Context
+
+_JUMP_ABSOLUTE = dis.opmap.get("JUMP_ABSOLUTE", -1)
+_JUMP_FORWARD = dis.opmap["JUMP_FORWARD"]
 
 
 class LegacyLoopLayout:
@@ -21,11 +25,14 @@ class LegacyLoopLayout:
 
     _legacy_dead_final_return: Any
     _legacy_lone_jump: Any
+    _loopless_exits: Any
     block_of: Any
     block_stacks: Any
     blocks: Any
     cfg: Any
+    code: Any
     instrs: Any
+    while_loop: Any
 
     def legacy_mark_written_continues(self, body: List[ast.stmt], header: int) -> None:
         """Mark the ``continue`` statements that end *body* (of the loop at block *header*) as written.
@@ -130,6 +137,64 @@ class LegacyLoopLayout:
             and before.jump == exit_b
             and head.jump == exit_b
         )
+
+    def legacy_loop_without_back_edge(self, block: Any, ctx: Context, stack: List[Any]) -> int:
+        """``while True: try: f() / except E: break / return x`` (3.8 - 3.9): a loop whose body
+        never reaches its end keeps no jump back (the one after a ``return`` is optimized away),
+        only its ``break``s, absolute jumps forward to the code after the loop. The loop starts
+        at *block* when the statements from there up to that code hold the first of them and
+        only leave to there (or end the path); -1 when no such loop starts at *block*."""
+        exits = self._loopless_exits
+        if exits is None:
+            exits = self._loopless_exits = self._legacy_loopless_exits()
+        if not exits:
+            return -1
+        blocks = self.blocks
+        for exit_b, first in exits.items():
+            if not block.id <= first < exit_b or (ctx.loop is not None and ctx.loop.break_to == exit_b):
+                continue
+            if not ctx.lo <= blocks[exit_b].offset <= ctx.hi or exit_b in ctx.stops:
+                continue
+            body = range(block.id, exit_b)
+            if all(
+                block.id <= succ <= exit_b for b in body for succ in blocks[b].succs + blocks[b].handlers
+            ) and all(block.id <= p < exit_b for b in body[1:] for p in blocks[b].preds):
+                return self.while_loop(block.id, set(body), ctx, stack)
+        return -1
+
+    def _legacy_loopless_exits(self) -> Dict[int, int]:
+        """The blocks that only the ``break``s of a loop without a jump back reach (see
+        :meth:`legacy_loop_without_back_edge`) -> the first block that jumps there: where an
+        absolute jump forward goes and no relative one does (an if's jump past its else, which
+        the optimizer sends on as an absolute jump where it led to another jump, leaves one
+        behind), which code before it does not fall into, nor the end of a for loop."""
+        found: Dict[int, int] = {}
+        if not V.KEEPS_DEAD_CODE:
+            return found
+        blocks, raw = self.blocks, self.code.co_code
+        relative = set()
+        for b in blocks:
+            last = self.instrs[b.end - 1]
+            if b.jump is None or last.op not in ("JUMP", "FOR_ITER"):
+                continue
+            if last.op == "FOR_ITER" or raw[last.offset] == _JUMP_FORWARD:
+                relative.add(b.jump)
+            elif raw[last.offset] == _JUMP_ABSOLUTE and blocks[b.jump].offset > b.offset:
+                found.setdefault(b.jump, b.id)
+        for exit_b in list(found):
+            before = blocks[exit_b - 1]
+            if (
+                exit_b in relative
+                or before.fall == exit_b
+                or self._crossed_by_back_edge(found[exit_b], exit_b)
+            ):
+                del found[exit_b]
+        return found
+
+    def _crossed_by_back_edge(self, first: int, exit_b: int) -> bool:
+        """Whether a jump back from a block between *first* and *exit_b* goes to *first* or before
+        (a loop around the jump to *exit_b*: its ``break``)."""
+        return any(s <= first for b in range(first, exit_b) for s in self.blocks[b].succs if s <= b)
 
     def legacy_dead_code_after(self, body: Any, ctx: Context) -> Optional[int]:
         """Where the statements written after a loop that never ends start (3.8 - 3.9 keep them,

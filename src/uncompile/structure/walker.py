@@ -111,6 +111,7 @@ class Walker(
         "_legacy_stacks",
         "_line_at",
         "_line_of",
+        "_loopless_exits",
         "_pdoms",
         "_reachable",
         "_statement_free_at",
@@ -183,6 +184,7 @@ class Walker(
         self._reachable: Dict[Tuple[int, bool], Set[int]] = {}
         self._try_handlers: Dict[int, List[int]] = {}  # block -> the try handler it raises to
         self.finally_exits: Set[int] = set()
+        self._loopless_exits: Optional[Dict[int, int]] = None  # see legacy_loop_without_back_edge
         self._bottom_cuts: Dict[int, int] = {}  # bottom-tested loop header -> where its copied test starts
         self._copied_test_jumps: Dict[int, Tuple[int, int]] = {}  # see LoopGraph.copied_test_jump
         self.copied_break_cuts: Dict[int, int] = {}  # for loop header -> where its copied break target starts
@@ -352,6 +354,11 @@ class Walker(
                         pos = self.loop(block.id, ctx, stack)
                         first = False
                         continue
+                    if V.KEEPS_DEAD_CODE:
+                        nxt = self.legacy_loop_without_back_edge(block, ctx, stack)
+                        if nxt != -1:
+                            pos, first = nxt, False
+                            continue
                     if is_try:
                         pos = self.try_statement(pos, entry, ctx, stack)
                         first = False
