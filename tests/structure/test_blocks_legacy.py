@@ -316,6 +316,37 @@ CASES = {
                         raise ValueError(item)
                     raise KeyError(item)
     """,
+    # 3.8 - 3.9: the with's own end, after a body that always leaves it, is unreachable: the
+    # last reachable POP_BLOCK leaves it for a break (it was taken for the with's end, the break
+    # lost, the loop left only by the return)
+    "break_ending_a_with_body_in_an_endless_loop": """
+        def f(x, y):
+            while True:
+                with x:
+                    if y():
+                        return 1
+                    break
+            return 2
+    """,
+    "break_ending_a_with_body_in_a_for_loop": """
+        def f(x, y):
+            for a in x:
+                with a:
+                    if y():
+                        return 1
+                    break
+            return 2
+    """,
+    "break_ending_a_with_body_before_more_of_the_loop": """
+        def f(x, y):
+            while y:
+                with x as z:
+                    if z():
+                        raise ValueError
+                    break
+                print(2)
+            return 2
+    """,
 }
 
 
@@ -333,6 +364,18 @@ NOT_YET = {
     "return_values_from_finally_branches_in_try": (
         {(3, 11), (3, 12), (3, 13), (3, 14), (3, 15)},
         "a return from a finally handler: the normal path's copy of the body is not matched",
+    ),
+    "break_ending_a_with_body_in_an_endless_loop": (
+        {(3, 11), (3, 12), (3, 13), (3, 14), (3, 15)},
+        "3.11+: the with body's break, its last statement, is lost with the loop",
+    ),
+    "break_ending_a_with_body_in_a_for_loop": (
+        {(3, 11), (3, 12), (3, 13), (3, 14), (3, 15)},
+        "3.11+: the with body's break, its last statement, is written after the with",
+    ),
+    "break_ending_a_with_body_before_more_of_the_loop": (
+        {(3, 11), (3, 12), (3, 13), (3, 14), (3, 15)},
+        "3.11+: the with body's break, its last statement, is lost with the code after the with",
     ),
     "finally_raising_in_both_branches_in_loop": (
         {(3, 11), (3, 12), (3, 13), (3, 14), (3, 15)},

@@ -128,6 +128,25 @@ class LegacyBlocks(LegacyBlockStacks, LegacyExceptClauses):
         # a short tail like ``return x`` after a body's POP_BLOCK: that is no return inside)
         return k + 1 < len(instrs) and instrs[k].op == "LOAD_CONST" and instrs[k + 1].op == "RETURN_VALUE"
 
+    def _legacy_breaks_before_dead_end(self, k: int, ctx: Context) -> bool:
+        """Whether the instructions from *k*, after a with body's last reachable ``POP_BLOCK``,
+        leave the with (its exit call) for a ``break`` of the loop being walked, which an
+        unreachable ``POP_BLOCK`` follows: the with's own end, after a body that never reaches
+        it (``while True: with m: (if c: return x); break``), so no normal end."""
+        loop, instrs = ctx.loop, self.instrs
+        if loop is None:
+            return False
+        while k < len(instrs) and instrs[k].op in _LEAVING:
+            k += 1
+        if _is_exit_call(instrs, k):  # (3.9: its result popped, then a for loop's iterator)
+            k += 4
+            while k < len(instrs) and instrs[k].op == "POP_TOP":
+                k += 1
+        if k + 1 >= len(instrs) or instrs[k].op != "JUMP" or instrs[k + 1].op != "POP_BLOCK":
+            return False
+        target = self.block_of[self.cfg.index_for(instrs[k].target)]
+        return self.is_break(target, loop) and self.block_stacks()[k + 1] is None  # type: ignore[attr-defined]
+
     def legacy_copied_try_exit(self, k: int) -> bool:
         """Whether the ``POP_BLOCK`` at *k* leaves a ``try`` body into a copy of the code after it.
 
@@ -209,7 +228,11 @@ class LegacyBlocks(LegacyBlockStacks, LegacyExceptClauses):
             target = slot.target
         end = self._legacy_last(s + 1, h, "POP_BLOCK", ("with", s))
         normal = (
-            end if end is not None and not self._legacy_returns_after(end + 1, ctx.finally_bodies) else None
+            end
+            if end is not None
+            and not self._legacy_returns_after(end + 1, ctx.finally_bodies)
+            and not self._legacy_breaks_before_dead_end(end + 1, ctx)
+            else None
         )
         body = self._legacy_walk_to(j, h if normal is None else normal, ctx, list(stack))
         stack.pop()
