@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 import dis
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 from ..bytecode import versions as V
 from .context import Context
@@ -144,9 +144,7 @@ class LegacyLoopLayout:
         only its ``break``s, absolute jumps forward to the code after the loop. The loop starts
         at *block* when the statements from there up to that code hold the first of them and
         only leave to there (or end the path); -1 when no such loop starts at *block*."""
-        exits = self._loopless_exits
-        if exits is None:
-            exits = self._loopless_exits = self._legacy_loopless_exits()
+        exits = self._loopless_exits  # (filled by the walk: legacy_loopless_exits)
         if not exits:
             return -1
         blocks = self.blocks
@@ -162,7 +160,7 @@ class LegacyLoopLayout:
                 return self.while_loop(block.id, set(body), ctx, stack)
         return -1
 
-    def _legacy_loopless_exits(self) -> Dict[int, int]:
+    def legacy_loopless_exits(self) -> Dict[int, int]:
         """The blocks that only the ``break``s of a loop without a jump back reach (see
         :meth:`legacy_loop_without_back_edge`) -> the first block that jumps there: where an
         absolute jump forward goes and no relative one does (an if's jump past its else, which
@@ -171,30 +169,33 @@ class LegacyLoopLayout:
         found: Dict[int, int] = {}
         if not V.KEEPS_DEAD_CODE:
             return found
-        blocks, raw = self.blocks, self.code.co_code
+        blocks, raw, instrs, block_of = self.blocks, self.code.co_code, self.instrs, self.block_of
         relative = set()
-        for b in blocks:
-            last = self.instrs[b.end - 1]
-            if b.jump is None or last.op not in ("JUMP", "FOR_ITER"):
+        for k in self.cfg.branches[0]:  # (the instructions with a target, each the last of its block)
+            last = instrs[k]
+            op = last.op
+            if op != "JUMP" and op != "FOR_ITER":
                 continue
-            if last.op == "FOR_ITER" or raw[last.offset] == _JUMP_FORWARD:
+            b = blocks[block_of[k]]
+            if b.jump is None:
+                continue
+            if op == "FOR_ITER" or raw[last.offset] == _JUMP_FORWARD:
                 relative.add(b.jump)
             elif raw[last.offset] == _JUMP_ABSOLUTE and blocks[b.jump].offset > b.offset:
                 found.setdefault(b.jump, b.id)
+        back_edges: Optional[List[Tuple[int, int]]] = None
         for exit_b in list(found):
-            before = blocks[exit_b - 1]
-            if (
-                exit_b in relative
-                or before.fall == exit_b
-                or self._crossed_by_back_edge(found[exit_b], exit_b)
-            ):
+            if exit_b in relative or blocks[exit_b - 1].fall == exit_b:
+                del found[exit_b]
+                continue
+            if back_edges is None:  # (block, where it jumps back to): few, the loops'
+                back_edges = [(b.id, s) for b in blocks for s in b.succs if s <= b.id]
+            first = found[exit_b]
+            # a jump back from a block between the first jump there and there, to that first
+            # block or before: a loop around the jump, which is that loop's ``break``
+            if any(first <= b < exit_b and s <= first for b, s in back_edges):
                 del found[exit_b]
         return found
-
-    def _crossed_by_back_edge(self, first: int, exit_b: int) -> bool:
-        """Whether a jump back from a block between *first* and *exit_b* goes to *first* or before
-        (a loop around the jump to *exit_b*: its ``break``)."""
-        return any(s <= first for b in range(first, exit_b) for s in self.blocks[b].succs if s <= b)
 
     def legacy_dead_code_after(self, body: Any, ctx: Context) -> Optional[int]:
         """Where the statements written after a loop that never ends start (3.8 - 3.9 keep them,

@@ -268,6 +268,11 @@ class Walker(
             limit = 50 * n + 5000  # each block is walked a few times at most
             handlers, blocks, block_of = self.handlers, self.blocks, self.block_of
             exit_copies = self.clause_exit_copies
+            loopless = None  # (3.8 - 3.9) where loops without a jump back leave: most code has none
+            if V.KEEPS_DEAD_CODE:
+                loopless = self._loopless_exits
+                if loopless is None:
+                    loopless = self._loopless_exits = self.legacy_loopless_exits()
             # (all fields at once: one unpacking, not an attribute load each)
             stops, lo, hi, loop, _, finally_bodies, _, until, _ = ctx
             # 3.8 - 3.10: a jump out of a block to a loop's header or exit, or the dead final return
@@ -354,7 +359,7 @@ class Walker(
                         pos = self.loop(block.id, ctx, stack)
                         first = False
                         continue
-                    if V.KEEPS_DEAD_CODE:
+                    if loopless:
                         nxt = self.legacy_loop_without_back_edge(block, ctx, stack)
                         if nxt != -1:
                             pos, first = nxt, False
