@@ -157,6 +157,17 @@ def returning_branch_follow(
     return other if walker.reaches(else_b, other, ctx) else None
 
 
+def first_shared_follow(
+    walker: Any, then_b: Optional[int], else_b: Optional[int], ctx: Context
+) -> Optional[int]:
+    """Where the branches of an if meet when no block post-dominates its test: the first block
+    that both reach (``if a: while 1: ... break / else: y`` then more, where the loop's other
+    exits return); None when they meet nowhere."""
+    if then_b is None or else_b is None:
+        return None
+    return _first_shared(walker, then_b, else_b, ctx)
+
+
 def _first_shared(walker: Any, then_b: int, else_b: int, ctx: Context) -> Optional[int]:
     """The first block (in layout) that both *then_b* and *else_b* reach inside the loop body
     (the header aside), or None."""

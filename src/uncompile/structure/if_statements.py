@@ -18,6 +18,7 @@ from ..flow.cfg import ENDS_PATH
 from .branch_follow import (
     TERMINAL,
     falls_to_outer_follow,
+    first_shared_follow,
     is_added_jump_back,
     is_lone_continue,
     joined_before_continue,
@@ -109,6 +110,10 @@ class IfStatements:
             if follow is None and not V.LAYOUT_IN_SOURCE_ORDER:
                 # the body ends in an if that returns: the branches meet where both go on
                 follow = returning_branch_follow(self, then_b, else_b, ctx)
+                if follow is None:
+                    # the body never falls through but leaves a loop of its own to where the else
+                    # goes on too (its other paths return): no block post-dominates the test
+                    follow = first_shared_follow(self, then_b, else_b, ctx)
         loop = ctx.loop
         if (
             follow is None
