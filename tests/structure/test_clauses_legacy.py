@@ -119,6 +119,27 @@ CASES = {
                 except OSError:
                     continue
     """,
+    # 3.8 - 3.9: the dead exit after the clause's continue jumps to the loop's next iteration,
+    # past the else that ends the loop body (after the try it would jump to the code after it)
+    "continue_from_clause_before_else": """
+        def f(items, load):
+            for item in items:
+                try:
+                    source = load(item)
+                except OSError:
+                    continue
+                else:
+                    load(source)
+    """,
+    "continue_from_clause_before_code_after_try": """
+        def f(items, load):
+            for item in items:
+                try:
+                    source = load(item)
+                except OSError:
+                    continue
+                load(source)
+    """,
     # a clause's type with jumps of its own (a ternary) before its exception match
     "clause_types_with_jumps": """
         def f(job, quiet, log):

@@ -111,7 +111,10 @@ class LegacyExceptClauses:
                         ast.Try(body=body or [ast.Pass()], handlers=clauses, orelse=orelse, finalbody=[])
                     )
                     return afters[0]
-        header = self._legacy_next_iteration(body_exit, afters, ctx)
+        # (3.8 - 3.9: a clause ending in ``continue`` keeps its dead exit, which shows where the
+        # try statement ends: past an ``else``, at the loop's next iteration)
+        ends = afters or (dead_afters if V.KEEPS_DEAD_CODE else [])
+        header = self._legacy_next_iteration(body_exit, ends, ctx)
         if header is not None and body_exit is not None:
             # the clauses' jumps past the else go on to the loop's next iteration: the else ends
             # the loop body

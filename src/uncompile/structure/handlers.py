@@ -16,6 +16,7 @@ import ast
 from typing import Any, Dict, List, Optional, Set, Tuple, cast
 
 from ..bytecode import versions as V
+from ..bytecode.exception_table import parse_exception_table
 from ..expressions import values as M
 from .context import Context
 from .except_clauses import ExceptClauses
@@ -255,6 +256,22 @@ class HandlerStructurer(ExceptClauses, ExceptStar, WithStatements):
                 )
             )
             return self.exit
+        if (
+            loop is None
+            and follow is None
+            and after is not None
+            and self._compiled_before_handler(after, entry.target)
+        ):
+            # (3.12+) no clause falls through, and the code the body goes on to has handlers laid
+            # out before this try's: it was compiled before them, in the try's ``else`` (code after
+            # the try would be compiled after the handlers)
+            else_body = self.walk(after, ctx, list(stack))
+            self.sim.emit(
+                ast.Try(
+                    body=body or [ast.Pass()], handlers=cast(Any, clauses), orelse=else_body, finalbody=[]
+                )
+            )
+            return self.exit
         # a return leaving enclosing except clauses (and with blocks around them) first ends
         # them; a with's exit call right after the body is where the body falls through to
         ret = self._past_leaving_clauses(after) if after is not None else None
@@ -325,12 +342,16 @@ class HandlerStructurer(ExceptClauses, ExceptStar, WithStatements):
     def _compiled_before_handler(self, i: int, target: int) -> bool:
         """Whether code from instruction *i* on (a try body's exit) was compiled before the try's
         handler at *target*: a handler of its own (a nested try, with or comprehension) is
-        placed before that one."""
+        placed before that one.
+
+        The table's own entries are read: an await's (``yield from``'s) ``CLEANUP_THROW``
+        handler, which the instructions read away, is placed so too."""
         if not V.HANDLERS_IN_COMPILE_ORDER:
             return False
         start = self.instrs[i].offset
-        cold = min(e.target for e in self.handlers)  # the handlers follow all other code
-        return any(start <= e.start < cold and e.target < target for e in self.handlers)
+        entries = parse_exception_table(self.code.co_exceptiontable)
+        cold = min(e.target for e in entries)  # the handlers follow all other code
+        return any(start <= e.start < cold and e.target < target for e in entries)
 
     def _breaks_at(self, i: int, loop: Any) -> bool:
         """Whether the block starting at instruction *i* leaves *loop* (or only jumps there, or is a
