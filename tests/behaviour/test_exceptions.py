@@ -106,6 +106,24 @@ def bare_except_and_reraise(fail):
     return 0
 
 
+@cases((True,), (False,))
+def finally_around_finally_around_if(stream):
+    # 3.12+: the inner try's cleanup, cold code, comes after the outer finally's normal copy
+    log = ["acquire"]
+    try:
+        try:
+            if stream:
+                try:
+                    log.append("flush")
+                finally:
+                    log.append("closed")
+        finally:
+            log.append("close")
+    finally:
+        log.append("release")
+    return log
+
+
 cases.from_source(
     (3, 11),
     "def except_star(n):\n"

@@ -214,6 +214,25 @@ def f(items, out):
         yield out
 """
 
+# 3.12+: the middle try's region ends where the outer finally's normal copy starts: the cleanup
+# of the innermost try, kept for a finally's region, is cold code laid out after that copy (the
+# copy was walked as part of the middle try's body: the outer finally ran twice)
+FINALLY_AROUND_FINALLY_AROUND_IF = """\
+def f(self):
+    self.acquire()
+    try:
+        try:
+            if self.stream:
+                try:
+                    self.flush()
+                finally:
+                    self.stream = None
+        finally:
+            self.close()
+    finally:
+        self.release()
+"""
+
 SNIPPETS = {
     "for_loop_in_try_except_finally": FOR_LOOP_IN_TRY_EXCEPT_FINALLY,
     "generator_loop_in_try_except_finally": GENERATOR_LOOP_IN_TRY_EXCEPT_FINALLY,
@@ -230,6 +249,7 @@ SNIPPETS = {
     "try_after_statement_in_with": TRY_AFTER_STATEMENT_IN_WITH,
     "try_after_statement_in_try": TRY_AFTER_STATEMENT_IN_TRY,
     "return_from_named_clause_in_with": RETURN_FROM_NAMED_CLAUSE_IN_WITH,
+    "finally_around_finally_around_if": FINALLY_AROUND_FINALLY_AROUND_IF,
 }
 
 

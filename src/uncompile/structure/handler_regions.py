@@ -174,7 +174,32 @@ class HandlerRegions:
             and not (V.INLINED_COMPREHENSIONS and self._comprehension_cleanup(e))
         ]
         inline = inline or entries
-        return min(e.start for e in inline), self._past_nested(target, max(e.end for e in inline))
+        hi = self._past_nested(target, max(e.end for e in inline))
+        if "COPY" not in tails:
+            # the cleanups of nested tries kept: they follow the body where the clauses are laid
+            # out inline (3.11); past code of an enclosing try's cover first (3.12+: the normal
+            # exit's copy of an enclosing finally body, before all handlers) they are cold code
+            own = [e for e in inline if not self._tail(e, ("COPY",))]
+            if own and len(own) < len(inline):
+                body_hi = self._past_nested(target, max(e.end for e in own))
+                if body_hi < hi and self._enclosing_cover_between(target, body_hi):
+                    hi = body_hi
+        return min(e.start for e in inline), hi
+
+    def _enclosing_cover_between(self, target: int, hi: int) -> bool:
+        """Whether code from offset *hi* up to the next handler is covered by the handler of a
+        try around the one whose handler is at *target* (its own code after the inner try)."""
+        instrs = self.instrs
+        around = self.handler_of(target)
+        if around is None:
+            return False
+        i = self.index_at(hi)
+        while i < len(instrs) and instrs[i].op != "PUSH_EXC_INFO":
+            entry = self.handler_of(instrs[i].offset)
+            if entry is not None and entry.target != target and self.nested_in(around, entry.target):
+                return True
+            i += 1
+        return False
 
     def _past_nested(self, target: int, hi: int) -> int:
         """Where the region of *target* ends when its covered range ends at *hi*: past the
