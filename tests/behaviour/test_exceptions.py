@@ -124,6 +124,23 @@ def finally_around_finally_around_if(stream):
     return log
 
 
+@cases(([[1, 2], [3]], 9), ([[1, 2], [3]], 2), ([], 0))
+def break_after_for_else_continue_in_try_finally(tasks, stop):
+    log = []
+    for taskseq in tasks:
+        try:
+            for task in taskseq:
+                if task == stop:
+                    break
+                log.append(task)
+            else:
+                continue
+            break
+        finally:
+            log.append(None)
+    return log
+
+
 cases.from_source(
     (3, 11),
     "def except_star(n):\n"

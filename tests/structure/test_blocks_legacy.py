@@ -337,6 +337,26 @@ CASES = {
                     break
             return 2
     """,
+    # 3.8: the try body never falls through (its for loop's else continues), so its normal
+    # exit, POP_BLOCK; BEGIN_FINALLY, is dead; the break after the loop, reached by the loop's
+    # own break, leaves through the finally body (POP_BLOCK; CALL_FINALLY)
+    "break_after_for_else_continue_in_try_finally": """
+        def f(tasks, log, stop):
+            for taskseq, size in tasks:
+                try:
+                    for task in taskseq:
+                        if task == stop:
+                            break
+                        log(task)
+                    else:
+                        if size:
+                            log(size)
+                        continue
+                    break
+                finally:
+                    log(None)
+            log("exiting")
+    """,
     "break_ending_a_with_body_before_more_of_the_loop": """
         def f(x, y):
             while y:

@@ -458,7 +458,41 @@ def k(items, load):
             yield from source
 """
 
+# the body never falls through: the copy at its region's end is the else's continue, the break
+# after the loop leaves through a copy of its own (it was taken for the normal exit: the else
+# was lost, the break written after the try, for both ways out of the loop)
+BREAK_AFTER_FOR_ELSE_CONTINUE = """
+def f(tasks, log, stop):
+    for taskseq in tasks:
+        try:
+            for task in taskseq:
+                if task == stop:
+                    break
+                log(task)
+            else:
+                continue
+            break
+        finally:
+            log(None)
+    return log
+"""
+
+# 3.11: the code after a try follows its handler; a copy that pops the iterator and jumps is the
+# body's break (it was written after the try)
+BREAK_ENDS_TRY_BODY_IN_FOR = """
+def f(tasks, log):
+    for task in tasks:
+        try:
+            log(task)
+            break
+        finally:
+            log(None)
+    log("exiting")
+"""
+
 SNIPPETS = {
+    "break_after_for_else_continue": BREAK_AFTER_FOR_ELSE_CONTINUE,
+    "break_ends_try_body_in_for": BREAK_ENDS_TRY_BODY_IN_FOR,
     "else_with_handler_of_its_own_ends_function": ELSE_WITH_HANDLER_OF_ITS_OWN_ENDS_FUNCTION,
     "clause_ends_after_try_with_raising_clause": CLAUSE_ENDS_AFTER_TRY_WITH_RAISING_CLAUSE,
     "clause_returns_then_ends_with_try": CLAUSE_RETURNS_THEN_ENDS_WITH_TRY,

@@ -274,6 +274,24 @@ class LegacyBlocks(LegacyBlockStacks, LegacyExceptClauses):
             return None
         return end
 
+    def _legacy_dead_exit_after(self, k: int, h: int) -> bool:
+        """Whether an unreachable ``POP_BLOCK`` stands between *k* and the handler at *h*
+        (3.8 - 3.9 keep dead code in place: a try body's normal exit after its last jump out)."""
+        stacks = self.block_stacks()
+        return V.KEEPS_DEAD_CODE and any(
+            self.instrs[j].op == "POP_BLOCK" and stacks[j] is None for j in range(k + 1, h)
+        )
+
+    def _legacy_breaks_from_loop(self, k: int, template: List[Any]) -> bool:
+        """Whether the ``POP_BLOCK`` at *k* and the copy of the finally body after it are a break
+        out of an enclosing for loop (its iterator popped, then a jump): 3.10 lays the code after
+        a try out after its handler, so a normal exit's copy is followed by a jump, or nothing."""
+        if V.KEEPS_DEAD_CODE or not template:
+            return False
+        j = k + 1 + self.copy_length(k + 1, template)  # type: ignore[attr-defined]
+        instrs = self.instrs
+        return j + 1 < len(instrs) and instrs[j].op == "POP_TOP" and instrs[j + 1].op == "JUMP"
+
     def _legacy_finally_region(self, h: int) -> Iterator[int]:
         """The reachable instructions of the finally body at *h*, in layout order, up to the code
         after the statement: those under its block, and those of a ``return`` (or jump) that
@@ -361,6 +379,14 @@ class LegacyBlocks(LegacyBlockStacks, LegacyExceptClauses):
         while template and template[-1].op == "RERAISE" and self._legacy_top_is(template[-1].index, closes):
             template = template[:-1]  # (3.10) a branch ending the body ends in a copy of the RERAISE
         normal = self._legacy_body_end(i, h, (template,) + ctx.finally_bodies)
+        if normal is not None and (
+            self._legacy_dead_exit_after(normal, h) or self._legacy_breaks_from_loop(normal, template)
+        ):
+            # the body never falls through: its normal exit (POP_BLOCK; 3.8: BEGIN_FINALLY,
+            # 3.9: a copy of the finally body) is left dead after it, and the last reachable
+            # POP_BLOCK is a break's or continue's, which runs the finally body on its way out
+            # (it was taken for the body's end: the break was lost, or written after the try)
+            normal = None
         bodies = (template,) + ctx.finally_bodies if template else ctx.finally_bodies
         body = self._legacy_walk_to(
             i + 1, h if normal is None else normal, ctx, list(stack), finally_bodies=bodies

@@ -161,7 +161,10 @@ class HandlerStructurer(ExceptClauses, ExceptStar, WithStatements):
         start, end = self._finally_template(handler_index)
         template = self._normal_copy(start, end)
         lo, hi = self.try_body_span(pos, entry.target, ("POP_EXCEPT",))
-        self.finally_exits.add(self._normal_exit_copy(lo, hi, template))
+        if self._body_goes_past_region(lo, hi, entry.target, template):
+            hi = entry.target  # it leaves the try only by jumps: its last copies are its own
+        else:
+            self.finally_exits.add(self._normal_exit_copy(lo, hi, template))
         inner = ctx.inside(lo, hi, entry.target)._replace(finally_bodies=(template,) + ctx.finally_bodies)
         body_stack = list(stack)
         body, after = self._try_body(pos, inner, body_stack)
@@ -197,6 +200,56 @@ class HandlerStructurer(ExceptClauses, ExceptStar, WithStatements):
             if self.copy_length(fall, template) and self.copy_length(target, template):
                 return target
         return fall
+
+    def _body_goes_past_region(self, lo: int, hi: int, handler: int, template: List[Any]) -> bool:
+        """Whether a try body never falls through, so that the copy of the finally body at its
+        region's end is not its normal exit but a ``continue``'s or a ``break``'s, statements of
+        the body laid out between the region and the *handler* (uncovered: the region ends).
+
+        * The copy leads to the loop's next iteration, and a jump out of the body leads to a
+          later copy: a for loop whose else continues, then ``break`` or ``return``; the loop's
+          breaks go on past the else to the rest of the body.
+        * (3.11) The copy pops a for loop's iterator and jumps: a ``break``. The code after a
+          try follows its handler there, so the normal exit's copy is followed by a jump.
+        """
+        fall = self.index_at(hi)
+        n = self.copy_length(fall, template) if template and fall < len(self.instrs) else 0
+        if not n:
+            return False
+        after = fall + n
+        if self._jumps_back(after):
+            later = self._later_copy(lo, hi, template)
+            return later is not None and later < handler
+        instrs = self.instrs
+        return (
+            not V.HANDLERS_IN_COMPILE_ORDER
+            and after + 1 < len(instrs)
+            and instrs[after].op == "POP_TOP"
+            and instrs[after + 1].op == "JUMP"
+            and instrs[after + 1].target is not None
+            and instrs[after + 1].target > handler
+        )
+
+    def _jumps_back(self, i: int) -> bool:
+        """Whether the instruction at *i* is a jump backward (a loop's next iteration)."""
+        if i >= len(self.instrs):
+            return False
+        jump = self.instrs[i]
+        return jump.op == "JUMP" and jump.target is not None and jump.target < jump.offset
+
+    def _later_copy(self, lo: int, hi: int, template: List[Any]) -> Optional[int]:
+        """The offset of the first copy of the finally body past the one at the region's end
+        that a jump out of the body ``[lo, hi)`` leads to (None: none does)."""
+        fall = self.index_at(hi)
+        found: Optional[int] = None
+        # (a test ending the region that jumps past the copy there is an if: _normal_exit_copy)
+        for ins in self.instrs[self.index_at(lo) : fall - 1]:
+            if ins.op in ("JUMP", "JUMP_NO_INTERRUPT") or ins.op in V.CONDITIONAL_JUMPS:
+                if ins.target is not None and ins.target > hi:
+                    target = self.index_at(ins.target)
+                    if self.copy_length(target, template) and (found is None or ins.target < found):
+                        found = ins.target
+        return found
 
     def _try_body(self, pos: int, inner: Context, stack: List[Any]) -> Tuple[List[ast.stmt], Optional[int]]:
         """The statements of a try body from *pos* (in the region *inner*), and where it goes
