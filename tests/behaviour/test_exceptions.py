@@ -141,6 +141,42 @@ def break_after_for_else_continue_in_try_finally(tasks, stop):
     return log
 
 
+@cases(([[1, 2], [3]], 9), ([[1, 2], [3]], 2), ([], 0))
+def return_after_for_else_continue_in_try_finally(tasks, stop):
+    log = []
+    for taskseq in tasks:
+        try:
+            for task in taskseq:
+                if task == stop:
+                    break
+                log.append(task)
+            else:
+                continue
+            return log
+        finally:
+            log.append(None)
+    return None
+
+
+@cases(([3, 2], 5), ([3, 1], 2), ([], 1))
+def while_else_continue_in_try_finally(queue, stop):
+    log, queue = [], list(queue)
+    while queue:
+        try:
+            n = queue.pop()
+            while n:
+                if n == stop:
+                    break
+                log.append(n)
+                n -= 1
+            else:
+                continue
+            break
+        finally:
+            log.append(None)
+    return log
+
+
 cases.from_source(
     (3, 11),
     "def except_star(n):\n"

@@ -302,3 +302,26 @@ def f(ntries, G, c, d):
 """
     )
     assert "else:" in result.source
+
+
+def while_else_continue_in_try_finally(queue, log, stop):
+    while queue:
+        try:
+            while stop:
+                if queue.pop() == stop:
+                    break
+                log(stop)
+            else:
+                continue
+            break
+        finally:
+            log(None)
+    return 2
+
+
+def test_an_else_continuing_through_a_finally_keeps_its_break():
+    # the else is a copy of the finally body, then the jump back (3.8: CALL_FINALLY, then the jump):
+    # a continue whose line comes before the copy's (the break became pass, the else was lost)
+    result = verify_code(while_else_continue_in_try_finally.__code__)
+    assert result.identical, (result.difference, result.error, result.source)
+    assert result.source is not None and "break" in result.source and "continue" in result.source

@@ -477,6 +477,22 @@ def f(tasks, log, stop):
     return log
 """
 
+# as above, with a return after the loop (3.12+: the return was written after the try)
+RETURN_AFTER_FOR_ELSE_CONTINUE = """
+def f(queue, log, stop):
+    for q in queue:
+        try:
+            for s in stop:
+                if q == s:
+                    break
+            else:
+                continue
+            return 1
+        finally:
+            log(None)
+    return 2
+"""
+
 # 3.11: the code after a try follows its handler; a copy that pops the iterator and jumps is the
 # body's break (it was written after the try)
 BREAK_ENDS_TRY_BODY_IN_FOR = """
@@ -493,6 +509,7 @@ def f(tasks, log):
 SNIPPETS = {
     "break_after_for_else_continue": BREAK_AFTER_FOR_ELSE_CONTINUE,
     "break_ends_try_body_in_for": BREAK_ENDS_TRY_BODY_IN_FOR,
+    "return_after_for_else_continue": RETURN_AFTER_FOR_ELSE_CONTINUE,
     "else_with_handler_of_its_own_ends_function": ELSE_WITH_HANDLER_OF_ITS_OWN_ENDS_FUNCTION,
     "clause_ends_after_try_with_raising_clause": CLAUSE_ENDS_AFTER_TRY_WITH_RAISING_CLAUSE,
     "clause_returns_then_ends_with_try": CLAUSE_RETURNS_THEN_ENDS_WITH_TRY,

@@ -30,6 +30,7 @@ class BottomTestedLoops(LoopGraph):
     _pure_suffix: Any
     legacy_loop_span: Any
     block_of: Any
+    continues_through_finally: Any
     blocks: Any
     if_statement: Any
     instrs: Any
@@ -83,7 +84,9 @@ class BottomTestedLoops(LoopGraph):
         outs = [self.blocks[b].jump if self._lone_jump(b) else b for b in exits]
         later = [b for b in outs if b is not None and self.blocks[b].offset > exit_off]
         outer = ctx.loop
-        if outer is not None and is_written_continue(self, exit_b, outer.header):
+        if outer is not None and (
+            is_written_continue(self, exit_b, outer.header) or self._continues_through_finally_at(exit_b, ctx)
+        ):
             return (later[0], exit_b) if later else (exit_b, None)
         forward = [b for b in later if self._runs_forward_into(exit_b, b)]
         if not forward:
@@ -111,6 +114,19 @@ class BottomTestedLoops(LoopGraph):
         """Where block *block_id* jumps when it ends in an unconditional jump; else None."""
         block = self.blocks[block_id]
         return block.jump if self.instrs[block.end - 1].op == "JUMP" else None
+
+    def _continues_through_finally_at(self, block_id: int, ctx: Context) -> bool:
+        """Whether the block is a ``continue`` inside a try/finally: a copy of the finally body
+        (after the ``POP_BLOCK`` leaving the try, 3.9 - 3.10; 3.8: a ``CALL_FINALLY`` to it), then
+        a jump to the next iteration."""
+        start = self.blocks[block_id].start
+        instrs = self.instrs
+        if instrs[start].op == "POP_BLOCK":
+            start += 1
+        if start + 1 < len(instrs) and instrs[start].op == "CALL_FINALLY" and ctx.loop is not None:
+            jump = instrs[start + 1]
+            return jump.op == "JUMP" and self.block_of[self.index_at(jump.target)] == ctx.loop.continue_to
+        return bool(self.continues_through_finally(start, ctx))
 
     def _else_ends_path(self, exit_b: int, after: int) -> bool:
         """``while c: ... break ... else: return x`` then code: the loop's ``else`` at *exit_b*

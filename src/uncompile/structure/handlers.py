@@ -242,9 +242,10 @@ class HandlerStructurer(ExceptClauses, ExceptStar, WithStatements):
         that a jump out of the body ``[lo, hi)`` leads to (None: none does)."""
         fall = self.index_at(hi)
         found: Optional[int] = None
-        # (a test ending the region that jumps past the copy there is an if: _normal_exit_copy)
-        for ins in self.instrs[self.index_at(lo) : fall - 1]:
-            if ins.op in ("JUMP", "JUMP_NO_INTERRUPT") or ins.op in V.CONDITIONAL_JUMPS:
+        for k in range(self.index_at(lo), fall):
+            ins = self.instrs[k]
+            if ins.op == "JUMP" or (ins.op in V.CONDITIONAL_JUMPS and k < fall - 1):
+                # (a test ending the region that jumps past the copy there: _normal_exit_copy)
                 if ins.target is not None and ins.target > hi:
                     target = self.index_at(ins.target)
                     if self.copy_length(target, template) and (found is None or ins.target < found):
