@@ -36,9 +36,17 @@ def countdown(n):
         n -= 1
 
 
+def drain_queue(queue):
+    out = []
+    while queue:
+        out.append(queue.pop())
+    return out
+
+
 SOURCES: Dict[str, str] = {
     "scale_all": textwrap.dedent(inspect.getsource(scale_all)),
     "countdown": textwrap.dedent(inspect.getsource(countdown)),
+    "drain_queue": textwrap.dedent(inspect.getsource(drain_queue)),
 }
 
 
@@ -59,6 +67,15 @@ def test_honest_source_behaves_the_same(monkeypatch: pytest.MonkeyPatch) -> None
     result = check_behaviour(scale_all, [(([1, 2],), {}), (([-5],), {})])
     assert result.status == "same" and result.identical
     assert check_behaviour(countdown, [((3,), {})]).status == "same"
+
+
+def test_each_run_gets_arguments_of_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the original empties the list it is given: the copy must not meet an emptied one
+    install(monkeypatch, honest)
+    queue = [1, 2, 3]
+    result = check_behaviour(drain_queue, [((queue,), {})])
+    assert result.status == "same", result.detail
+    assert queue == [1, 2, 3]
 
 
 def test_wrong_source_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:

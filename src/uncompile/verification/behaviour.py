@@ -4,6 +4,8 @@
 code, puts the new code into a copy of the function (through ``__code__``, so closures must
 line up), calls the copy the same way and compares what came out: return values (generators,
 coroutines and async generators are run to the end) or the type and arguments of the exception.
+Each call gets its own deep copy of the arguments, so a function that changes them (pops from a
+list it was given) meets the same values in both runs.
 
 :class:`Cases` collects such functions for a test module, including ones written in syntax
 that only newer versions accept (given as source and compiled only where it is supported).
@@ -12,6 +14,7 @@ that only newer versions accept (given as source and compiled only where it is s
 from __future__ import annotations
 
 import asyncio
+import copy
 import inspect
 import sys
 import traceback
@@ -75,11 +78,20 @@ def _raised(error: BaseException) -> Tuple[str, str, str]:
 
 def observe(function: Callable[..., Any], call: Call) -> Any:
     """What calling *function* with *call* (args, kwargs) gives: its drained result or its exception."""
-    args, kwargs = call
+    args, kwargs = _fresh(call)
     try:
         return ("returned", _drain(function(*args, **kwargs)))
     except Exception as error:  # noqa: BLE001
         return _raised(error)
+
+
+def _fresh(call: Call) -> Call:
+    """A deep copy of *call*'s arguments (the call itself where they cannot be copied: a value
+    such as a lock or an open file, which neither run can change as a list is changed)."""
+    try:
+        return copy.deepcopy(call)
+    except (TypeError, copy.Error):
+        return call
 
 
 def copy_with_code(function: FunctionType, code: CodeType) -> FunctionType:
