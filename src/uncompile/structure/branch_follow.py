@@ -10,7 +10,7 @@ When the body of such an ``if`` runs into one of the enclosing stops instead of 
 """
 
 import ast
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Set, Tuple
 
 from ..bytecode import versions as V
 from ..flow.dominators import immediate_postdominators
@@ -158,14 +158,47 @@ def returning_branch_follow(
 
 
 def first_shared_follow(
-    walker: Any, then_b: Optional[int], else_b: Optional[int], ctx: Context
+    walker: Any, test_b: int, then_b: Optional[int], else_b: Optional[int], ctx: Context
 ) -> Optional[int]:
     """Where the branches of an if meet when no block post-dominates its test: the first block
     that both reach (``if a: while 1: ... break / else: y`` then more, where the loop's other
-    exits return); None when they meet nowhere."""
+    exits return); None when they meet nowhere.
+
+    Failing that, the first that both reach also through the handlers of tries inside them,
+    under the same handler as the test (``if a: try: return x / except E: pass`` then more:
+    the body goes on only from its except clause)."""
     if then_b is None or else_b is None:
         return None
-    return _first_shared(walker, then_b, else_b, ctx)
+    both = _first_shared(walker, then_b, else_b, ctx)
+    if both is not None or not V.HAS_EXCEPTION_TABLE:
+        return both
+    blocks = walker.blocks
+    shared = _reach_through_own_tries(walker, then_b, ctx) & _reach_through_own_tries(walker, else_b, ctx)
+    if ctx.loop is not None:
+        shared.discard(ctx.loop.header)
+    covering = walker.handler_of(blocks[test_b].offset)
+    here = None if covering is None else covering.target
+    for b in sorted(shared, key=lambda b: blocks[b].offset):
+        entry = walker.handler_of(blocks[b].offset)
+        if (None if entry is None else entry.target) == here:
+            return b
+    return None
+
+
+def _reach_through_own_tries(walker: Any, start: int, ctx: Context) -> Set[int]:
+    """The blocks reachable from *start* inside the region, also through the handlers of tries
+    that begin there or after it (a try around the branch, or a loop's, leads elsewhere)."""
+    blocks = walker.blocks
+    plain = walker.reachable_in_region(start, ctx, raising=False)
+    reach = set(plain)
+    first = blocks[start].offset
+    for b in plain:
+        entry = walker.handler_of(blocks[b].offset)
+        if entry is not None and entry.start >= first:
+            handler = walker.block_of[walker.index_at(entry.target)]
+            if handler not in reach:
+                reach |= walker.reachable_in_region(handler, ctx, raising=False)
+    return reach
 
 
 def _first_shared(walker: Any, then_b: int, else_b: int, ctx: Context) -> Optional[int]:

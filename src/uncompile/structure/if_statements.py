@@ -113,7 +113,7 @@ class IfStatements:
                 if follow is None:
                     # the body never falls through but leaves a loop of its own to where the else
                     # goes on too (its other paths return): no block post-dominates the test
-                    follow = first_shared_follow(self, then_b, else_b, ctx)
+                    follow = first_shared_follow(self, block_id, then_b, else_b, ctx)
         loop = ctx.loop
         if (
             follow is None
