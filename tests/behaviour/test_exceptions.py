@@ -5,6 +5,8 @@ PYTEST_DONT_REWRITE: pytest must not rewrite the asserts of these cases (their b
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 
 from uncompile.verification.behaviour import Cases
@@ -175,6 +177,20 @@ def while_else_continue_in_try_finally(queue, stop):
         finally:
             log.append(None)
     return log
+
+
+@cases((True,), (False,))
+def with_ending_in_return_or_raise_in_try_finally(done):
+    log = []
+    try:
+        with contextlib.suppress(KeyError):
+            if done:
+                return log
+            else:
+                raise TimeoutError()
+    finally:
+        log.append("finally")
+    return None
 
 
 cases.from_source(

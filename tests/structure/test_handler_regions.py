@@ -233,7 +233,23 @@ def f(self):
         self.release()
 """
 
+# 3.13+: one entry covers the with's suppressed exit and the cleanup after it; kept like that
+# cleanup, the try's region reaches its normal exit (the region ended at the return's copy of
+# the finally body, taken for the normal exit: the return and the else's raise were lost)
+WITH_ENDING_IN_RETURN_OR_RAISE_IN_TRY_FINALLY = """\
+def f(self, condition):
+    try:
+        with condition:
+            if self.done:
+                return self.value
+            else:
+                raise TimeoutError()
+    finally:
+        self = None
+"""
+
 SNIPPETS = {
+    "with_ending_in_return_or_raise_in_try_finally": WITH_ENDING_IN_RETURN_OR_RAISE_IN_TRY_FINALLY,
     "for_loop_in_try_except_finally": FOR_LOOP_IN_TRY_EXCEPT_FINALLY,
     "generator_loop_in_try_except_finally": GENERATOR_LOOP_IN_TRY_EXCEPT_FINALLY,
     "return_through_finally_with_try": RETURN_THROUGH_FINALLY_WITH_TRY,

@@ -249,9 +249,13 @@ class HandlerRegions:
         if i >= len(self.instrs) or self.instrs[i].op not in first:
             return False
         while i < len(self.instrs) and self.instrs[i].offset < entry.end:
+            op = self.instrs[i].op
             if self._clears_name(i):
                 i += 3
-            elif self.instrs[i].op in ("POP_EXCEPT", "POP_TOP", "JUMP", "RERAISE", "COPY", "SWAP"):
+            elif op == "COPY" and "COPY" not in first:
+                # (3.13+) one entry covers an exit and the cleanup after it, kept without *first*
+                return False
+            elif op in ("POP_EXCEPT", "POP_TOP", "JUMP", "RERAISE", "COPY", "SWAP"):
                 i += 1
             else:
                 return False
