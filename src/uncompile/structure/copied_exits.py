@@ -156,8 +156,9 @@ def copied_tail_ternary(
         return None
     first, second = walker.blocks[fall], walker.blocks[head.false if fall == head.true else head.true]
     tests = tested_blocks(nodes)
-    if any(p not in tests for p in first.preds):
-        return None
+    for p in first.preds:  # (a loop, not any() over a generator: asked at every if)
+        if p not in tests:
+            return None
     between_statements = False
     if len(second.preds) == 2 and exit_after_chain_cleanup(walker, second.id):
         pass  # the chain's last test and its cleanup
@@ -165,11 +166,14 @@ def copied_tail_ternary(
         return None
     elif not stack or all(M.is_marker(value) for value in stack):
         between_statements = True  # (no value: most tests are between statements)
-    first_end, second_end = _straight_end(walker, first), _straight_end(walker, second)
-    if between_statements:
-        if not V.COPIES_EXITS_WITH_LINES or walker.instrs[second_end - 1].op not in V.CONDITIONAL_JUMPS:
+    if between_statements:  # (the first branch's end not needed)
+        if (
+            not V.COPIES_EXITS_WITH_LINES
+            or walker.instrs[_straight_end(walker, second) - 1].op not in V.CONDITIONAL_JUMPS
+        ):
             return None
         return _tested_branches_ternary(walker, head, fall, ctx, stack, past_copy=True)
+    first_end, second_end = _straight_end(walker, first), _straight_end(walker, second)
     if walker.instrs[second_end - 1].op in ENDS_PATH and walker.instrs[first_end - 1].op == "JUMP":
         return _jump_to_copied_tail(walker, head, fall, first, second_end, stack)
     if any(walker.instrs[end - 1].op in V.CONDITIONAL_JUMPS for end in (first_end, second_end)):
@@ -251,16 +255,18 @@ def _tested_branches_ternary(
     if rest is None:
         return None
     rest_end, sizes, jump = rest
+    if not sizes:
+        return None
     instrs = walker.instrs
     ends = _second_branch_ends(walker, second)
+    # how much of the rest each end holds a copy of (a copy of a longer rest holds every shorter
+    # one: compared once, not once per size), up to where its cut would leave the second branch
+    shared = [_shared_tail(instrs, rest_end, end, min(sizes[-1], end - second.start - 1)) for end in ends]
     for size in sizes:
-        tail = instrs[rest_end - size : rest_end]
         cuts = [
             end - size
-            for end in ends
-            if end - size > second.start
-            and all(p.op == q.op and p.arg == q.arg for p, q in zip(tail, instrs[end - size : end]))
-            and (not past_copy or _meets_past_copy(walker, second, end - size))
+            for end, most in zip(ends, shared)
+            if size <= most and (not past_copy or _meets_past_copy(walker, second, end - size))
         ]
         if not cuts:
             continue
@@ -274,6 +280,18 @@ def _tested_branches_ternary(
                 stack.append(ast.IfExp(test=test, body=body, orelse=orelse))
                 return cut
     return None
+
+
+def _shared_tail(instrs: List[Any], end: int, other_end: int, most: int) -> int:
+    """How many instructions before *end* are the same (op and operand) as those before
+    *other_end*, up to *most*."""
+    size = 0
+    while size < most:
+        p, q = instrs[end - 1 - size], instrs[other_end - 1 - size]
+        if p.op != q.op or p.arg != q.arg:
+            break
+        size += 1
+    return size
 
 
 def _first_branch_rest(walker: Any, first: Any, second: Any) -> Optional[Tuple[int, range, Optional[int]]]:
