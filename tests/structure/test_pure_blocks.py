@@ -157,3 +157,43 @@ def test_a_failed_tentative_run_leaves_the_displays_on_the_stack_as_they_were():
     restore_displays(sizes)
     assert [k.value for k in mapping.keys] == ["a"] and [v.value for v in mapping.values] == [1]
     assert [e.value for e in items.elts] == [2]
+
+
+STATEMENTS_BEFORE_A_VALUE = """\
+def f(a, b):
+    a.x = b
+    a.y = b
+    a.z = b
+    return a
+"""
+
+
+def test_a_side_walk_for_a_value_ends_at_its_first_statement():
+    """A walk that is to give one value (a ternary's branch, an operand holding a value of its
+    own) gives none as soon as it makes a statement: the code after that is not walked."""
+    from snippets import define
+
+    from uncompile.structure.context import Context
+    from uncompile.structure.definitions import Nested
+    from uncompile.structure.walker import Walker
+
+    code = define(STATEMENTS_BEFORE_A_VALUE).__code__
+    walker = Walker(code, Nested(code))
+    shared = walker.sim._handlers
+    executed = []
+
+    class Counted(dict):
+        def __missing__(self, op):
+            def handler(sim, ins, stack, run=shared[op]):
+                executed.append(ins.op)
+                return run(sim, ins, stack)
+
+            self[op] = handler
+            return handler
+
+    walker.sim._handlers = Counted()
+    assert walker._walked_to(0, Context(), [], len(walker.instrs)) is None
+    assert executed.count("STORE_ATTR") == 1  # the first statement ended the walk
+    walker.sim._handlers = shared
+    assert walker.sim.out == [] and walker.exit is None
+    round_trip(STATEMENTS_BEFORE_A_VALUE)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ast
 import dis
-from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, SupportsIndex, Tuple
 
 from ..bytecode import versions as V
 from ..errors import DecompileError
@@ -307,7 +307,8 @@ class PureBlocks:
         sizes = display_sizes(stack)
         try:
             with self.sim.scratch():
-                body = self.walk(start, ctx, work)
+                # (the walk ends at its first statement: the run gives no value then)
+                body = self.walk(start, ctx, work, out=_NoStatements())
                 reached = self.exit
         except DecompileError:
             restore_displays(sizes)
@@ -336,6 +337,28 @@ class PureBlocks:
                 break
             n += 1
         return n
+
+
+class _StatementInValue(DecompileError):
+    """A side run that must give one value made a statement (raised by :class:`_NoStatements`)."""
+
+
+class _NoStatements(list):
+    """The statements of a side run's walk, which is to make none (:meth:`PureBlocks._walked_to`):
+    the first one ends the walk at once, not after the rest of the code it would have walked
+    (a value's operands are short; the code up to where a value would end may be long)."""
+
+    __slots__ = ()
+
+    def append(self, stmt: ast.stmt) -> None:
+        raise _StatementInValue("statement where a value is walked")
+
+    def extend(self, stmts: Iterable[ast.stmt]) -> None:
+        if list(stmts):
+            raise _StatementInValue("statement where a value is walked")
+
+    def insert(self, index: SupportsIndex, stmt: ast.stmt) -> None:
+        raise _StatementInValue("statement where a value is walked")
 
 
 def _copyable(size: int) -> bool:

@@ -252,12 +252,19 @@ class Walker(
         return self.walk(0, Context(), stack)
 
     def walk(
-        self, pos: Optional[int], ctx: Context, stack: List[Any], entering: bool = False
+        self,
+        pos: Optional[int],
+        ctx: Context,
+        stack: List[Any],
+        entering: bool = False,
+        out: Optional[List[ast.stmt]] = None,
     ) -> List[ast.stmt]:
         """Statements from instruction index *pos* until a stop; ``self.exit`` is where it stopped.
 
-        *entering* a region or a loop body: see :meth:`region_entry`."""
-        out: List[ast.stmt] = []
+        *entering* a region or a loop body: see :meth:`region_entry`. *out*: the list the
+        statements go to (a side run's, which may refuse them: see PureBlocks._walked_to)."""
+        if out is None:
+            out = []
         saved, self.sim.out = self.sim.out, out
         stopped: Optional[int] = None  # where the walk stopped; None when its path ended
         try:
