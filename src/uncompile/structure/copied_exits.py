@@ -33,6 +33,7 @@ was copied with the exit.
 
 import ast
 import dis
+from bisect import bisect_left
 from typing import Any, List, Optional, Tuple
 
 from ..bytecode import versions as V
@@ -357,13 +358,11 @@ def _second_branch_ends(walker: Any, second: Any) -> List[int]:
     """The ends of the blocks laid out from block *second* on that end the path, in order: where
     the second branch of a ternary may end with its copy of the rest (3.10 copies it also into
     the operands of a boolean value there, before the copy where they meet)."""
-    ends: List[int] = []
-    for block in walker.blocks[second.id :]:
-        if walker.instrs[block.end - 1].op in ENDS_PATH:
-            ends.append(block.end)
-            if len(ends) == _MOST_SECOND_ENDS:
-                break
-    return ends
+    # (from the instructions that end a path, in order, as the reader found them: each is the last
+    # of its block; a scan of the blocks went on to the function's end where few are left)
+    path_ends = walker.cfg.branches[1]
+    first = bisect_left(path_ends, second.start)
+    return [k + 1 for k in path_ends[first : first + _MOST_SECOND_ENDS]]
 
 
 def _value_up_to(walker: Any, start: int, stop: int, ctx: Context, stack: List[Any]) -> Optional[Any]:
