@@ -503,7 +503,37 @@ def return_from_try_at_loop_start(table, keys):
             continue
 
 
+def endless_loop_starting_a_with_body(source, use):
+    # the loop's header starts the with body and a try: the with holds the loop (its exit covers
+    # the try's clauses), the loop holds the try (the loop was lost: the try came first, the rest
+    # of the body as its else, the loop after it)
+    with source:
+        while True:
+            try:
+                entry = next(source)
+            except StopIteration:
+                break
+            use(entry)
+
+
+def endless_loop_starting_a_with_body_and_nested_tries(source, onerror, use):
+    # as above, the loop's header starting two tries (os.walk): the with is found outward
+    with source:
+        while True:
+            try:
+                try:
+                    entry = next(source)
+                except StopIteration:
+                    break
+            except OSError as error:
+                onerror(error)
+                break
+            use(entry)
+
+
 LOOPS_HOLDING_A_TRY = [
+    endless_loop_starting_a_with_body,
+    endless_loop_starting_a_with_body_and_nested_tries,
     return_from_try_at_loop_start,
     try_at_loop_start_with_inner_finally,
     finally_then_break,
@@ -528,6 +558,8 @@ def test_loops_holding_a_try_recompile_identically(function, request):
             "3.13+: the break after the try is reached by a jump from outside the try's range "
             "and is written inside the try body",
         )
+    if sys.version_info[:2] == (3, 10) and function is endless_loop_starting_a_with_body_and_nested_tries:
+        known_failure(request, "3.10: the break from the outer except clause is written as an else")
     if sys.version_info >= (3, 12) and function is try_at_loop_start_with_inner_finally:
         known_failure(
             request,
@@ -536,6 +568,47 @@ def test_loops_holding_a_try_recompile_identically(function, request):
         )
     result = verify_code(function.__code__)
     assert result.identical, (result.difference, result.error, result.source)
+
+
+class _Entries:
+    def __init__(self, items):
+        self.items = list(items)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        return False
+
+    def __next__(self):
+        if not self.items:
+            raise StopIteration
+        item = self.items.pop(0)
+        if isinstance(item, Exception):
+            raise item
+        return item
+
+
+@pytest.mark.parametrize(
+    "function", [endless_loop_starting_a_with_body, endless_loop_starting_a_with_body_and_nested_tries]
+)
+def test_endless_loop_starting_a_with_body_behaves_the_same(function):
+    again = decompiled(function)
+    for items in ([1, 2], [], [1, OSError("x"), 3]):
+        results = []
+        for variant in (function, again):
+            seen = []
+            args = (
+                (_Entries(items), seen.append)
+                if variant.__code__.co_argcount == 2
+                else (_Entries(items), seen.append, seen.append)
+            )
+            try:
+                variant(*args)
+            except OSError as error:
+                seen.append(("raised", str(error)))
+            results.append(seen)
+        assert results[0] == results[1], results
 
 
 class _Source:

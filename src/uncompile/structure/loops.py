@@ -109,13 +109,19 @@ class LoopStructurer(BottomTestedLoops):
         return holding if holding is not None and holding.target not in ctx.active else None
 
     def _try_at_header(self, header: Any, entry: Any) -> Optional[Any]:
-        """The try (or with) holding the whole loop at *header*: *entry*'s own, or the try
-        around it whose handler covers only its clauses (``try: while True: try: ...``)."""
+        """The try (or with) holding the whole loop at *header*: *entry*'s own, or a try around
+        it whose handler covers only its clauses (``try: while True: try: ...``)."""
         if self._try_encloses_loop(header, entry):
             return entry
+        # (outward through tries starting there: ``with m: while True: try: try: ...``, the
+        # with's exit covers the outer try's clauses, the outer try's the inner's)
         around = self.covering_try(entry)
-        if around is not None and self.is_try_handler(around) and self._try_encloses_loop(header, around):
-            return around
+        for _ in range(len(self.handlers)):
+            if around is None or not (self.is_try_handler(around) or self.is_with_handler(around)):
+                return None
+            if self._try_encloses_loop(header, around):
+                return around
+            around = self.covering_try(around)
         return None
 
     def _try_encloses_loop(self, header: Any, entry: Any) -> bool:
