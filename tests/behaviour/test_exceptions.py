@@ -14,7 +14,12 @@ from uncompile.verification.behaviour import Cases
 cases = Cases()
 
 #: Cases that cannot pass yet, with the versions where they fail (see conftest.py).
-EXPECTED_FAILURES: dict = {}
+EXPECTED_FAILURES: dict = {
+    "if_then_break_in_a_clause_in_a_loop_in_a_with": (
+        {(3, 10)},
+        "3.10: the break ending the outer except clause is lost (the clause falls out of the try)",
+    ),
+}
 
 
 @cases((0,), (1,), ("x",))
@@ -191,6 +196,28 @@ def with_ending_in_return_or_raise_in_try_finally(done):
     finally:
         log.append("finally")
     return None
+
+
+@cases(([1, 2],), ([1, "x", 3],), ([],))
+def if_then_break_in_a_clause_in_a_loop_in_a_with(items):
+    log, failed = [], False
+    source = iter(items)
+    with contextlib.suppress(KeyError):
+        while True:
+            try:
+                try:
+                    entry = next(source)
+                except StopIteration:
+                    break
+                if isinstance(entry, str):
+                    raise OSError(entry)
+            except OSError as error:
+                if items:
+                    log.append(str(error))
+                failed = True
+                break
+            log.append(entry)
+    return log, failed
 
 
 cases.from_source(

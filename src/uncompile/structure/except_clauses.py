@@ -149,9 +149,14 @@ class ExceptClauses(HandlerRegions):
                 or self._return_end(end + 1, name)
                 or until
             )
-        body = self.walk(
-            i, ctx._replace(until=until, except_name=name, lo=-1, hi=1 << 60), stack, entering=True
-        )
+        clause_ctx = ctx._replace(until=until, except_name=name, lo=-1, hi=1 << 60)
+        region = ctx.region
+        if region is not None and self.block_of[i] not in region and i <= end < len(self.instrs):
+            # a clause laid out past the loop it is in (3.11+): its ifs meet inside it, a region
+            # of the loop body and its own blocks, up to its exit
+            own = range(self.block_of[i], self.block_of[end] + 1)
+            clause_ctx = clause_ctx._replace(region=region | frozenset(own))
+        body = self.walk(i, clause_ctx, stack, entering=True)
         return body, exit_index, to_next
 
     def _past_exit_copies(
