@@ -15,6 +15,11 @@ cases = Cases()
 
 #: Cases that cannot pass yet, with the versions where they fail (see conftest.py).
 EXPECTED_FAILURES: dict = {
+    "continue_from_a_clause_in_a_while_generator": (
+        {(3, 8), (3, 9)},
+        "3.8 - 3.9: after an if whose body continues, read as an if/else, the clause's continue "
+        "(a jump to the loop's head, where that else ends too) is lost",
+    ),
     "if_then_break_in_a_clause_in_a_loop_in_a_with": (
         {(3, 10)},
         "3.10: the break ending the outer except clause is lost (the clause falls out of the try)",
@@ -218,6 +223,21 @@ def if_then_break_in_a_clause_in_a_loop_in_a_with(items):
                 break
             log.append(entry)
     return log, failed
+
+
+@cases(([1, (2,), 0, 4],), ([],))
+def continue_from_a_clause_in_a_while_generator(items):
+    stack = list(items)
+    while stack:
+        top = stack.pop()
+        if isinstance(top, tuple):
+            yield top
+            continue
+        try:
+            found = 10 // top
+        except ZeroDivisionError:
+            continue
+        yield found
 
 
 cases.from_source(

@@ -637,3 +637,30 @@ def test_an_if_in_a_clause_past_its_loop_meets_at_the_clauses_exit(name: str, re
         compile(IF_THEN_BREAK_IN_A_CLAUSE_PAST_ITS_LOOP[name], "<test>", "exec", dont_inherit=True)
     )
     assert result.identical, (str(result), result.source)
+
+
+# 3.12+: a clause past a bottom-tested while loop's copied test ends at its exit, a jump to the
+# loop's top test: the next iteration, before the code after the try (the continue was lost:
+# the clause fell through to that code)
+CONTINUE_FROM_A_CLAUSE_PAST_THE_LOOPS_TEST = """
+def f(stack, scan):
+    while stack:
+        top = stack.pop()
+        if isinstance(top, tuple):
+            yield top
+            continue
+        try:
+            found = scan(top)
+        except OSError:
+            continue
+        yield found
+"""
+
+
+def test_a_continue_from_a_clause_past_the_loops_test_is_kept(request) -> None:
+    if sys.version_info < (3, 10):
+        known_failure(request, "3.8 - 3.9: the clause's continue, after an if whose body continues, is lost")
+    result = verify_code(
+        compile(CONTINUE_FROM_A_CLAUSE_PAST_THE_LOOPS_TEST, "<test>", "exec", dont_inherit=True)
+    )
+    assert result.identical, (str(result), result.source)

@@ -157,6 +157,10 @@ class ExceptClauses(HandlerRegions):
             own = range(self.block_of[i], self.block_of[end] + 1)
             clause_ctx = clause_ctx._replace(region=region | frozenset(own))
         body = self.walk(i, clause_ctx, stack, entering=True)
+        if to_next and loop is not None and loop.continue_to not in ctx.stops and until == end + 1:
+            # the clause goes on to the next iteration, the try to statements after it: a
+            # ``continue`` (the walk stopped at the clause's exit, the jump not read)
+            body.append(ast.Continue())
         return body, exit_index, to_next
 
     def _past_exit_copies(
