@@ -240,6 +240,35 @@ def continue_from_a_clause_in_a_while_generator(items):
         yield found
 
 
+@cases(("1",), ("x",))
+def finally_ending_try_body_before_return(value):
+    # 3.10: the finally handler, laid out after the copy of the return, was lost
+    log = []
+    try:
+        try:
+            log.append(int(value))
+        finally:
+            log.append("finally")
+    except ValueError:
+        log.append("error")
+    return log
+
+
+@cases(("1",), ("x",))
+def clause_ending_try_body_before_return(value):
+    # 3.10: the except clause, laid out after the copy of the return, was lost
+    log = []
+    try:
+        try:
+            log.append(int(value))
+        except ValueError as error:
+            log.append(len(error.args))
+            raise
+    except ValueError:
+        log.append("error")
+    return log
+
+
 cases.from_source(
     (3, 11),
     "def except_star(n):\n"

@@ -357,6 +357,33 @@ CASES = {
                     log(None)
             log("exiting")
     """,
+    # 3.10 copies the return after the outer try into the end of its body, and lays the inner
+    # try's finally handler out after that copy, past the outer body's end (it was lost)
+    "finally_ending_try_body_before_copied_return": """
+        def f(s, g):
+            try:
+                try:
+                    r = g()
+                finally:
+                    s.quit()
+            except ValueError:
+                r = 1
+            return r
+    """,
+    # the same, the inner try in the outer try's else (multiprocessing PipeListener.accept)
+    "finally_ending_else_before_copied_return": """
+        def f(h, g):
+            try:
+                ov = g(h)
+            except OSError:
+                pass
+            else:
+                try:
+                    g(ov)
+                finally:
+                    g(2)
+            return h
+    """,
     "break_ending_a_with_body_before_more_of_the_loop": """
         def f(x, y):
             while y:

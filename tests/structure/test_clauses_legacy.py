@@ -140,6 +140,20 @@ CASES = {
                     continue
                 load(source)
     """,
+    # 3.10 lays the inner try's clauses out after the copy of the return that ends the outer
+    # try's body, past where the walk of that body ends (the clause's statements were lost)
+    "clause_ending_try_body_before_copied_return": """
+        def f(s, g):
+            try:
+                try:
+                    r = g()
+                except KeyError as e:
+                    s.quit(e)
+                    raise
+            except ValueError:
+                r = 1
+            return r
+    """,
     # a clause's type with jumps of its own (a ternary) before its exception match
     "clause_types_with_jumps": """
         def f(job, quiet, log):

@@ -194,6 +194,20 @@ class LegacyBlocks(LegacyBlockStacks, LegacyExceptClauses):
         # not ``entering``: a body may start with a loop, whose header is the first block
         return self.walk(start, ctx.ending_at(end, changes), stack)  # type: ignore[attr-defined]
 
+    def _legacy_walk_handler(
+        self, start: int, end: int, ctx: Context, stack: List[Any], **changes: Any
+    ) -> List[ast.stmt]:
+        """The statements of a try's handler (a finally body, an except clause) from *start* up to
+        *end*, also where the handler lies past the end of the enclosing walk.
+
+        3.10 copies the small exit after a try (``return x``) into the end of its body, and lays
+        the handlers of a try nested at the end of that body out after the copy: past the
+        enclosing body's normal exit, where the walk of that body ends (the handler was lost).
+        """
+        if start >= ctx.until:
+            ctx = ctx._replace(until=end)
+        return self._legacy_walk_to(start, end, ctx, stack, **changes)
+
     # -- with ---------------------------------------------------------------------------
 
     def legacy_with(self, i: int, ctx: Context, stack: List[Any]) -> Optional[int]:
@@ -394,7 +408,7 @@ class LegacyBlocks(LegacyBlockStacks, LegacyExceptClauses):
         self.sim.pending.append(instrs[h].offset)
         # (3.9+) the handler runs above the exception and the saved one: a return pops them
         held = [M.Discard() for _ in range(6)] if V.VERSION >= (3, 9) else []
-        final = self._legacy_walk_to(h, end, ctx, stack + held)
+        final = self._legacy_walk_handler(h, end, ctx, stack + held)
         self.sim.emit(with_finally(body, final))
         if unfinished and not V.KEEPS_DEAD_CODE:
             return None  # (3.10) nothing follows: the statement never finishes

@@ -82,6 +82,7 @@ class LegacyExceptClauses:
     _legacy_returns_after: Any
     _legacy_same_return: Any
     _legacy_walk_to: Any
+    _legacy_walk_handler: Any
     block_stacks: Any
 
     def _legacy_try_except(self, i: int, h: int, ctx: Context, stack: List[Any]) -> Optional[int]:
@@ -231,7 +232,7 @@ class LegacyExceptClauses:
                 end = last
                 self._legacy_take_exit_copies(copies, last)
                 self.clause_tails |= self._clause_tails(j, end, limit)  # (an ``else: raise`` past the end)
-            clause_body = self._legacy_walk_to(
+            clause_body = self._legacy_walk_handler(
                 j,
                 limit if end is None else end,
                 ctx,
