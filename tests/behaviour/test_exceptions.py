@@ -269,6 +269,23 @@ def clause_ending_try_body_before_return(value):
     return log
 
 
+@cases(([0, 1], True), ([0], True), ([0], False))
+def return_in_loop_then_return_in_if_in_try(values, more):
+    # 3.10: the return in the loop, read as a copy of the if's return after it, became a break,
+    # and what follows the if was lost
+    try:
+        for value in values:
+            if value:
+                yield value
+                return
+        if more:
+            yield "more"
+            return
+        yield "after"
+    except ValueError:
+        yield "error"
+
+
 cases.from_source(
     (3, 11),
     "def except_star(n):\n"

@@ -46,6 +46,22 @@ def return_in_loop(items, wanted):
     return wanted
 
 
+def return_in_loop_then_return_in_if_in_try(items, more):
+    # the return in the loop (the iterator popped, then POP_BLOCK; return 1) is no copied break:
+    # the same return in the if after the loop is a branch of the code after the loop, not all
+    # of it (3.10: read as one, the return became a break and the code after the if was lost)
+    try:
+        for item in items:
+            if item:
+                return 1
+        if more:
+            return 1
+        more = int(more) + len(items)
+    except ValueError:
+        return 3
+    return more
+
+
 def ternary_argument_returned(box, flag):
     if box is None:
         return None
@@ -161,6 +177,7 @@ CASES = [
     break_skips_else,
     break_skips_else_call,
     return_in_loop,
+    return_in_loop_then_return_in_if_in_try,
     ternary_argument_returned,
     ternary_operand_returned,
     ternary_in_raise,
@@ -183,6 +200,7 @@ INPUTS = {
     break_skips_else: [([1, 2], [1, 2]), ([1, 2], [1, 3])],
     break_skips_else_call: [(["", "ab", "c"], str), ([], str), ([""], str)],
     return_in_loop: [([1, 2], 2), ([], 0)],
+    return_in_loop_then_return_in_if_in_try: [([0, 1], 0), ([0], "x"), ([0], 0), ([], "")],
     ternary_argument_returned: [({"x": 1}, True), ({"y": 2}, False), (None, True)],
     ternary_operand_returned: [(1, True), (1, False)],
     ternary_in_raise: [("k", True), ("k", False)],

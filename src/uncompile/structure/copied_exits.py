@@ -126,9 +126,20 @@ def exit_after_chain_cleanup(walker: Any, block_id: Optional[int]) -> bool:
 
 
 def _first_exit_block(walker: Any, start: int) -> Optional[Any]:
-    """The first block from *start* on (in layout order) that ends the function."""
-    for block in walker.blocks[start:]:
+    """The first block from the loop's exit *start* on (in layout order) that ends the function,
+    where the blocks before it lead only to one another and to it (None otherwise).
+
+    Those blocks are the loop's ``else``, which a ``break`` skips, and it goes on where the break
+    goes. An exit block that one of them branches past is none of the code after the loop: a
+    branch of that code (``if c: return`` inside a try, ``POP_BLOCK; return None``), which a
+    ``return`` in the loop's body (the iterator popped, then the same) is no copy of.
+    """
+    blocks = walker.blocks
+    for block in blocks[start:]:
         if walker.instrs[block.end - 1].op in ENDS_PATH:
+            last = block.id
+            if any(not start <= s <= last for b in blocks[start:last] for s in b.succs):
+                return None
             return block
     return None
 
