@@ -23,6 +23,11 @@ EXPECTED_FAILURES: dict = {
     "if_then_break_in_a_clause_in_a_loop_in_a_with": (
         {(3, 10)},
         "3.10: the break ending the outer except clause is lost (the clause falls out of the try)",
+
+
+    "branches_go_on_from_except_clauses_in_loop": (
+        {(3, 11)},
+        "3.11: the continue ending the try body is lost, and the code after the if runs after it",
     ),
 }
 
@@ -284,6 +289,25 @@ def return_in_loop_then_return_in_if_in_try(values, more):
         yield "after"
     except ValueError:
         yield "error"
+
+
+@cases(([1, 0, "x"], 0), ([0, 2], 5), ([], 1))
+def branches_go_on_from_except_clauses_in_loop(values, other):
+    # each branch of the if goes on after it only from an except clause or an elif that does not
+    # continue (3.10 structured the code after the if into both branches)
+    log = []
+    for value in values:
+        if value:
+            try:
+                log.append(10 // value)
+                continue
+            except TypeError:
+                log.append("type")
+        elif other:
+            log.append(other)
+            continue
+        log.append("after")
+    return log
 
 
 cases.from_source(

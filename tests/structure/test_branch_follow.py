@@ -450,13 +450,8 @@ def test_recompiles_identically(function, request):
             request,
             "3.8 - 3.9: the inner test's jump, threaded to the outer if's jump past its else, is not read",
         )
-    if function in _FROM_CLAUSES and sys.version_info[:2] == (3, 10):
-        known_failure(request, "3.10: the code after the if is written into both branches")
     result = verify_code(function.__code__)
     assert result.identical, (result.difference, result.error, result.source)
-
-
-_FROM_CLAUSES = (branches_go_on_from_except_clauses, elif_going_on_from_except_clause_in_with)
 
 
 @pytest.mark.parametrize("function", CASES, ids=lambda f: f.__name__)

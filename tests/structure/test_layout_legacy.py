@@ -10,8 +10,9 @@ from __future__ import annotations
 import sys
 
 import pytest
-from snippets import define, stdlib_code_objects, with_known_failures
+from snippets import define, known_failure, stdlib_code_objects, with_known_failures
 
+from uncompile import decompile as decompile_source
 from uncompile.verification import verify_code
 
 CASES = {
@@ -341,6 +342,58 @@ CASES = {
                     break
                 self.unreadline(line)
     """,
+    # 3.10 drops the body's jump past the else after a try ending the body (its clauses jump past
+    # the else themselves), and its body returns: no block post-dominates the test, and the
+    # branches meet where the clause that goes on and the else go (the code after the if was
+    # written into both branches)
+    "body_ends_in_try_whose_last_clause_returns": """
+        def f(a, b, g, h):
+            if a:
+                try:
+                    g(a)
+                    return 1
+                except ValueError:
+                    pass
+                except KeyError:
+                    return 5
+            elif b:
+                h(b)
+            g(b)
+            return 3
+    """,
+    "body_ends_in_try_in_loop_elif_continues": """
+        def f(a, b, g, h):
+            for x in a:
+                if x:
+                    try:
+                        g(x)
+                        return 1
+                    except ValueError:
+                        pass
+                elif b:
+                    h(b)
+                    continue
+                g(b)
+            return 3
+    """,
+    "branches_end_in_tries_in_loop": """
+        def f(a, b, g, h):
+            for x in a:
+                if x:
+                    try:
+                        g(x)
+                        return 1
+                    except ValueError:
+                        pass
+                elif b:
+                    try:
+                        h(b)
+                        return 2
+                    except ValueError:
+                        pass
+                g(b)
+            return 3
+    """,
 }
 
 
@@ -363,6 +416,35 @@ def test_round_trip(name: str) -> None:
     code = define(CASES[name]).__code__
     result = verify_code(code, qualname="f")
     assert result.identical, "%s\n%s" % (result.difference or result.error, result.source)
+
+
+def test_if_whose_body_ends_in_try_that_continues_meets_after_it(request):
+    # the try body continues, the clause goes on past the else: the branches meet only at the
+    # loop's header, yet the if ends where the clause and the else go on (3.10: the code after
+    # the if was written into both branches)
+    if sys.version_info[:2] == (3, 11):
+        known_failure(
+            request, "3.11: the continue ending the try body is lost, the code after the if in each branch"
+        )
+    source = decompile_source(
+        define(
+            """
+            def f(a, b, g, h):
+                for x in a:
+                    if x:
+                        try:
+                            g(a)
+                            continue
+                        except ValueError:
+                            pass
+                    elif b:
+                        h(b)
+                    g(b)
+                return 3
+            """
+        )
+    )
+    assert source.count("g(b)") == 1, source
 
 
 # ``b``'s false exit goes to the ``break`` (a block that only jumps), ``a``'s straight to the exit

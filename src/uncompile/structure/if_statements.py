@@ -49,6 +49,7 @@ class IfStatements:
     legacy_dead_jump: Any
     legacy_else_end: Any
     _legacy_lone_jump: Any
+    legacy_body_ends_in_clauses: Any
     legacy_if_follow: Any
     legacy_if_jump: Any
     legacy_jumps_to_written_break: Any
@@ -114,6 +115,10 @@ class IfStatements:
                     # the body never falls through but leaves a loop of its own to where the else
                     # goes on too (its other paths return): no block post-dominates the test
                     follow = first_shared_follow(self, block_id, then_b, else_b, ctx)
+            elif follow is None and self.legacy_body_ends_in_clauses(else_b):
+                # (3.10) the body ends in a try whose clauses go on past the else, which no jump
+                # past the else follows, and its body returns: no block post-dominates the test
+                follow = first_shared_follow(self, block_id, then_b, else_b, ctx)
         loop = ctx.loop
         if (
             follow is None

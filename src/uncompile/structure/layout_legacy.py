@@ -15,7 +15,7 @@ import ast
 from typing import Any, List, Optional, Tuple
 
 from ..bytecode import versions as V
-from .branch_follow import joined_before_break
+from .branch_follow import first_shared_follow, joined_before_break
 from .context import Context
 
 #: ``with``'s exit call on leaving its body (``None`` three times) and the pop of its result.
@@ -33,6 +33,7 @@ class LegacyLayout:
     instrs: Any
     jump_past_else: Any
     legacy_final_return_at: int
+    legacy_is_except: Any
     _legacy_setups: Any
     _matches: Any
     reaches: Any
@@ -242,6 +243,12 @@ class LegacyLayout:
             jumped = self.jump_past_else(block_id, else_b, ctx)
             if jumped is not None:
                 return jumped
+            if self.legacy_body_ends_in_clauses(else_b):
+                # (3.10) the body ends in a try whose body continues, whose clauses go on past
+                # the else: the branches meet there first
+                shared = first_shared_follow(self, block_id, then_b, else_b, ctx)
+                if shared is not None:
+                    return shared
             if else_b in ctx.stops or self._legacy_goes_on_to_until(then_b, else_b, ctx):
                 return else_b
             if self._legacy_continues(else_b - 1, ctx):
@@ -249,6 +256,23 @@ class LegacyLayout:
         if loop is not None and follow is not None and follow == loop.break_to:
             return joined_before_break(self, then_b, else_b, follow, ctx)
         return follow
+
+    def legacy_body_ends_in_clauses(self, else_b: Optional[int]) -> bool:
+        """Whether the body of an if, laid out before *else_b*, ends in a try's except clauses: the
+        block before *else_b* is only the ``RERAISE`` of an exception that none of them matches (3.10).
+
+        3.10 drops the body's jump past the else after such a try, unreachable: the clauses jump
+        past the else themselves, and the handler, laid out last, ends the body. The branches
+        meet where the clauses and the else go on, though that need not post-dominate the test
+        (the try body returns or continues): the code after the if, once, not in each branch.
+        """
+        if V.KEEPS_DEAD_CODE or else_b is None or else_b < 1:
+            return False
+        block = self.blocks[else_b - 1]
+        if block.end - block.start != 1 or self.instrs[block.start].op != "RERAISE":
+            return False
+        stack = self.block_stacks()[block.start]
+        return bool(stack) and stack[-1][0] == "exc" and self.legacy_is_except(stack[-1][1])
 
     def _legacy_goes_on_to_until(self, then_b: int, else_b: int, ctx: Context) -> bool:
         """Whether only the code from *else_b* reaches where the walk ends (the end of a ``try``
