@@ -310,6 +310,22 @@ def branches_go_on_from_except_clauses_in_loop(values, other):
     return log
 
 
+@cases((["1", "x", "2"],), ([],))
+def clause_continues_past_else_in_if(values):
+    # 3.10: the clause's jump to the next iteration, where the if ends, was no continue:
+    # the else ran after the clause
+    log = []
+    for value in values:
+        if value:
+            try:
+                number = int(value)
+            except ValueError:
+                log.append("error")
+            else:
+                log.append(number)
+    return log
+
+
 cases.from_source(
     (3, 11),
     "def except_star(n):\n"

@@ -154,6 +154,20 @@ CASES = {
                 r = 1
             return r
     """,
+    # the clause's jump to the loop's next iteration, where the enclosing if ends, skips the
+    # try's else: a continue (it was dropped, and the else ran after the clause: pkgutil.extend_path)
+    "continue_from_clause_skips_else_in_if": """
+        def f(dirs, path, g):
+            for d in dirs:
+                if g(d):
+                    try:
+                        x = open(d)
+                    except OSError:
+                        g(d)
+                    else:
+                        path.append(x)
+            return path
+    """,
     # a clause's type with jumps of its own (a ternary) before its exception match
     "clause_types_with_jumps": """
         def f(job, quiet, log):

@@ -537,7 +537,6 @@ SNIPPETS = {
 
 # versions before exception tables whose structuring does not rebuild these yet
 LEGACY_DIFFERENT = {
-    "else_with_comprehension_ends_loop_body": {(3, 10)},
     "return_from_try_in_clause_in_with": {(3, 10)},
 }
 

@@ -95,7 +95,9 @@ class LegacyExceptClauses:
         if normal is not None:
             k = normal + 1
             body_exit = self.cfg.index_for(instrs[k].target) if instrs[k].op == "JUMP" else k
-        clauses, afters, dead_afters = self._legacy_clauses(h, ctx, stack)
+        clauses, afters, dead_afters = self._legacy_clauses(
+            h, self._legacy_clause_context(body_exit, ctx), stack
+        )
         if self._legacy_body_breaks(body_exit, afters, ctx):
             body.append(ast.Break())
             body_exit = None
@@ -134,6 +136,19 @@ class LegacyExceptClauses:
             follow = afters[0]
         self.sim.emit(ast.Try(body=body or [ast.Pass()], handlers=clauses, orelse=orelse, finalbody=[]))
         return follow
+
+    def _legacy_clause_context(self, body_exit: Optional[int], ctx: Context) -> Context:
+        """The context the clauses are walked in: a jump to the loop's next iteration is a
+        ``continue`` there, also where that is where the enclosing statement ends, when the
+        try body goes on elsewhere (``if c: try: ... / except E: continue``, then the rest of
+        the if's body, or the try's else: the jump skips it; as the if's end, the clause's
+        ``continue`` was dropped and what it skips ran after the clause)."""
+        loop = ctx.loop
+        if loop is None or body_exit is None or loop.continue_to not in ctx.stops:
+            return ctx
+        if self.block_of[body_exit] == loop.continue_to:
+            return ctx  # the try ends the loop body: its clauses fall off its end there too
+        return ctx._replace(stops=ctx.stops - {loop.continue_to})
 
     def _legacy_body_breaks(self, body_exit: Optional[int], afters: List[int], ctx: Context) -> bool:
         """Whether the ``try`` body's exit to *body_exit* is a ``break`` that ends it (3.10).
