@@ -15,16 +15,10 @@ cases = Cases()
 
 #: Cases that cannot pass yet, with the versions where they fail (see conftest.py).
 EXPECTED_FAILURES: dict = {
-    "continue_from_a_clause_in_a_while_generator": (
-        {(3, 8), (3, 9)},
-        "3.8 - 3.9: after an if whose body continues, read as an if/else, the clause's continue "
-        "(a jump to the loop's head, where that else ends too) is lost",
-    ),
     "if_then_break_in_a_clause_in_a_loop_in_a_with": (
         {(3, 10)},
         "3.10: the break ending the outer except clause is lost (the clause falls out of the try)",
-
-
+    ),
     "branches_go_on_from_except_clauses_in_loop": (
         {(3, 11)},
         "3.11: the continue ending the try body is lost, and the code after the if runs after it",

@@ -657,9 +657,7 @@ def f(stack, scan):
 """
 
 
-def test_a_continue_from_a_clause_past_the_loops_test_is_kept(request) -> None:
-    if sys.version_info < (3, 10):
-        known_failure(request, "3.8 - 3.9: the clause's continue, after an if whose body continues, is lost")
+def test_a_continue_from_a_clause_past_the_loops_test_is_kept() -> None:
     result = verify_code(
         compile(CONTINUE_FROM_A_CLAUSE_PAST_THE_LOOPS_TEST, "<test>", "exec", dont_inherit=True)
     )
