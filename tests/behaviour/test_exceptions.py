@@ -19,10 +19,6 @@ EXPECTED_FAILURES: dict = {
         {(3, 10)},
         "3.10: the break ending the outer except clause is lost (the clause falls out of the try)",
     ),
-    "branches_go_on_from_except_clauses_in_loop": (
-        {(3, 11)},
-        "3.11: the continue ending the try body is lost, and the code after the if runs after it",
-    ),
 }
 
 

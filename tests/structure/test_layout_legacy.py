@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 
 import pytest
-from snippets import define, known_failure, stdlib_code_objects, with_known_failures
+from snippets import define, stdlib_code_objects, with_known_failures
 
 from uncompile import decompile as decompile_source
 from uncompile.verification import verify_code
@@ -418,14 +418,10 @@ def test_round_trip(name: str) -> None:
     assert result.identical, "%s\n%s" % (result.difference or result.error, result.source)
 
 
-def test_if_whose_body_ends_in_try_that_continues_meets_after_it(request):
+def test_if_whose_body_ends_in_try_that_continues_meets_after_it():
     # the try body continues, the clause goes on past the else: the branches meet only at the
     # loop's header, yet the if ends where the clause and the else go on (3.10: the code after
     # the if was written into both branches)
-    if sys.version_info[:2] == (3, 11):
-        known_failure(
-            request, "3.11: the continue ending the try body is lost, the code after the if in each branch"
-        )
     source = decompile_source(
         define(
             """

@@ -110,6 +110,10 @@ def joined_before_continue(
     if loop is None or follow != loop.header or then_b is None or else_b is None:
         return follow
     both = _first_shared(walker, then_b, else_b, ctx)
+    if both is None and V.HAS_EXCEPTION_TABLE:
+        # (a branch that goes on only from an except clause: ``if a: try: ...; continue /
+        # except E: pass`` then more)
+        both = _first_shared_through_tries(walker, block_id, then_b, else_b, ctx)
     if both is not None:
         return both
     past = walker.jump_past_else(block_id, else_b, ctx)
@@ -172,6 +176,14 @@ def first_shared_follow(
     both = _first_shared(walker, then_b, else_b, ctx)
     if both is not None or not V.HAS_EXCEPTION_TABLE:
         return both
+    return _first_shared_through_tries(walker, test_b, then_b, else_b, ctx)
+
+
+def _first_shared_through_tries(
+    walker: Any, test_b: int, then_b: int, else_b: int, ctx: Context
+) -> Optional[int]:
+    """The first block (in layout) that *then_b* and *else_b* both reach also through the
+    handlers of tries inside them, under the same handler as the test at *test_b* (None: none)."""
     blocks = walker.blocks
     shared = _reach_through_own_tries(walker, then_b, ctx) & _reach_through_own_tries(walker, else_b, ctx)
     if ctx.loop is not None:
