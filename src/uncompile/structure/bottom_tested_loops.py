@@ -31,6 +31,7 @@ class BottomTestedLoops(LoopGraph):
     legacy_loop_span: Any
     block_of: Any
     continues_through_finally: Any
+    jumps_to_next_iteration: Any
     blocks: Any
     if_statement: Any
     instrs: Any
@@ -123,9 +124,8 @@ class BottomTestedLoops(LoopGraph):
         instrs = self.instrs
         if instrs[start].op == "POP_BLOCK":
             start += 1
-        if start + 1 < len(instrs) and instrs[start].op == "CALL_FINALLY" and ctx.loop is not None:
-            jump = instrs[start + 1]
-            return jump.op == "JUMP" and self.block_of[self.index_at(jump.target)] == ctx.loop.continue_to
+        if instrs[start].op == "CALL_FINALLY":
+            return bool(self.jumps_to_next_iteration(start + 1, ctx))
         return bool(self.continues_through_finally(start, ctx))
 
     def _else_ends_path(self, exit_b: int, after: int) -> bool:
